@@ -1,0 +1,116 @@
+"""Messages of the agent service: ``agent.invoke`` request/reply and the ``traffic.agent`` stream."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SCHEMA_VERSION = 1
+
+
+class OfflineBehaviour(BaseModel, frozen=True):
+    """Named behaviour switches of the deterministic offline model, so two configurations differ."""
+
+    ambiguous_policy: Literal["ask", "guess_first"] = Field(
+        default="ask",
+        description="'ask': ambiguous names get a clarifying question; 'guess_first': add the first match",
+    )
+    understand_modifiers: bool = Field(
+        default=True, description="Parse 'with egg' / 'no cheese' / 'extra …' into modifiers"
+    )
+    understand_quantity_words: bool = Field(
+        default=True, description="Parse spelled-out quantities ('two', 'a couple of')"
+    )
+    simulated_latency_ms: float = Field(
+        default=0.0, ge=0, description="BENCHMARK ONLY: sleep this long per model call (off by default)"
+    )
+
+
+class ModelConfig(BaseModel, frozen=True):
+    """Which chat model drives the agent for one request."""
+
+    provider: Literal["offline", "mistral"] = Field(default="offline", description="Model family")
+    name: str | None = Field(default=None, description="Model name, e.g. 'mistral-small-latest'")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    offline: OfflineBehaviour = Field(default_factory=OfflineBehaviour)
+
+
+class ModifierLine(BaseModel):
+    modifier_id: str
+    name: str
+
+
+class OrderLine(BaseModel):
+    """One order line in seed 001's evaluator shape."""
+
+    item_id: str
+    name: str
+    quantity: int = Field(ge=1)
+    size: str = "regular"
+    modifiers: list[ModifierLine] = Field(default_factory=list)
+
+
+class TokenUsage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+
+
+class TrajectoryMessage(BaseModel):
+    """A serialisable message of the agent's trajectory (seed 003's message format)."""
+
+    type: Literal["human", "ai", "tool", "system"]
+    content: str = ""
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list, description="[{id, name, args}] on ai")
+    tool_call_id: str | None = Field(default=None, description="On tool messages")
+    name: str | None = Field(default=None, description="Tool name on tool messages")
+
+
+class AgentInvokeRequest(BaseModel):
+    """``agent.invoke``: run one isolated conversation turn (fresh thread)."""
+
+    schema_version: int = SCHEMA_VERSION
+    customer_utterance: str = Field(min_length=1, max_length=2000, description="Seed 001's input key")
+    messages: list[TrajectoryMessage] = Field(default_factory=list, description="Optional prior turns")
+    model: ModelConfig = Field(default_factory=ModelConfig)
+
+
+class AgentInvokeResponse(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    ok: bool = Field(default=True, description="False when the agent failed; see error")
+    error: str | None = None
+    order_items: list[OrderLine] = Field(default_factory=list)
+    tool_calls: list[str] = Field(default_factory=list, description="Tool names in call order")
+    trajectory: list[TrajectoryMessage] = Field(default_factory=list)
+    response: str = ""
+    item_count: int = 0
+    finalized: bool = False
+    latency_ms: float = 0.0
+    usage: TokenUsage | None = None
+    model: str = Field(default="offline", description="Model identity, e.g. 'offline:ask' or 'mistral:…'")
+    prompt_version: str = Field(default="builtin", description="Prompt version used ('builtin' = fallback)")
+
+
+class TrafficTurn(BaseModel):
+    """One completed chat turn, published to the ``traffic.agent`` stream."""
+
+    schema_version: int = SCHEMA_VERSION
+    conversation_id: str
+    turn_index: int = Field(ge=0)
+    utterance: str
+    response: str
+    tool_calls: list[str] = Field(default_factory=list)
+    trajectory: list[TrajectoryMessage] = Field(default_factory=list, description="This turn's messages")
+    order_items: list[OrderLine] = Field(default_factory=list, description="Order snapshot after the turn")
+    finalized: bool = False
+    model: str
+    prompt_version: str
+    latency_ms: float
+    timestamp: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def msg_id(self) -> str:
+        return f"{self.conversation_id}:{self.turn_index}"

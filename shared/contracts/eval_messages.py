@@ -1,0 +1,96 @@
+"""Messages between the coordinator and the eval workers (``eval.task`` / ``eval.result``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from shared.contracts.agent_messages import ModelConfig, TokenUsage
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.search_messages import SearchMode
+
+SCHEMA_VERSION = 1
+
+
+class AgentTarget(BaseModel, frozen=True):
+    """Run the item through the drive-thru agent over ``agent.invoke``."""
+
+    kind: Literal["agent"] = "agent"
+    model: ModelConfig = Field(default_factory=ModelConfig)
+
+
+class SearchTarget(BaseModel, frozen=True):
+    """Run the item's query through the search-proxy over ``search.query``."""
+
+    kind: Literal["search"] = "search"
+    mode: SearchMode = "balanced"
+    limit: int = Field(default=10, ge=1, le=100)
+    backend: Literal["corpus", "http"] | None = None
+    bypass_cache: bool = True
+    degrade: float = Field(default=0.0, ge=0, le=1, description="FAULT INJECTION for regression checks")
+
+
+class HttpTarget(BaseModel, frozen=True):
+    """Call any HTTP endpoint; ``body_template`` placeholders like ``{input.query}`` are filled
+    from the item, ``output_mapping`` picks output fields out of the JSON response."""
+
+    kind: Literal["http"] = "http"
+    url: str
+    method: Literal["GET", "POST", "PUT"] = "POST"
+    headers: dict[str, str] = Field(default_factory=dict, description="Literal, non-secret headers")
+    headers_from_env: dict[str, str] = Field(
+        default_factory=dict, description="Header name -> environment variable holding the secret"
+    )
+    body_template: Any = Field(default=None, description="JSON body with '{input.<key>}' placeholders")
+    output_mapping: dict[str, str] = Field(
+        default_factory=dict, description="output key -> dotted path in the response JSON; empty = whole body"
+    )
+
+
+TargetSpec = Annotated[AgentTarget | SearchTarget | HttpTarget, Field(discriminator="kind")]
+
+
+class EvalTask(BaseModel):
+    """One (experiment, item, trial) to run and score."""
+
+    schema_version: int = SCHEMA_VERSION
+    experiment_id: str
+    item_id: str
+    trial: int = Field(default=0, ge=0)
+    input: dict[str, Any]
+    expected_output: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    target: TargetSpec
+    evaluators: list[EvaluatorSpec] = Field(default_factory=list)
+    timeout_s: float = Field(default=30.0, gt=0, description="Per-attempt budget for the target call")
+    dispatched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def task_id(self) -> str:
+        """Stable id, used as ``Nats-Msg-Id`` for the task and its result."""
+        return f"{self.experiment_id}:{self.item_id}:{self.trial}"
+
+
+class EvalResult(BaseModel):
+    """The outcome of one task: the target's output and every item-level score, or an error."""
+
+    schema_version: int = SCHEMA_VERSION
+    experiment_id: str
+    item_id: str
+    trial: int = 0
+    status: Literal["ok", "error"]
+    output: dict[str, Any] | None = None
+    scores: list[Evaluation] = Field(default_factory=list)
+    error: str | None = Field(default=None, description="'ErrorType: message' when status is error")
+    latency_ms: float | None = Field(default=None, description="Time spent in the target")
+    total_ms: float | None = Field(default=None, description="Time from fetch to result publish")
+    usage: TokenUsage | None = None
+    attempts: int = Field(default=1, ge=1)
+    worker_id: str = ""
+    finished_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def task_id(self) -> str:
+        return f"{self.experiment_id}:{self.item_id}:{self.trial}"

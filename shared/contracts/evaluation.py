@@ -1,0 +1,36 @@
+"""The result of one evaluator on one item (or one run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Evaluation(BaseModel):
+    """One score. Field names match Langfuse's ``Evaluation`` so evaluators drop into
+    ``run_experiment`` unchanged."""
+
+    name: str = Field(description="Metric name, e.g. 'order_correctness'")
+    value: float | bool | None = Field(
+        default=None, description="The score; None when the evaluator failed or was skipped"
+    )
+    comment: str | None = Field(default=None, description="Human-readable explanation of the score")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Structured details")
+    error: str | None = Field(
+        default=None, description="'ErrorType: message' when the evaluator raised; value is then None"
+    )
+
+    @property
+    def numeric(self) -> float | None:
+        """The value as a float (bools become 0/1), or None."""
+        if self.value is None:
+            return None
+        return float(self.value)
+
+
+class EvaluatorSpec(BaseModel, frozen=True):
+    """A registry reference: evaluator name plus JSON-serialisable arguments."""
+
+    name: str = Field(description="Name in the evaluator registry")
+    args: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments for the evaluator")

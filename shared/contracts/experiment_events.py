@@ -1,0 +1,43 @@
+"""Live experiment progress events and drift alerts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SCHEMA_VERSION = 1
+
+
+class ExperimentEvent(BaseModel):
+    """Published on ``<ns>.experiment.events.<id>`` whenever an experiment makes progress."""
+
+    schema_version: int = SCHEMA_VERSION
+    experiment_id: str
+    kind: Literal["started", "progress", "completed", "failed"]
+    status: str
+    total: int = 0
+    done: int = 0
+    errors: int = 0
+    in_flight: int = 0
+    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class DriftAlert(BaseModel):
+    """Published on ``<ns>.alerts.drift`` (and stored) when online scores drop significantly."""
+
+    schema_version: int = SCHEMA_VERSION
+    alert_id: str
+    evaluator: str
+    model: str
+    prompt_version: str
+    reference: Literal["offline", "previous_window"]
+    reference_mean: float
+    window_mean: float
+    delta: float
+    p_value: float
+    window_start: datetime
+    window_end: datetime
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))

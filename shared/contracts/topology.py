@@ -1,0 +1,99 @@
+"""NATS subject, stream and consumer names, shared by every publisher and consumer.
+
+Every name is derived from one *namespace* so that several stacks (or several tests) can share
+one NATS server without seeing each other's messages. The default namespace is ``yardstick``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+from pydantic import BaseModel, Field, field_validator
+
+# Subject suffixes. A full subject is "<namespace>.<suffix>".
+EVAL_TASK = "eval.task"
+EVAL_RESULT = "eval.result"
+AGENT_INVOKE = "agent.invoke"
+SEARCH_QUERY = "search.query"
+TRAFFIC_AGENT = "traffic.agent"
+EXPERIMENT_EVENTS = "experiment.events"
+ALERTS = "alerts.drift"
+
+# Durable consumer names (scoped by their stream, so they need no namespace).
+EVAL_WORKERS_CONSUMER = "eval-workers"
+COORDINATOR_RESULTS_CONSUMER = "coordinator-results"
+SAMPLER_CONSUMER = "sampler"
+
+# Queue groups for request/reply services.
+AGENT_QUEUE = "agents"
+SEARCH_QUEUE = "search-proxies"
+
+DEFAULT_NAMESPACE = "yardstick"
+
+_NAMESPACE_RE = re.compile(r"^[a-z][a-z0-9_-]{0,40}$")
+
+
+class Topology(BaseModel, frozen=True):
+    """All NATS names for one namespace."""
+
+    namespace: str = Field(default=DEFAULT_NAMESPACE, description="Prefix of every subject and stream")
+
+    @field_validator("namespace")
+    @classmethod
+    def _valid_namespace(cls, value: str) -> str:
+        if not _NAMESPACE_RE.match(value):
+            raise ValueError(
+                f"namespace {value!r} must be lower-case letters, digits, '-' or '_' and start with a letter"
+            )
+        return value
+
+    def subject(self, suffix: str) -> str:
+        return f"{self.namespace}.{suffix}"
+
+    def _stream(self, name: str) -> str:
+        return f"{self.namespace.upper().replace('-', '_')}_{name}"
+
+    @cached_property
+    def eval_task(self) -> str:
+        return self.subject(EVAL_TASK)
+
+    @cached_property
+    def eval_result(self) -> str:
+        return self.subject(EVAL_RESULT)
+
+    @cached_property
+    def agent_invoke(self) -> str:
+        return self.subject(AGENT_INVOKE)
+
+    @cached_property
+    def search_query(self) -> str:
+        return self.subject(SEARCH_QUERY)
+
+    @cached_property
+    def traffic_agent(self) -> str:
+        return self.subject(TRAFFIC_AGENT)
+
+    @cached_property
+    def alerts(self) -> str:
+        return self.subject(ALERTS)
+
+    def experiment_events(self, experiment_id: str) -> str:
+        """Core-NATS subject with live progress events of one experiment."""
+        return self.subject(f"{EXPERIMENT_EVENTS}.{experiment_id}")
+
+    @cached_property
+    def eval_tasks_stream(self) -> str:
+        return self._stream("EVAL_TASKS")
+
+    @cached_property
+    def eval_results_stream(self) -> str:
+        return self._stream("EVAL_RESULTS")
+
+    @cached_property
+    def traffic_stream(self) -> str:
+        return self._stream("TRAFFIC")
+
+    @cached_property
+    def alerts_stream(self) -> str:
+        return self._stream("ALERTS")

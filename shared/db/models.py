@@ -1,0 +1,243 @@
+"""SQLAlchemy 2 models: datasets, experiments, results, scores, comparisons, online evaluation,
+search corpus and API keys. Rows leave the data layer as pydantic models (see each service)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Computed,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import TSVECTOR
+from sqlalchemy.orm import Mapped, mapped_column
+
+from shared.db.base import Base, new_uuid, utcnow
+
+
+class Dataset(Base):
+    __tablename__ = "datasets"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    kind: Mapped[str] = mapped_column(String(40), default="generic", doc="drive_thru | retrieval | …")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DatasetVersion(Base):
+    __tablename__ = "dataset_versions"
+    __table_args__ = (
+        UniqueConstraint("dataset_id", "version"),
+        UniqueConstraint("dataset_id", "content_hash"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    item_count: Mapped[int] = mapped_column(Integer, default=0)
+    source: Mapped[str] = mapped_column(Text, default="", doc="file path or 'api'")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DatasetItem(Base):
+    __tablename__ = "dataset_items"
+    __table_args__ = (UniqueConstraint("version_id", "item_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id", ondelete="CASCADE"), index=True)
+    item_id: Mapped[str] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    input: Mapped[dict[str, Any]]
+    expected_output: Mapped[dict[str, Any] | None]
+    item_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    review_status: Mapped[str | None] = mapped_column(String(20), doc="'needs_review' for promoted samples")
+
+
+class Experiment(Base):
+    __tablename__ = "experiments"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id"))
+    version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id"))
+    status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    config: Mapped[dict[str, Any]] = mapped_column(doc="ExperimentCreate as stored JSON")
+    baseline_id: Mapped[str | None] = mapped_column(ForeignKey("experiments.id"))
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    errors: Mapped[int] = mapped_column(Integer, default=0)
+    aggregates: Mapped[dict[str, Any] | None]
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    completed_at: Mapped[datetime | None]
+
+
+class ExperimentItem(Base):
+    """One (item, trial) of an experiment: the snapshot of its input and, once done, its result."""
+
+    __tablename__ = "experiment_items"
+    __table_args__ = (
+        UniqueConstraint("experiment_id", "item_id", "trial"),
+        Index("ix_experiment_items_exp_status", "experiment_id", "status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    experiment_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"))
+    item_id: Mapped[str] = mapped_column(String(200))
+    trial: Mapped[int] = mapped_column(Integer, default=0)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(20), default="pending", doc="pending|dispatched|ok|error")
+    input: Mapped[dict[str, Any]]
+    expected_output: Mapped[dict[str, Any] | None]
+    item_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    output: Mapped[dict[str, Any] | None]
+    error: Mapped[str | None] = mapped_column(Text)
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    total_ms: Mapped[float | None] = mapped_column(Float)
+    usage: Mapped[dict[str, Any] | None]
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker_id: Mapped[str | None] = mapped_column(String(100))
+    dispatched_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+
+class Score(Base):
+    """One row per (experiment, item, trial, evaluator) so aggregation is plain SQL."""
+
+    __tablename__ = "scores"
+    __table_args__ = (
+        UniqueConstraint("experiment_id", "item_id", "trial", "name"),
+        Index("ix_scores_exp_name", "experiment_id", "name"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    experiment_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"))
+    item_id: Mapped[str] = mapped_column(String(200))
+    trial: Mapped[int] = mapped_column(Integer, default=0)
+    name: Mapped[str] = mapped_column(String(100))
+    value: Mapped[float | None] = mapped_column(Float)
+    comment: Mapped[str | None] = mapped_column(Text)
+    score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class Comparison(Base):
+    __tablename__ = "comparisons"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    baseline_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"), index=True)
+    candidate_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"), index=True)
+    config: Mapped[dict[str, Any]]
+    report: Mapped[dict[str, Any]]
+    regression: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SamplingConfig(Base):
+    """The sampler's live configuration; a single row (id=1), re-read by the sampler."""
+
+    __tablename__ = "sampling_config"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, default=1)
+    rate: Mapped[float] = mapped_column(Float, default=0.1)
+    filters: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    cap_per_minute: Mapped[int | None] = mapped_column(Integer)
+    evaluators: Mapped[list[Any]] = mapped_column(default=list)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class OnlineSample(Base):
+    __tablename__ = "online_samples"
+    __table_args__ = (UniqueConstraint("conversation_id", "turn_index"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    conversation_id: Mapped[str] = mapped_column(String(100), index=True)
+    turn_index: Mapped[int] = mapped_column(Integer)
+    model: Mapped[str] = mapped_column(String(100))
+    prompt_version: Mapped[str] = mapped_column(String(100))
+    turn: Mapped[dict[str, Any]]
+    turn_at: Mapped[datetime] = mapped_column(index=True)
+    sampled_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class OnlineScore(Base):
+    __tablename__ = "online_scores"
+    __table_args__ = (
+        UniqueConstraint("sample_id", "name"),
+        Index("ix_online_scores_name_at", "name", "turn_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    sample_id: Mapped[int] = mapped_column(ForeignKey("online_samples.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(100))
+    value: Mapped[float | None] = mapped_column(Float)
+    comment: Mapped[str | None] = mapped_column(Text)
+    score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+    evaluator_version: Mapped[str] = mapped_column(String(40), default="1")
+    model: Mapped[str] = mapped_column(String(100))
+    prompt_version: Mapped[str] = mapped_column(String(100))
+    turn_at: Mapped[datetime]
+
+
+class DriftAlertRow(Base):
+    __tablename__ = "drift_alerts"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    evaluator: Mapped[str] = mapped_column(String(100))
+    model: Mapped[str] = mapped_column(String(100))
+    prompt_version: Mapped[str] = mapped_column(String(100))
+    reference: Mapped[str] = mapped_column(String(30))
+    detail: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class SearchDocument(Base):
+    """The retrieval corpus, indexed with Postgres full-text search."""
+
+    __tablename__ = "search_documents"
+    __table_args__ = (Index("ix_search_documents_tsv", "tsv", postgresql_using="gin"),)
+
+    id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    corpus_version: Mapped[str] = mapped_column(String(64), index=True)
+    source_type: Mapped[str] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(String(200), default="")
+    occurred_at: Mapped[datetime | None]
+    doc_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    tsv: Mapped[str] = mapped_column(
+        TSVECTOR,
+        Computed(
+            "setweight(to_tsvector('english', coalesce(title, '')), 'A') || "
+            "setweight(to_tsvector('english', coalesce(body, '')), 'B') || "
+            "setweight(to_tsvector('simple', coalesce(actor, '')), 'C')",
+            persisted=True,
+        ),
+    )
+
+
+class ApiKey(Base):
+    """API keys are stored as keyed hashes (HMAC-SHA256); the key itself is shown once."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    name: Mapped[str] = mapped_column(String(100))
+    prefix: Mapped[str] = mapped_column(String(16), doc="First characters, to recognise a key in lists")
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None]
+    last_used_at: Mapped[datetime | None]

@@ -1,0 +1,30 @@
+"""Settings shared by every service; each service subclasses :class:`CommonSettings`."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
+
+
+class CommonSettings(BaseSettings):
+    """Connection settings every service needs. Read from the environment (and ``.env``)."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    nats_url: str = Field(default="nats://127.0.0.1:4222", description="NATS server URL")
+    database_url: str = Field(
+        description="SQLAlchemy URL, e.g. postgresql+asyncpg://user:pass@host/db (no default: holds a secret)"
+    )
+    nats_namespace: str = Field(default=DEFAULT_NAMESPACE, description="Prefix of every NATS name")
+    log_level: str = Field(default="INFO")
+    log_json: bool = Field(default=True, description="Structured JSON log lines")
+    http_host: str = Field(default="127.0.0.1")
+    http_port: int = Field(default=0, description="Port of the service's HTTP API / health endpoint")
+
+    @cached_property
+    def topology(self) -> Topology:
+        return Topology(namespace=self.nats_namespace)

@@ -1,0 +1,131 @@
+"""JetStream streams and durable consumers, declared once by the launcher (and by test fixtures).
+
+Services bind to these by name; the consumer configuration here is the single source of truth,
+so a subscriber's ``ConsumerConfig`` and the declared one never disagree.
+"""
+
+from __future__ import annotations
+
+import nats
+from nats.js import JetStreamContext
+from nats.js.api import (
+    AckPolicy,
+    ConsumerConfig,
+    DeliverPolicy,
+    RetentionPolicy,
+    StorageType,
+    StreamConfig,
+)
+from nats.js.errors import NotFoundError
+
+from shared.contracts.topology import (
+    COORDINATOR_RESULTS_CONSUMER,
+    EVAL_WORKERS_CONSUMER,
+    SAMPLER_CONSUMER,
+    Topology,
+)
+
+DUPLICATE_WINDOW_S = 120.0
+EVAL_TASK_ACK_WAIT_S = 30.0
+EVAL_TASK_MAX_DELIVER = 4
+RESULT_ACK_WAIT_S = 30.0
+TRAFFIC_ACK_WAIT_S = 30.0
+
+
+def stream_configs(topology: Topology) -> list[StreamConfig]:
+    return [
+        StreamConfig(
+            name=topology.eval_tasks_stream,
+            subjects=[topology.eval_task],
+            retention=RetentionPolicy.WORK_QUEUE,
+            storage=StorageType.FILE,
+            duplicate_window=DUPLICATE_WINDOW_S,
+        ),
+        StreamConfig(
+            name=topology.eval_results_stream,
+            subjects=[topology.eval_result],
+            retention=RetentionPolicy.WORK_QUEUE,
+            storage=StorageType.FILE,
+            duplicate_window=DUPLICATE_WINDOW_S,
+        ),
+        StreamConfig(
+            name=topology.traffic_stream,
+            subjects=[topology.traffic_agent],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            max_age=7 * 24 * 3600.0,
+            duplicate_window=DUPLICATE_WINDOW_S,
+        ),
+        StreamConfig(
+            name=topology.alerts_stream,
+            subjects=[topology.alerts],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            max_age=30 * 24 * 3600.0,
+        ),
+    ]
+
+
+def eval_workers_consumer(
+    max_deliver: int = EVAL_TASK_MAX_DELIVER, ack_wait: float = EVAL_TASK_ACK_WAIT_S
+) -> ConsumerConfig:
+    """The one durable pull consumer that every eval worker process shares."""
+    return ConsumerConfig(
+        durable_name=EVAL_WORKERS_CONSUMER,
+        ack_policy=AckPolicy.EXPLICIT,
+        ack_wait=ack_wait,
+        max_deliver=max_deliver,
+        deliver_policy=DeliverPolicy.ALL,
+        max_ack_pending=10_000,
+    )
+
+
+def coordinator_results_consumer() -> ConsumerConfig:
+    return ConsumerConfig(
+        durable_name=COORDINATOR_RESULTS_CONSUMER,
+        ack_policy=AckPolicy.EXPLICIT,
+        ack_wait=RESULT_ACK_WAIT_S,
+        max_deliver=-1,
+        deliver_policy=DeliverPolicy.ALL,
+        max_ack_pending=10_000,
+    )
+
+
+def sampler_consumer() -> ConsumerConfig:
+    return ConsumerConfig(
+        durable_name=SAMPLER_CONSUMER,
+        ack_policy=AckPolicy.EXPLICIT,
+        ack_wait=TRAFFIC_ACK_WAIT_S,
+        max_deliver=5,
+        deliver_policy=DeliverPolicy.ALL,
+        max_ack_pending=10_000,
+    )
+
+
+def consumer_configs(topology: Topology) -> dict[str, ConsumerConfig]:
+    """Stream name -> its durable consumer."""
+    return {
+        topology.eval_tasks_stream: eval_workers_consumer(),
+        topology.eval_results_stream: coordinator_results_consumer(),
+        topology.traffic_stream: sampler_consumer(),
+    }
+
+
+async def declare(js: JetStreamContext, topology: Topology) -> None:
+    """Create (or update) every stream and durable consumer. Idempotent."""
+    for config in stream_configs(topology):
+        try:
+            await js.stream_info(config.name or "")
+            await js.update_stream(config)
+        except NotFoundError:
+            await js.add_stream(config)
+    for stream, consumer in consumer_configs(topology).items():
+        await js.add_consumer(stream, consumer)
+
+
+async def declare_at(nats_url: str, topology: Topology) -> None:
+    nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
+    try:
+        await declare(nc.jetstream(), topology)
+    finally:
+        await nc.close()

@@ -1,0 +1,99 @@
+"""Test harness: real nats-server and PostgreSQL, started once per session from the venv's
+binaries; every test gets its own NATS namespace (streams, subjects) and its own database."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import nats
+import psycopg
+import pytest
+from nats.aio.client import Client as NatsClient
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres
+from shared.contracts.topology import Topology
+from shared.db.migrate import upgrade_to_head
+from shared.db.session import make_engine, make_session_factory, plain_url
+from shared.streams import declare
+
+TEMPLATE_DB = "yardstick_template"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test must say which tier it is in."""
+    for item in items:
+        tiers = {m.name for m in item.iter_markers()} & {"unit", "integration"}
+        if len(tiers) != 1:
+            raise pytest.UsageError(f"{item.nodeid}: mark it with exactly one of @unit / @integration")
+
+
+@pytest.fixture(scope="session")
+def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if url := os.environ.get("TEST_NATS_URL"):
+        yield url
+        return
+    root = tmp_path_factory.mktemp("nats")
+    port = free_port()
+    proc = start_nats(port, root / "store", root / "nats.log")
+    yield f"nats://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def pg_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URI of the session's PostgreSQL server, with a migrated template database."""
+    root: Path = tmp_path_factory.mktemp("pg")
+    uri, _ = start_postgres(root / "data", keep_running=False)
+    with psycopg.connect(plain_url(uri), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE_DB}")
+        conn.execute(f"CREATE DATABASE {TEMPLATE_DB}")
+    upgrade_to_head(postgres_uri_for(uri, TEMPLATE_DB))
+    yield uri
+
+
+@pytest.fixture
+def database_url(pg_base_url: str) -> Iterator[str]:
+    """A fresh database at the newest migration, for this test only."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(plain_url(pg_base_url), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE_DB}")
+    yield postgres_uri_for(pg_base_url, name)
+    with psycopg.connect(plain_url(pg_base_url), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+async def session_factory(database_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    engine = make_engine(database_url)
+    yield make_session_factory(engine)
+    await engine.dispose()
+
+
+@pytest.fixture
+def topology() -> Topology:
+    """A NATS namespace of this test's own."""
+    return Topology(namespace=f"t{uuid.uuid4().hex[:10]}")
+
+
+@pytest.fixture
+async def nats_client(nats_url: str, topology: Topology) -> AsyncIterator[NatsClient]:
+    """A connection with this test's streams and durable consumers declared (deleted afterwards)."""
+    nc = await nats.connect(nats_url)
+    js = nc.jetstream()
+    await declare(js, topology)
+    yield nc
+    for stream in (
+        topology.eval_tasks_stream,
+        topology.eval_results_stream,
+        topology.traffic_stream,
+        topology.alerts_stream,
+    ):
+        with contextlib.suppress(Exception):
+            await js.delete_stream(stream)
+    await nc.close()

@@ -1,0 +1,183 @@
+"""The explicit evaluator registry.
+
+An item-level evaluator keeps Langfuse v3's signature::
+
+    def fn(*, input, output, expected_output, metadata, **kwargs) -> Evaluation | list[Evaluation]
+
+and a run-level evaluator::
+
+    def fn(*, item_results, **kwargs) -> Evaluation | list[Evaluation]
+
+Either may be ``async``. Experiments reference evaluators as ``{name, args}``
+(:class:`~shared.contracts.EvaluatorSpec`); ``args`` are passed as keyword arguments.
+An evaluator that raises becomes a recorded failure (value None, error 'Type: message').
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+
+log = logging.getLogger(__name__)
+
+EvaluatorFn = Callable[..., Any]
+Level = Literal["item", "run"]
+
+
+class UnknownEvaluator(LookupError):
+    """No evaluator of that name is registered."""
+
+    def __init__(self, name: str, level: Level) -> None:
+        known = ", ".join(sorted(n for n, e in REGISTRY.items() if e.level == level))
+        super().__init__(f"unknown {level}-level evaluator {name!r}; known: {known}")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class RegisteredEvaluator:
+    name: str
+    fn: EvaluatorFn
+    level: Level
+    version: str
+    description: str
+    reference_free: bool
+
+
+REGISTRY: dict[str, RegisteredEvaluator] = {}
+
+
+def register(
+    name: str,
+    *,
+    level: Level = "item",
+    version: str = "1",
+    reference_free: bool = False,
+) -> Callable[[EvaluatorFn], EvaluatorFn]:
+    """Decorator: add ``fn`` to the registry under ``name``.
+
+    ``reference_free`` marks evaluators that need no expected output (usable on live traffic).
+    """
+
+    def wrap(fn: EvaluatorFn) -> EvaluatorFn:
+        if name in REGISTRY and REGISTRY[name].fn is not fn:
+            raise ValueError(f"evaluator {name!r} registered twice")
+        doc = (inspect.getdoc(fn) or "").split("\n", 1)[0]
+        REGISTRY[name] = RegisteredEvaluator(name, fn, level, version, doc, reference_free)
+        return fn
+
+    return wrap
+
+
+def get(name: str, level: Level = "item") -> RegisteredEvaluator:
+    _load_builtin_evaluators()
+    entry = REGISTRY.get(name)
+    if entry is None or entry.level != level:
+        raise UnknownEvaluator(name, level)
+    return entry
+
+
+def validate_specs(specs: list[EvaluatorSpec], level: Level = "item") -> None:
+    """Raise :class:`UnknownEvaluator` for the first unknown name."""
+    for spec in specs:
+        get(spec.name, level)
+
+
+def _as_list(result: Any, default_name: str) -> list[Evaluation]:
+    if result is None:
+        return [Evaluation(name=default_name, value=None, comment="evaluator returned nothing")]
+    items = result if isinstance(result, list) else [result]
+    out: list[Evaluation] = []
+    for item in items:
+        if isinstance(item, Evaluation):
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append(Evaluation.model_validate(item))
+        else:  # duck-typed (e.g. langfuse.Evaluation)
+            out.append(
+                Evaluation(
+                    name=getattr(item, "name", default_name),
+                    value=getattr(item, "value", None),
+                    comment=getattr(item, "comment", None),
+                    metadata=getattr(item, "metadata", None) or {},
+                )
+            )
+    return out
+
+
+def failure(name: str, exc: BaseException) -> Evaluation:
+    return Evaluation(name=name, value=None, error=f"{type(exc).__name__}: {exc}", comment="evaluator failed")
+
+
+async def _call(entry: RegisteredEvaluator, kwargs: dict[str, Any]) -> list[Evaluation]:
+    result = entry.fn(**kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    return _as_list(result, entry.name)
+
+
+async def run_item_evaluators(
+    specs: list[EvaluatorSpec],
+    *,
+    input: Any,
+    output: Any,
+    expected_output: Any,
+    metadata: dict[str, Any] | None,
+) -> list[Evaluation]:
+    """Run every item-level evaluator; failures are recorded, never raised."""
+    results: list[Evaluation] = []
+    for spec in specs:
+        try:
+            entry = get(spec.name, "item")
+            results.extend(
+                await _call(
+                    entry,
+                    {
+                        "input": input,
+                        "output": output,
+                        "expected_output": expected_output,
+                        "metadata": metadata or {},
+                        **spec.args,
+                    },
+                )
+            )
+        except Exception as exc:  # an evaluator must never crash its caller
+            log.warning("evaluator %s failed: %s", spec.name, exc, exc_info=True)
+            results.append(failure(spec.name, exc))
+    return results
+
+
+async def run_run_evaluators(specs: list[EvaluatorSpec], *, item_results: list[Any]) -> list[Evaluation]:
+    """Run every run-level evaluator over all item results; failures are recorded."""
+    results: list[Evaluation] = []
+    for spec in specs:
+        try:
+            entry = get(spec.name, "run")
+            results.extend(await _call(entry, {"item_results": item_results, **spec.args}))
+        except Exception as exc:
+            log.warning("run evaluator %s failed: %s", spec.name, exc, exc_info=True)
+            results.append(failure(spec.name, exc))
+    return results
+
+
+_loaded = False
+
+
+def _load_builtin_evaluators() -> None:
+    """Import the modules that register the built-in evaluators (once)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+
+    for module in ("drive_thru", "trajectory", "retrieval", "judges", "conversation"):
+        try:
+            importlib.import_module(f"shared.evaluators.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"shared.evaluators.{module}":
+                raise

@@ -1,0 +1,105 @@
+"""Summaries of one sample: mean, median, percentiles and a confidence interval of the mean.
+
+Percentiles use NumPy's default linear interpolation (Hyndman & Fan type 7), so p95 of a
+sample is a real quantile, not a single sorted element picked by ``floor(0.95 n)``.
+The interval is for the MEAN (Student t by default, percentile bootstrap on request), not
+a range of raw values.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
+
+from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means, percentile_interval
+from shared.stats.cleaning import FloatArray, Values, drop_missing
+from shared.stats.errors import StatsInputError
+
+CiMethod = Literal["t", "bootstrap"]
+
+
+class Percentiles(BaseModel, frozen=True):
+    """p50 / p95 / p99 of the finite values (``None`` when there are none)."""
+
+    n: int = Field(description="Finite values used")
+    p50: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+
+
+class Summary(BaseModel, frozen=True):
+    """Descriptive statistics of one sample after dropping ``None`` / NaN."""
+
+    n: int = Field(description="Finite values used")
+    n_dropped: int = Field(default=0, description="None / NaN values dropped")
+    mean: float | None = None
+    sd: float | None = Field(default=None, description="Sample standard deviation (ddof=1); None if n < 2")
+    median: float | None = None
+    p95: float | None = None
+    ci_low: float | None = Field(default=None, description="Lower bound of the CI of the mean; None if n < 2")
+    ci_high: float | None = Field(default=None, description="Upper bound of the CI of the mean")
+    confidence: float = 0.95
+    ci_method: CiMethod = "t"
+
+
+def percentiles(values: Values) -> Percentiles:
+    """p50, p95 and p99 of the finite values."""
+    arr, _ = drop_missing(values)
+    if arr.size == 0:
+        return Percentiles(n=0)
+    p50, p95, p99 = np.percentile(arr, [50.0, 95.0, 99.0])
+    return Percentiles(n=int(arr.size), p50=float(p50), p95=float(p95), p99=float(p99))
+
+
+def t_interval(values: FloatArray, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Student-t interval of the mean of finite ``values``; ``None`` below two values.
+
+    Zero variance gives the degenerate interval [mean, mean].
+    """
+    if not 0.0 < confidence < 1.0:
+        raise StatsInputError(f"confidence must be strictly between 0 and 1, got {confidence} (e.g. 0.95)")
+    n = int(values.size)
+    if n < 2:
+        return None
+    mean = float(values.mean())
+    sem = float(values.std(ddof=1)) / np.sqrt(n)
+    half = float(sps.t.ppf(0.5 + confidence / 2.0, df=n - 1)) * sem
+    return mean - half, mean + half
+
+
+def summarize(
+    values: Values,
+    *,
+    confidence: float = 0.95,
+    ci_method: CiMethod = "t",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Summary:
+    """Mean, sample SD, median, p95 and a ``confidence`` CI of the mean (t or bootstrap)."""
+    arr, dropped = drop_missing(values)
+    n = int(arr.size)
+    if n == 0:
+        return Summary(n=0, n_dropped=dropped, confidence=confidence, ci_method=ci_method)
+    median, p95 = np.percentile(arr, [50.0, 95.0])
+    interval: tuple[float, float] | None
+    if n < 2:
+        interval = None
+    elif ci_method == "t":
+        interval = t_interval(arr, confidence)
+    else:
+        interval = percentile_interval(bootstrap_means(arr, resamples, seed), confidence)
+    return Summary(
+        n=n,
+        n_dropped=dropped,
+        mean=float(arr.mean()),
+        sd=float(arr.std(ddof=1)) if n >= 2 else None,
+        median=float(median),
+        p95=float(p95),
+        ci_low=interval[0] if interval else None,
+        ci_high=interval[1] if interval else None,
+        confidence=confidence,
+        ci_method=ci_method,
+    )

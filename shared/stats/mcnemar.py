@@ -1,0 +1,40 @@
+"""Exact McNemar test for paired pass/fail (0/1) outcomes."""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, Field
+from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
+
+from shared.stats.cleaning import Values, is_binary, pair_values
+from shared.stats.errors import StatsInputError
+
+
+class McNemarResult(BaseModel, frozen=True):
+    """Discordant-pair counts and the exact two-sided p-value.
+
+    ``p_value = binomtest(b, b + c, 0.5).pvalue``; 1.0 when there are no discordant pairs.
+    """
+
+    n_pairs: int = Field(description="Complete pairs used")
+    n_dropped: int = Field(description="Pairs dropped because a value was missing on either side")
+    baseline_only: int = Field(description="b: pairs where baseline passed (1) and candidate failed (0)")
+    candidate_only: int = Field(description="c: pairs where baseline failed (0) and candidate passed (1)")
+    p_value: float = Field(description="Exact two-sided binomial p-value on the discordant pairs")
+
+
+def mcnemar_exact(baseline: Values, candidate: Values) -> McNemarResult:
+    """Exact McNemar test; both samples must hold only 0/1 (bools allowed) or missing values."""
+    pairs = pair_values(baseline, candidate)
+    for side, arr in (("baseline", pairs.baseline), ("candidate", pairs.candidate)):
+        if arr.size and not is_binary(arr):
+            raise StatsInputError(
+                f"McNemar needs 0/1 outcomes but the {side} sample has other values; "
+                "use paired_bootstrap for continuous scores"
+            )
+    b = int(np.count_nonzero((pairs.baseline == 1.0) & (pairs.candidate == 0.0)))
+    c = int(np.count_nonzero((pairs.baseline == 0.0) & (pairs.candidate == 1.0)))
+    p_value = 1.0 if b + c == 0 else float(sps.binomtest(b, b + c, 0.5).pvalue)
+    return McNemarResult(
+        n_pairs=pairs.n, n_dropped=pairs.n_dropped, baseline_only=b, candidate_only=c, p_value=p_value
+    )

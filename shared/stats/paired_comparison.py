@@ -1,0 +1,84 @@
+"""Everything about one metric measured on the same items under two conditions.
+
+All statistics are computed on the complete pairs only (a pair with a missing value on either
+side is dropped and counted), so the two summaries, the delta, the test and the effect sizes
+describe the same items. The test is the exact McNemar test when every paired value is 0/1,
+otherwise the two-sided paired bootstrap.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from shared.stats.bootstrap import DEFAULT_RESAMPLES, PairedBootstrapResult, paired_bootstrap
+from shared.stats.cleaning import Values, is_binary, pair_values
+from shared.stats.descriptive import Summary, summarize
+from shared.stats.effect_size import cohens_d, cohens_dz
+from shared.stats.mcnemar import McNemarResult, mcnemar_exact
+
+TestName = Literal["paired_bootstrap", "mcnemar_exact"]
+
+
+class PairedComparison(BaseModel, frozen=True):
+    """Baseline vs candidate on complete pairs; ``delta`` = candidate mean - baseline mean."""
+
+    n_pairs: int = Field(description="Complete pairs used")
+    n_dropped: int = Field(description="Pairs dropped because a value was missing on either side")
+    baseline: Summary
+    candidate: Summary
+    delta: float | None = Field(description="Mean of candidate - baseline over the pairs")
+    delta_pct: float | None = Field(description="delta / |baseline mean| x 100; None if baseline mean is 0")
+    delta_ci_low: float | None = Field(description="Percentile bootstrap CI of delta (lower)")
+    delta_ci_high: float | None = Field(description="Percentile bootstrap CI of delta (upper)")
+    bootstrap: PairedBootstrapResult
+    mcnemar: McNemarResult | None = Field(description="Set when every paired value is 0/1")
+    cohens_d: float | None = Field(description="Pooled Cohen's d with sample SDs")
+    cohens_dz: float | None = Field(description="Paired d_z = mean(diff) / sd(diff)")
+    test: TestName | None = Field(description="The test whose p-value is reported; None if untestable")
+    p_value: float | None = Field(description="Unadjusted two-sided p-value of ``test``")
+
+
+def compare_paired(
+    baseline: Values,
+    candidate: Values,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> PairedComparison:
+    """Summaries, delta (+ CI), effect sizes and the appropriate paired test."""
+    pairs = pair_values(baseline, candidate)
+    boot = paired_bootstrap(baseline, candidate, resamples=resamples, seed=seed, confidence=confidence)
+    binary = is_binary(pairs.baseline) and is_binary(pairs.candidate)
+    mcnemar = mcnemar_exact(baseline, candidate) if binary else None
+    base_sum = summarize(pairs.baseline, confidence=confidence)
+    cand_sum = summarize(pairs.candidate, confidence=confidence)
+    delta = boot.mean_difference
+    delta_pct = None
+    if delta is not None and base_sum.mean:
+        delta_pct = delta / abs(base_sum.mean) * 100.0
+    test: TestName | None
+    if pairs.n < 2:
+        test, p_value = None, None
+    elif mcnemar is not None:
+        test, p_value = "mcnemar_exact", mcnemar.p_value
+    else:
+        test, p_value = "paired_bootstrap", boot.p_value
+    return PairedComparison(
+        n_pairs=pairs.n,
+        n_dropped=pairs.n_dropped,
+        baseline=base_sum,
+        candidate=cand_sum,
+        delta=delta,
+        delta_pct=delta_pct,
+        delta_ci_low=boot.ci_low,
+        delta_ci_high=boot.ci_high,
+        bootstrap=boot,
+        mcnemar=mcnemar,
+        cohens_d=cohens_d(pairs.baseline, pairs.candidate),
+        cohens_dz=cohens_dz(pairs.differences),
+        test=test,
+        p_value=p_value,
+    )

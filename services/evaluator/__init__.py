@@ -1,0 +1,1 @@
+"""Eval workers: take ``eval.task`` messages, call the target, score, publish ``eval.result``."""

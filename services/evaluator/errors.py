@@ -1,0 +1,31 @@
+"""Why a target call failed, split by what the worker does about it."""
+
+from __future__ import annotations
+
+
+class TargetError(Exception):
+    """The target cannot produce an output for this item: record an error result, do not retry."""
+
+
+class TargetRejected(TargetError):
+    """The target answered with its own error (``ok=False``, HTTP 4xx, a reply that is not valid)."""
+
+
+class TargetConfigError(TargetError):
+    """The task's target specification cannot work on this worker (missing env var, bad template)."""
+
+
+class TransientTargetError(Exception):
+    """Worth another attempt: nack with backoff; on the last delivery it becomes an error result."""
+
+
+class TargetTimeout(TransientTargetError):
+    """The target did not answer within the task's ``timeout_s``."""
+
+
+class TargetUnavailable(TransientTargetError):
+    """No responder, connection refused/reset, or an HTTP 5xx."""
+
+
+class ResultPublishError(Exception):
+    """JetStream did not acknowledge the result publish; the task is nacked and redone."""

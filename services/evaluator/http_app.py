@@ -1,0 +1,34 @@
+"""The worker's small HTTP surface: ``GET /healthz``; the app lifespan runs the worker loop."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI, Response, status
+
+from services.evaluator.worker import EvalWorker, WorkerStatus
+
+
+def build_app(worker: EvalWorker) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await worker.start()
+        try:
+            yield
+        finally:
+            await worker.stop()
+
+    router = APIRouter(tags=["health"])
+
+    @router.get("/healthz", response_model=WorkerStatus)
+    async def healthz(response: Response) -> WorkerStatus:
+        """Connected to NATS and the number of tasks in flight; 503 when NATS is down."""
+        current = worker.status()
+        if not current.connected:
+            response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+        return current
+
+    app = FastAPI(title="Yardstick eval worker", lifespan=lifespan)
+    app.include_router(router)
+    return app

@@ -1,0 +1,37 @@
+"""Entrypoint: ``python -m services.evaluator.main`` runs one eval worker process."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from services.evaluator.http_app import build_app
+from services.evaluator.http_server import bind, make_server, serve
+from services.evaluator.settings import WorkerSettings
+from services.evaluator.worker import EvalWorker
+from shared.log_setup import configure_logging
+
+
+async def run(settings: WorkerSettings) -> int:
+    """Serve /healthz and the worker loop until SIGTERM; 1 if startup failed or the loop died."""
+    worker = EvalWorker(settings)
+    server = make_server(build_app(worker))
+    failures: list[BaseException] = []
+
+    def stop_on_fatal(exc: BaseException) -> None:
+        failures.append(exc)
+        server.should_exit = True
+
+    worker.on_fatal = stop_on_fatal
+    started = await serve(server, bind(settings.http_host, settings.http_port))
+    return 0 if started and not failures else 1
+
+
+def main() -> None:
+    settings = WorkerSettings()
+    configure_logging("evaluator", settings.log_level, settings.log_json)
+    sys.exit(asyncio.run(run(settings)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Settings of one eval worker process (environment variables, see field names)."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from shared.settings import CommonSettings
+from shared.streams import EVAL_TASK_MAX_DELIVER
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class WorkerSettings(CommonSettings):
+    """``EVAL_CONCURRENCY``, ``EVAL_MAX_DELIVER``, ``EVAL_BACKOFF_BASE_S`` … plus the common ones."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    # The worker never touches Postgres, so it must start without DATABASE_URL; narrowing the
+    # base class's required ``str`` to an optional one is deliberate.
+    database_url: str | None = Field(  # type: ignore[assignment]
+        default=None, description="Not used by the worker"
+    )
+    worker_id: str = Field(default_factory=default_worker_id, description="Recorded in every result")
+    eval_concurrency: int = Field(default=8, ge=1, le=1000, description="Tasks in flight per worker process")
+    eval_max_deliver: int = Field(
+        default=EVAL_TASK_MAX_DELIVER,
+        ge=1,
+        description="Delivery on which a transient failure becomes an error result "
+        "(capped by the consumer's own max_deliver)",
+    )
+    eval_backoff_base_s: float = Field(default=0.5, gt=0, description="Nack delay after the first attempt")
+    eval_backoff_max_s: float = Field(default=30.0, gt=0, description="Cap of the nack delay")
+    eval_fetch_timeout_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="Longest wait of one fetch; also bounds how fast SIGTERM stops fetching",
+    )
+    eval_drain_timeout_s: float = Field(
+        default=300.0, gt=0, description="On shutdown, how long in-flight tasks may still run"
+    )
+    eval_publish_attempts: int = Field(default=3, ge=1, description="Tries to publish one result")

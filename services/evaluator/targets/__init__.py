@@ -1,0 +1,32 @@
+"""Systems under test the worker can call, one module each, chosen by ``task.target.kind``."""
+
+from __future__ import annotations
+
+import httpx
+from nats.aio.client import Client as NatsClient
+
+from services.evaluator.targets.agent import AgentInvokeTarget
+from services.evaluator.targets.base import CallContext, Target, TargetOutput
+from services.evaluator.targets.http_endpoint import HttpEndpointTarget
+from services.evaluator.targets.search import SearchQueryTarget
+from shared.contracts.topology import Topology
+
+
+def build_targets(nc: NatsClient, http_client: httpx.AsyncClient, topology: Topology) -> dict[str, Target]:
+    """Target implementations by ``kind``."""
+    return {
+        "agent": AgentInvokeTarget(nc, topology.agent_invoke),
+        "search": SearchQueryTarget(nc, topology.search_query),
+        "http": HttpEndpointTarget(http_client),
+    }
+
+
+__all__ = [
+    "AgentInvokeTarget",
+    "CallContext",
+    "HttpEndpointTarget",
+    "SearchQueryTarget",
+    "Target",
+    "TargetOutput",
+    "build_targets",
+]

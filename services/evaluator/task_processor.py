@@ -1,0 +1,159 @@
+"""One delivery of one task: call the target, score, publish the result, then ack (or nack/term)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from nats.aio.msg import Msg
+from pydantic import ValidationError
+
+from services.evaluator.errors import ResultPublishError, TargetError, TargetTimeout, TransientTargetError
+from services.evaluator.lease import keep_lease
+from services.evaluator.result_publisher import ResultPublisher
+from services.evaluator.retry_policy import backoff_delay, is_last_delivery
+from services.evaluator.targets.base import CallContext, Target
+from shared.contracts.eval_messages import EvalResult, EvalTask
+from shared.evaluators import run_item_evaluators
+
+log = logging.getLogger(__name__)
+
+Outcome = Literal["ok", "error", "retry", "terminated"]
+
+
+@dataclass(frozen=True)
+class DeliveryPolicy:
+    max_deliver: int
+    backoff_base_s: float
+    backoff_max_s: float
+    lease_interval_s: float
+
+
+@dataclass(frozen=True)
+class _Retry:
+    reason: TransientTargetError
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _elapsed_ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000.0, 3)
+
+
+class TaskProcessor:
+    def __init__(
+        self,
+        *,
+        worker_id: str,
+        targets: Mapping[str, Target],
+        publisher: ResultPublisher,
+        policy: DeliveryPolicy,
+    ) -> None:
+        self.worker_id = worker_id
+        self._targets = targets
+        self._publisher = publisher
+        self.policy = policy
+
+    async def handle(self, msg: Msg, fetched_at: float) -> Outcome:
+        """Settle ``msg`` exactly once: ack after the result is durable, nack to retry, term if malformed."""
+        try:
+            task = EvalTask.model_validate_json(msg.data)
+        except ValidationError as exc:
+            log.error(
+                "malformed eval task terminated (it can never succeed): %s",
+                exc,
+                extra={"subject": msg.subject, "worker_id": self.worker_id},
+            )
+            await msg.term()
+            return "terminated"
+        attempt = msg.metadata.num_delivered
+        fields = {"task_id": task.task_id, "attempt": attempt, "worker_id": self.worker_id}
+        async with keep_lease(msg, self.policy.lease_interval_s):
+            outcome = await self._run(task, attempt)
+            if isinstance(outcome, _Retry):
+                delay = backoff_delay(attempt, self.policy.backoff_base_s, self.policy.backoff_max_s)
+                log.warning(
+                    "transient failure, retrying in %.2fs: %s", delay, _describe(outcome.reason), extra=fields
+                )
+                await msg.nak(delay=delay)
+                return "retry"
+            result = outcome.model_copy(update={"total_ms": _elapsed_ms(fetched_at)})
+            try:
+                puback = await self._publisher.publish(result)
+            except ResultPublishError as exc:
+                delay = backoff_delay(attempt, self.policy.backoff_base_s, self.policy.backoff_max_s)
+                log.error("%s; task nacked", exc, extra=fields)
+                await msg.nak(delay=delay)
+                return "retry"
+        await msg.ack()
+        log.info(
+            "task done",
+            extra={
+                **fields,
+                "status": result.status,
+                "duplicate": bool(puback.duplicate),
+                "error": result.error,
+            },
+        )
+        return result.status
+
+    async def _run(self, task: EvalTask, attempt: int) -> EvalResult | _Retry:
+        ctx = CallContext(worker_id=self.worker_id, task_id=task.task_id, attempt=attempt)
+        started = time.perf_counter()
+        try:
+            target = self._targets[task.target.kind]
+            try:
+                async with asyncio.timeout(task.timeout_s):
+                    called = await target.call(task, ctx)
+            except TimeoutError as exc:
+                raise TargetTimeout(
+                    f"{task.target.kind} target took longer than {task.timeout_s:g}s"
+                ) from exc
+        except TransientTargetError as exc:
+            if not is_last_delivery(attempt, self.policy.max_deliver):
+                return _Retry(exc)
+            error = f"{_describe(exc)} (gave up after {attempt} attempts)"
+            return self._error(task, error, attempt, _elapsed_ms(started))
+        except TargetError as exc:
+            return self._error(task, _describe(exc), attempt, _elapsed_ms(started))
+        except Exception as exc:  # a bug in a target: record it, never loop on it
+            log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
+            return self._error(task, _describe(exc), attempt, _elapsed_ms(started))
+        latency_ms = _elapsed_ms(started)
+        scores = await run_item_evaluators(
+            task.evaluators,
+            input=task.input,
+            output=called.output,
+            expected_output=task.expected_output,
+            metadata=task.metadata,
+        )
+        return EvalResult(
+            experiment_id=task.experiment_id,
+            item_id=task.item_id,
+            trial=task.trial,
+            status="ok",
+            output=called.output,
+            scores=scores,
+            latency_ms=latency_ms,
+            usage=called.usage,
+            attempts=attempt,
+            worker_id=self.worker_id,
+        )
+
+    def _error(self, task: EvalTask, error: str, attempt: int, latency_ms: float) -> EvalResult:
+        return EvalResult(
+            experiment_id=task.experiment_id,
+            item_id=task.item_id,
+            trial=task.trial,
+            status="error",
+            error=error,
+            latency_ms=latency_ms,
+            attempts=attempt,
+            worker_id=self.worker_id,
+        )

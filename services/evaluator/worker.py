@@ -1,0 +1,223 @@
+"""The worker loop: bind to the shared durable pull consumer, fetch only into free slots, drain on stop.
+
+nats-py's ``pull_subscribe_bind`` + ``fetch`` is used directly instead of a FastStream ``PullSub``:
+the loop must ask for exactly the number of free slots, send in-progress acks from inside a task,
+and stop fetching while in-flight tasks finish, which FastStream's managed batch loop does not expose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+import httpx
+import nats
+import nats.errors
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+from pydantic import BaseModel, Field
+
+from services.evaluator.result_publisher import ResultPublisher
+from services.evaluator.retry_policy import effective_max_deliver
+from services.evaluator.settings import WorkerSettings
+from services.evaluator.targets import build_targets
+from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
+from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.streams import EVAL_TASK_ACK_WAIT_S
+
+log = logging.getLogger(__name__)
+
+FETCH_ERROR_PAUSE_S = 0.5
+
+
+class WorkerStartError(RuntimeError):
+    """The worker cannot start: NATS unreachable or the durable consumer not declared."""
+
+
+class WorkerStatus(BaseModel):
+    worker_id: str
+    connected: bool = Field(description="NATS connection is up")
+    running: bool = Field(description="Fetch loop is active (False while draining or stopped)")
+    in_flight: int = Field(description="Tasks being processed now")
+    concurrency: int
+    outcomes: dict[str, int] = Field(description="Deliveries settled so far, by outcome")
+
+
+class EvalWorker:
+    def __init__(
+        self, settings: WorkerSettings, on_fatal: Callable[[BaseException], None] | None = None
+    ) -> None:
+        self.settings = settings
+        self.on_fatal = on_fatal
+        self._nc: NatsClient | None = None
+        self._sub: JetStreamContext.PullSubscription | None = None
+        self._http: httpx.AsyncClient | None = None
+        self._processor: TaskProcessor | None = None
+        self._loop_task: asyncio.Task[None] | None = None
+        self._in_flight: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._outcomes: collections.Counter[str] = collections.Counter()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._in_flight)
+
+    def status(self) -> WorkerStatus:
+        return WorkerStatus(
+            worker_id=self.settings.worker_id,
+            connected=bool(self._nc and self._nc.is_connected),
+            running=self._loop_task is not None and not self._loop_task.done() and not self._stopping,
+            in_flight=self.in_flight,
+            concurrency=self.settings.eval_concurrency,
+            outcomes=dict(self._outcomes),
+        )
+
+    async def start(self) -> None:
+        topology = self.settings.topology
+        try:
+            self._nc = await nats.connect(
+                self.settings.nats_url,
+                name=f"eval-worker {self.settings.worker_id}",
+                connect_timeout=5,
+                max_reconnect_attempts=-1,
+                reconnect_time_wait=1,
+            )
+        except (OSError, nats.errors.Error) as exc:
+            raise WorkerStartError(
+                f"cannot connect to NATS at {self.settings.nats_url}: {exc}; start the stack or set NATS_URL"
+            ) from exc
+        js = self._nc.jetstream()
+        try:
+            info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+        except NotFoundError as exc:
+            await self._nc.close()
+            raise WorkerStartError(
+                f"durable consumer {EVAL_WORKERS_CONSUMER!r} on stream {topology.eval_tasks_stream} is not "
+                "declared: run the stack launcher (it declares streams) or shared.streams.declare()"
+            ) from exc
+        self._sub = await js.pull_subscribe_bind(
+            durable=EVAL_WORKERS_CONSUMER, stream=topology.eval_tasks_stream
+        )
+        ack_wait = info.config.ack_wait or EVAL_TASK_ACK_WAIT_S
+        policy = DeliveryPolicy(
+            max_deliver=effective_max_deliver(self.settings.eval_max_deliver, info.config.max_deliver),
+            backoff_base_s=self.settings.eval_backoff_base_s,
+            backoff_max_s=self.settings.eval_backoff_max_s,
+            lease_interval_s=ack_wait / 3.0,
+        )
+        self._http = httpx.AsyncClient(follow_redirects=True)
+        self._processor = TaskProcessor(
+            worker_id=self.settings.worker_id,
+            targets=build_targets(self._nc, self._http, topology),
+            publisher=ResultPublisher(
+                js, topology.eval_result, topology.eval_results_stream, self.settings.eval_publish_attempts
+            ),
+            policy=policy,
+        )
+        self._loop_task = asyncio.create_task(self._fetch_loop(), name="eval-fetch-loop")
+        log.info(
+            "eval worker ready",
+            extra={
+                "worker_id": self.settings.worker_id,
+                "namespace": topology.namespace,
+                "concurrency": self.settings.eval_concurrency,
+                "max_deliver": policy.max_deliver,
+                "ack_wait_s": ack_wait,
+            },
+        )
+
+    async def _fetch_loop(self) -> None:
+        assert self._sub is not None
+        try:
+            while not self._stopping:
+                free = self.settings.eval_concurrency - len(self._in_flight)
+                if free <= 0:
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
+                try:
+                    msgs = await self._sub.fetch(batch=free, timeout=self.settings.eval_fetch_timeout_s)
+                except TimeoutError:
+                    continue
+                except nats.errors.ConnectionClosedError:
+                    if self._stopping:
+                        return
+                    raise
+                except nats.errors.Error as exc:
+                    log.warning("fetch failed, pausing: %s", exc)
+                    await asyncio.sleep(FETCH_ERROR_PAUSE_S)
+                    continue
+                fetched_at = time.perf_counter()
+                for msg in msgs:
+                    if self._stopping:
+                        await msg.nak()  # give it straight back to the other workers
+                    else:
+                        self._spawn(msg, fetched_at)
+        except Exception as exc:
+            log.exception("eval worker fetch loop died")
+            if self.on_fatal is not None:
+                self.on_fatal(exc)
+            raise
+
+    def _spawn(self, msg: Msg, fetched_at: float) -> None:
+        task = asyncio.create_task(self._settle(msg, fetched_at))
+        self._in_flight.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._in_flight.discard(task)
+        self._wake.set()
+
+    async def _settle(self, msg: Msg, fetched_at: float) -> None:
+        assert self._processor is not None
+        try:
+            self._outcomes[await self._processor.handle(msg, fetched_at)] += 1
+        except Exception:
+            self._outcomes["failed_to_settle"] += 1
+            log.exception("could not settle a task; JetStream redelivers it after ack_wait")
+
+    async def stop(self) -> None:
+        """Stop fetching, hand back buffered messages, let in-flight tasks finish, then disconnect."""
+        self._stopping = True
+        self._wake.set()
+        log.info(
+            "eval worker draining", extra={"worker_id": self.settings.worker_id, "in_flight": self.in_flight}
+        )
+        if self._loop_task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._loop_task
+        await self._return_buffered()
+        if self._in_flight:
+            _, pending = await asyncio.wait(set(self._in_flight), timeout=self.settings.eval_drain_timeout_s)
+            for task in pending:  # not settled: JetStream redelivers them after ack_wait
+                task.cancel()
+            if pending:
+                log.warning("drain timeout: %d tasks cancelled", len(pending))
+        if self._http is not None:
+            await self._http.aclose()
+        if self._nc is not None and not self._nc.is_closed:
+            await self._nc.drain()
+        log.info(
+            "eval worker stopped",
+            extra={"worker_id": self.settings.worker_id, "outcomes": dict(self._outcomes)},
+        )
+
+    async def _return_buffered(self) -> None:
+        """Messages a late pull delivered into our inbox go back (nak) instead of waiting out ack_wait."""
+        if self._sub is None:
+            return
+        while self._sub.pending_msgs > 0:
+            try:
+                msgs = await self._sub.fetch(batch=1, timeout=0.2)
+            except (TimeoutError, nats.errors.Error):
+                return
+            for msg in msgs:
+                with contextlib.suppress(nats.errors.Error):
+                    await msg.nak()

@@ -1,0 +1,149 @@
+"""Test doubles for the eval worker tests: a fake request/reply target on NATS and task helpers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
+from nats.js import JetStreamContext
+
+from shared.contracts import (
+    AgentInvokeRequest,
+    AgentInvokeResponse,
+    AgentTarget,
+    EvalResult,
+    EvalTask,
+    EvaluatorSpec,
+    OrderLine,
+    TokenUsage,
+    Topology,
+)
+from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER
+
+Answer = Callable[[AgentInvokeRequest], Awaitable[AgentInvokeResponse | None]]
+
+
+def ok_response(req: AgentInvokeRequest) -> AgentInvokeResponse:
+    return AgentInvokeResponse(
+        order_items=[OrderLine(item_id="hash-brown", name="Hash Brown", quantity=1)],
+        tool_calls=["add_item"],
+        response=f"Added: {req.customer_utterance}",
+        item_count=1,
+        usage=TokenUsage(input_tokens=10, output_tokens=5, total_tokens=15),
+    )
+
+
+async def answer_at_once(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
+    return ok_response(req)
+
+
+@dataclass
+class Seen:
+    request: AgentInvokeRequest
+    headers: dict[str, str]
+
+
+@dataclass
+class FakeAgent:
+    """Answers ``agent.invoke``; ``answer`` returning None means never reply. Each request is answered
+    in its own task, so a held reply does not block the next request."""
+
+    nc: NatsClient
+    subject: str
+    answer: Answer = answer_at_once
+    seen: list[Seen] = field(default_factory=list)
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _sub: Subscription | None = None
+    _replies: set[asyncio.Task[None]] = field(default_factory=set)
+
+    async def start(self) -> FakeAgent:
+        self._sub = await self.nc.subscribe(self.subject, cb=self._on_request)
+        await self.nc.flush()
+        return self
+
+    async def stop(self) -> None:
+        if self._sub is not None:
+            await self._sub.unsubscribe()
+        for task in self._replies:
+            task.cancel()
+
+    async def _on_request(self, msg: Msg) -> None:
+        req = AgentInvokeRequest.model_validate_json(msg.data)
+        async with self._changed:
+            self.seen.append(Seen(req, dict(msg.headers or {})))
+            self._changed.notify_all()
+        task = asyncio.create_task(self._reply(msg, req))
+        self._replies.add(task)
+        task.add_done_callback(self._replies.discard)
+
+    async def _reply(self, msg: Msg, req: AgentInvokeRequest) -> None:
+        response = await self.answer(req)
+        if response is not None:
+            await msg.respond(response.model_dump_json().encode())
+
+    async def wait_for(self, predicate: Callable[[list[Seen]], bool], timeout: float = 10.0) -> list[Seen]:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self.seen)), timeout)
+            return list(self.seen)
+
+
+def agent_task(
+    topology_item: str,
+    utterance: str = "one hash brown",
+    *,
+    experiment_id: str = "exp-1",
+    evaluators: list[EvaluatorSpec] | None = None,
+    timeout_s: float = 5.0,
+) -> EvalTask:
+    return EvalTask(
+        experiment_id=experiment_id,
+        item_id=topology_item,
+        input={"customer_utterance": utterance},
+        expected_output={"order_items": []},
+        target=AgentTarget(),
+        evaluators=evaluators or [],
+        timeout_s=timeout_s,
+    )
+
+
+async def publish_task(js: JetStreamContext, topology: Topology, task: EvalTask) -> None:
+    await js.publish(
+        topology.eval_task, task.model_dump_json().encode(), headers={"Nats-Msg-Id": task.task_id}
+    )
+
+
+class ResultReader:
+    """Reads ``eval.result`` through the coordinator's durable (the only consumer a work-queue
+    stream allows on that subject). ``ack=False`` leaves results in the stream so they can be counted."""
+
+    def __init__(self, js: JetStreamContext, topology: Topology, *, ack: bool = True) -> None:
+        self._js = js
+        self._topology = topology
+        self._ack = ack
+        self._sub: JetStreamContext.PullSubscription | None = None
+
+    async def next_results(self, count: int, timeout: float = 15.0) -> list[EvalResult]:
+        if self._sub is None:
+            self._sub = await self._js.pull_subscribe_bind(
+                durable=COORDINATOR_RESULTS_CONSUMER, stream=self._topology.eval_results_stream
+            )
+        results: list[EvalResult] = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(results) < count:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"got {len(results)} of {count} results within {timeout}s: {results}")
+            try:
+                msgs = await self._sub.fetch(count - len(results), timeout=min(remaining, 1.0))
+            except TimeoutError:
+                continue
+            for msg in msgs:
+                results.append(EvalResult.model_validate_json(msg.data))
+                if self._ack:
+                    await msg.ack()
+        return results

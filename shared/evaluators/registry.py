@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.evaluators.item_results import coerce_evaluation
 
 log = logging.getLogger(__name__)
 
@@ -91,22 +92,7 @@ def _as_list(result: Any, default_name: str) -> list[Evaluation]:
     if result is None:
         return [Evaluation(name=default_name, value=None, comment="evaluator returned nothing")]
     items = result if isinstance(result, list) else [result]
-    out: list[Evaluation] = []
-    for item in items:
-        if isinstance(item, Evaluation):
-            out.append(item)
-        elif isinstance(item, dict):
-            out.append(Evaluation.model_validate(item))
-        else:  # duck-typed (e.g. langfuse.Evaluation)
-            out.append(
-                Evaluation(
-                    name=getattr(item, "name", default_name),
-                    value=getattr(item, "value", None),
-                    comment=getattr(item, "comment", None),
-                    metadata=getattr(item, "metadata", None) or {},
-                )
-            )
-    return out
+    return [coerce_evaluation(item, default_name) for item in items]
 
 
 def failure(name: str, exc: BaseException) -> Evaluation:

@@ -1,0 +1,124 @@
+"""Seed 001's drive-thru evaluators: order correctness, tool-call protocol, hallucinated items.
+
+Output shape: ``AgentInvokeResponse.model_dump()`` (``order_items``, ``tool_calls``, …);
+expected output ``{"expected_items": [order lines]}``; metadata ``{"category", "difficulty"}``.
+Importing this module also registers the run-level aggregates of :mod:`.aggregates`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared.contracts.evaluation import Evaluation
+from shared.evaluators import aggregates  # noqa: F401  (registers avg_order_correctness, score_breakdown)
+from shared.evaluators.menu_ids import menu_item_ids
+from shared.evaluators.order_matching import compare_orders
+from shared.evaluators.payload import as_dict, as_list, require_key, tool_call_names
+from shared.evaluators.registry import register
+
+LOOKUP = "lookup_menu_item"
+ADD = "add_item_to_order"
+
+
+def _names(lines: list[Any]) -> list[str]:
+    return [
+        str(as_dict(line, "order line").get("name") or as_dict(line, "order line").get("item_id"))
+        for line in lines
+    ]
+
+
+@register("order_correctness")
+def order_correctness(
+    *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
+) -> Evaluation:
+    """Weighted partial credit (name 40 / quantity 30 / modifiers 20 / size 10) per item_id."""
+    expected = as_list(require_key(expected_output, "expected_items", "order_correctness"), "expected_items")
+    actual = as_list(as_dict(output, "output").get("order_items"), "output.order_items")
+    name = "order_correctness"
+    if not expected and not actual:
+        return Evaluation(name=name, value=1.0, comment="Correctly added no items")
+    if not expected:
+        return Evaluation(name=name, value=0.0, comment=f"Expected no items but got: {_names(actual)}")
+    if not actual:
+        return Evaluation(name=name, value=0.0, comment=f"Expected {_names(expected)} but order is empty")
+    result = compare_orders(expected, actual)
+    problems = [f"{m.item_id}: {', '.join(m.differences)}" for m in result.matched if m.differences]
+    if result.missing:
+        problems.append(f"missing {result.missing}")
+    if result.extra:
+        problems.append(f"unexpected {result.extra}")
+    comment = "All items match" if not problems else "; ".join(problems)
+    return Evaluation(
+        name=name,
+        value=result.score,
+        comment=comment,
+        metadata={
+            "line_scores": {m.item_id: m.score for m in result.matched},
+            "missing": result.missing,
+            "extra": result.extra,
+        },
+    )
+
+
+@register("tool_call_accuracy")
+def tool_call_accuracy(
+    *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
+) -> Evaluation:
+    """Lookup-before-add protocol: 1.0 / 0.5 (wrong order) / 0.3 (one of the two) / 0.0 (neither)."""
+    expected = as_list(require_key(expected_output, "expected_items", "tool_call_accuracy"), "expected_items")
+    calls = tool_call_names(as_dict(output, "output"))
+    name = "tool_call_accuracy"
+    has_lookup, has_add = LOOKUP in calls, ADD in calls
+    meta = {"tool_calls": calls}
+    if not expected:
+        if has_add:
+            return Evaluation(
+                name=name,
+                value=0.0,
+                comment="No items expected but add_item_to_order was called",
+                metadata=meta,
+            )
+        return Evaluation(
+            name=name, value=1.0, comment="Correct: no item added when none expected", metadata=meta
+        )
+    if has_lookup and has_add:
+        if calls.index(LOOKUP) < calls.index(ADD):
+            return Evaluation(name=name, value=1.0, comment="Correct: lookup before add", metadata=meta)
+        return Evaluation(
+            name=name, value=0.5, comment="Both called but add came before lookup", metadata=meta
+        )
+    if has_lookup or has_add:
+        only = LOOKUP if has_lookup else ADD
+        return Evaluation(name=name, value=0.3, comment=f"Only {only} was called", metadata=meta)
+    return Evaluation(
+        name=name,
+        value=0.0,
+        comment="Neither lookup nor add was called though items were expected",
+        metadata=meta,
+    )
+
+
+@register("no_hallucinated_items", reference_free=True)
+def no_hallucinated_items(
+    *,
+    input: Any = None,
+    output: Any,
+    expected_output: Any = None,
+    metadata: Any = None,
+    menu_path: str | None = None,
+    valid_item_ids: list[str] | None = None,
+    **kwargs: Any,
+) -> Evaluation:
+    """1.0 when every added item_id is on the menu, else 0.0 naming the strays."""
+    valid = frozenset(valid_item_ids) if valid_item_ids is not None else menu_item_ids(menu_path)
+    lines = [
+        as_dict(line, "order line")
+        for line in as_list(as_dict(output, "output").get("order_items"), "output.order_items")
+    ]
+    strays = [str(line.get("item_id")) for line in lines if line.get("item_id") not in valid]
+    name = "no_hallucinated_items"
+    if strays:
+        return Evaluation(
+            name=name, value=0.0, comment=f"Not on the menu: {strays}", metadata={"hallucinated": strays}
+        )
+    return Evaluation(name=name, value=1.0, comment=f"All {len(lines)} added item(s) are on the menu")

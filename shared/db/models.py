@@ -35,10 +35,7 @@ class Dataset(Base):
 
 class DatasetVersion(Base):
     __tablename__ = "dataset_versions"
-    __table_args__ = (
-        UniqueConstraint("dataset_id", "version"),
-        UniqueConstraint("dataset_id", "content_hash"),
-    )
+    __table_args__ = (UniqueConstraint("dataset_id", "version"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"), index=True)

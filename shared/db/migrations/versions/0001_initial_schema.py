@@ -125,9 +125,6 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_dataset_versions")),
-        sa.UniqueConstraint(
-            "dataset_id", "content_hash", name=op.f("uq_dataset_versions_dataset_id_content_hash")
-        ),
         sa.UniqueConstraint("dataset_id", "version", name=op.f("uq_dataset_versions_dataset_id_version")),
     )
     op.create_index(op.f("ix_dataset_versions_dataset_id"), "dataset_versions", ["dataset_id"], unique=False)

@@ -1,0 +1,33 @@
+"""The `yardstick` command line: wiring only; each command lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from services.cli import datasets_cmd, keys_cmd, stack_cmd
+from services.cli.compare_cmd import compare_command
+from services.cli.demo_cmd import demo_command
+from services.cli.generate_retrieval import generate_retrieval_command
+from services.cli.report_cmd import report_command
+from services.cli.run_cmd import run_command
+from services.cli.score import score_command
+
+app = typer.Typer(
+    name="yardstick",
+    help="Self-hosted evaluation for LLM agents and retrieval systems.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(stack_cmd.app, name="stack")
+app.add_typer(datasets_cmd.app, name="datasets")
+app.add_typer(keys_cmd.app, name="keys")
+datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
+app.command("run")(run_command)
+app.command("compare")(compare_command)
+app.command("report")(report_command)
+app.command("score")(score_command)
+app.command("demo")(demo_command)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,78 @@
+"""`yardstick compare A B`: statistical comparison of two experiments (ids, names or exported files)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+
+from services.cli.api_client import ApiClient, ApiError
+from services.coordinator.regression import ComparisonConfig, compare_runs
+from services.coordinator.regression_models import ComparisonReport
+from services.coordinator.reports import comparison_junit, comparison_markdown
+from services.coordinator.run_data import RunData
+
+err = Console(stderr=True)
+
+
+def _load_file(path: Path) -> RunData:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read an exported experiment: {exc}") from exc
+    if "run" not in data:
+        raise ValueError(
+            f"{path}: not an exported experiment (export one with `yardstick report ID --format json`)"
+        )
+    return RunData.model_validate(data["run"])
+
+
+def _resolve(client: ApiClient, ref: str) -> str:
+    if len(ref) == 36 and ref.count("-") == 4:
+        return ref
+    rows = client.get("/experiments", params={"name": ref, "limit": 20})
+    done = [r for r in rows if r["status"] == "completed"]
+    if not done:
+        raise ApiError(f"no completed experiment named {ref!r}")
+    return str(done[0]["id"])
+
+
+def compare_command(
+    baseline: str = typer.Argument(
+        ..., help="Baseline: experiment id, experiment name, or exported JSON file"
+    ),
+    candidate: str = typer.Argument(..., help="Candidate: same forms"),
+    format: Literal["md", "json", "junit"] = typer.Option("md", "--format", "-f"),
+    metric: list[str] = typer.Option([], "--metric", "-m", help="Compare only these metrics"),
+    alpha: float = typer.Option(0.05, help="Significance level (Holm-corrected across metrics)"),
+    fail_on_regression: bool = typer.Option(False, help="Exit 1 on a significant regression (for CI)"),
+) -> None:
+    """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
+    config = ComparisonConfig(metrics=metric or None, alpha=alpha)
+    try:
+        if Path(baseline).is_file() and Path(candidate).is_file():
+            report = compare_runs(_load_file(Path(baseline)), _load_file(Path(candidate)), config)
+        else:
+            client = ApiClient.discover()
+            body: dict[str, Any] = {
+                "baseline_id": _resolve(client, baseline),
+                "candidate_id": _resolve(client, candidate),
+                "metrics": metric or None,
+                "alpha": alpha,
+            }
+            report = ComparisonReport.model_validate(client.post("/comparisons", body)["report"])
+    except (ApiError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if format == "json":
+        print(report.model_dump_json(indent=2))
+    elif format == "junit":
+        print(comparison_junit(report))
+    else:
+        Console().print(Markdown(comparison_markdown(report)))
+    if fail_on_regression and report.regression:
+        raise typer.Exit(1)

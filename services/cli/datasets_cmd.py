@@ -1,0 +1,100 @@
+"""`yardstick datasets push|list|versions`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.cli.api_client import ApiClient, ApiError
+from shared.datasets.files import DatasetFileError, load_dataset_file
+
+app = typer.Typer(help="Versioned datasets: push files, list datasets and versions.")
+err = Console(stderr=True)
+
+
+def push_file(
+    client: ApiClient, path: Path, name: str | None = None, merge: bool = False
+) -> dict[str, object]:
+    dataset = load_dataset_file(path, name)
+    client.post("/datasets", {"name": dataset.name, "description": dataset.description, "kind": dataset.kind})
+    result: dict[str, object] = client.post(
+        f"/datasets/{dataset.name}/items",
+        {
+            "items": [i.model_dump(mode="json") for i in dataset.items],
+            "replace": not merge,
+            "source": str(path),
+        },
+    )
+    return result
+
+
+@app.command()
+def push(
+    paths: list[Path] = typer.Argument(..., help="Dataset files (.yaml/.json/.jsonl) or folders of them"),
+    name: str | None = typer.Option(None, help="Dataset name (default: the file's `name`)"),
+    merge: bool = typer.Option(
+        False, help="Merge by item id into the latest version instead of replacing it"
+    ),
+) -> None:
+    """Validate and upload dataset files; a changed file creates a new version."""
+    files = [
+        f
+        for p in paths
+        for f in (sorted(p.rglob("*.y*ml")) + sorted(p.rglob("*.json*")) if p.is_dir() else [p])
+    ]
+    try:
+        client = ApiClient.discover()
+        for path in files:
+            result = push_file(client, path, name, merge)
+            verb = "new version" if result["created_new_version"] else "unchanged"
+            err.print(
+                f"{path}: [bold]{result['dataset']}[/bold] v{result['version']} ({verb}; "
+                f"{result['item_count']} items, +{result['added']} ~{result['changed']} -{result['removed']})"
+            )
+    except (DatasetFileError, ApiError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+@app.command("list")
+def list_() -> None:
+    """List datasets with their latest version."""
+    try:
+        rows = ApiClient.discover().get("/datasets")
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    table = Table("name", "kind", "latest", "items", "hash")
+    for row in rows:
+        latest = row.get("latest_version") or {}
+        table.add_row(
+            row["name"],
+            row["kind"],
+            str(latest.get("version", "-")),
+            str(latest.get("item_count", 0)),
+            str(latest.get("content_hash", ""))[:12],
+        )
+    Console().print(table)
+
+
+@app.command()
+def versions(name: str) -> None:
+    """List a dataset's versions."""
+    try:
+        rows = ApiClient.discover().get(f"/datasets/{name}/versions")
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    table = Table("version", "items", "hash", "source", "created")
+    for row in rows:
+        table.add_row(
+            str(row["version"]),
+            str(row["item_count"]),
+            row["content_hash"][:12],
+            row["source"],
+            row["created_at"],
+        )
+    Console().print(table)

@@ -1,0 +1,112 @@
+"""`yardstick demo` (what `make demo` runs): the main job end to end on the embedded stack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.rule import Rule
+
+from services.cli.api_client import ApiClient, ApiError
+from services.cli.datasets_cmd import push_file
+from services.cli.progress_view import summary_table
+from services.cli.run_cmd import print_comparison, start_and_follow
+from services.stack import launcher
+from services.stack.state import DEFAULT_STATE_DIR, StackState
+
+ROOT = Path(__file__).resolve().parents[2]
+DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
+GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
+
+out = Console()
+err = Console(stderr=True)
+
+
+def _experiment(client: ApiClient, body: dict[str, Any]) -> dict[str, Any]:
+    experiment = start_and_follow(client, body, err)
+    out.print(summary_table(experiment))
+    print_comparison(client, experiment, err)
+    if experiment["status"] != "completed":
+        raise RuntimeError(
+            f"experiment {experiment['name']} ended {experiment['status']}: {experiment.get('error')}"
+        )
+    return experiment
+
+
+def _verdict(experiment: dict[str, Any]) -> str:
+    if experiment.get("regression") is None:
+        return "no comparison"
+    return "[red]REGRESSION[/red]" if experiment["regression"] else "[green]no significant regression[/green]"
+
+
+def _drive_thru(client: ApiClient) -> None:
+    out.print(Rule("Drive-thru agent: baseline vs candidate (two offline-model configurations)"))
+    push_file(client, DRIVE_THRU)
+    base = {"dataset": "drive-thru/order-correctness-v1", "concurrency": 10}
+    baseline = _experiment(
+        client,
+        base
+        | {
+            "name": "demo-drive-thru-baseline",
+            "target": {"kind": "agent", "model": {"provider": "offline"}},
+        },
+    )
+    candidate = _experiment(
+        client,
+        base
+        | {
+            "name": "demo-drive-thru-candidate",
+            "baseline_id": baseline["id"],
+            "target": {
+                "kind": "agent",
+                "model": {
+                    "provider": "offline",
+                    "offline": {"ambiguous_policy": "guess_first", "understand_modifiers": False},
+                },
+            },
+        },
+    )
+    out.print(f"Drive-thru verdict: {_verdict(candidate)}")
+
+
+def _retrieval(client: ApiClient) -> None:
+    if not GOLDEN.exists():
+        err.print(f"(skipping retrieval: {GOLDEN} not present)")
+        return
+    out.print(Rule("Retrieval: golden set vs corpus backend, then a candidate that drops 30% of queries"))
+    push_file(client, GOLDEN)
+    base = {"dataset": "search/golden-v1", "concurrency": 10}
+    baseline = _experiment(client, base | {"name": "demo-search-baseline", "target": {"kind": "search"}})
+    candidate = _experiment(
+        client,
+        base
+        | {
+            "name": "demo-search-degraded",
+            "baseline_id": baseline["id"],
+            "target": {"kind": "search", "degrade": 0.3},
+        },
+    )
+    out.print(f"Retrieval verdict (degrade=0.3): {_verdict(candidate)}")
+
+
+def demo_command(keep: bool = typer.Option(False, help="Leave the stack running afterwards")) -> None:
+    """Bring the stack up, push datasets, run baseline + candidate experiments, compare, bring it down."""
+    existing = StackState.load(DEFAULT_STATE_DIR)
+    started_here = existing is None or not existing.alive_processes()
+    try:
+        if started_here:
+            with err.status("starting the embedded stack (NATS, PostgreSQL, services)…"):
+                state = launcher.up(DEFAULT_STATE_DIR)
+            err.print(f"stack up: {', '.join(p.name for p in state.processes)}")
+        client = ApiClient.discover()
+        _drive_thru(client)
+        _retrieval(client)
+    except (launcher.StackError, ApiError, RuntimeError) as exc:
+        err.print(f"[red]demo failed:[/red] {exc}")
+        raise typer.Exit(1) from exc
+    finally:
+        if started_here and not keep:
+            stopped = launcher.down(DEFAULT_STATE_DIR)
+            err.print(f"stack down: stopped {len(stopped)} processes")

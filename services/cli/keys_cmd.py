@@ -1,0 +1,31 @@
+"""`yardstick keys create`: a new API key, printed once."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+from rich.console import Console
+
+from services.coordinator.api_keys import create_key_sync
+from services.stack.state import DEFAULT_STATE_DIR, StackState
+
+app = typer.Typer(help="API keys for the coordinator API.")
+
+
+@app.command()
+def create(name: str = typer.Option("cli", help="A label to recognise the key by")) -> None:
+    """Create an API key and print it (only now: it is stored as a keyed hash)."""
+    state = StackState.load(DEFAULT_STATE_DIR)
+    database_url = os.environ.get("DATABASE_URL") or (state.database_url if state else None)
+    secret = os.environ.get("YARDSTICK_API_KEY_SECRET")
+    secret_file = DEFAULT_STATE_DIR / "api-key-secret"
+    if not secret and secret_file.exists():
+        secret = secret_file.read_text().strip()
+    if not database_url or not secret:
+        Console(stderr=True).print(
+            "[red]error:[/red] need the database and the key secret: run inside a `yardstick stack up` "
+            "folder, or set DATABASE_URL and YARDSTICK_API_KEY_SECRET"
+        )
+        raise typer.Exit(2)
+    print(create_key_sync(database_url, secret, name))

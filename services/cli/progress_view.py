@@ -1,0 +1,78 @@
+"""Live progress of an experiment (Rich progress bar) and its summary table."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from services.cli.api_client import ApiClient
+
+TERMINAL = {"completed", "failed", "cancelled"}
+
+
+def follow(
+    client: ApiClient, experiment_id: str, console: Console, poll_s: float = 0.25, timeout_s: float = 3600.0
+) -> dict[str, Any]:
+    """Show a progress bar until the experiment is terminal; returns the final experiment."""
+    started = time.monotonic()
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("errors {task.fields[errors]}"),
+        TextColumn("{task.fields[rate]:.1f} items/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        experiment = client.get(f"/experiments/{experiment_id}")
+        task = progress.add_task(
+            experiment["name"], total=experiment["progress"]["total"], errors=0, rate=0.0
+        )
+        while True:
+            p = experiment["progress"]
+            elapsed = max(time.monotonic() - started, 1e-6)
+            progress.update(task, completed=p["done"], errors=p["errors"], rate=p["done"] / elapsed)
+            if experiment["status"] in TERMINAL:
+                break
+            if time.monotonic() - started > timeout_s:
+                raise TimeoutError(f"experiment {experiment_id} not finished after {timeout_s:.0f}s")
+            time.sleep(poll_s)
+            experiment = client.get(f"/experiments/{experiment_id}")
+    return experiment  # type: ignore[no-any-return]
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else ("-" if value is None else str(value))
+
+
+def summary_table(experiment: dict[str, Any]) -> Table:
+    agg = experiment.get("aggregates") or {}
+    table = Table(title=f"{experiment['name']} ({experiment['status']}) — {experiment['id']}")
+    table.add_column("metric")
+    table.add_column("mean", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("n", justify="right")
+    for name, stats in sorted((agg.get("metrics") or {}).items()):
+        ci = f"[{_fmt(stats.get('ci_low'))}, {_fmt(stats.get('ci_high'))}]"
+        table.add_row(name, _fmt(stats.get("mean")), ci, _fmt(stats.get("count")))
+    for run_score in agg.get("run_scores") or []:
+        table.add_row(f"(run) {run_score['name']}", _fmt(run_score.get("value")), "", "")
+    p = experiment["progress"]
+    table.caption = (
+        f"items {p['total']} · errors {p['errors']} · pass rate {_fmt(agg.get('pass_rate'))} · "
+        f"latency p50/p95/p99 {_fmt((agg.get('latency') or {}).get('p50'))}/"
+        f"{_fmt((agg.get('latency') or {}).get('p95'))}/{_fmt((agg.get('latency') or {}).get('p99'))} ms"
+    )
+    return table

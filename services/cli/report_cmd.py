@@ -1,0 +1,28 @@
+"""`yardstick report ID`: an experiment's report as markdown, JSON (exportable) or JUnit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import typer
+from rich.console import Console
+
+from services.cli.api_client import ApiClient, ApiError
+
+
+def report_command(
+    experiment_id: str = typer.Argument(..., help="Experiment id"),
+    format: Literal["md", "json", "junit"] = typer.Option("md", "--format", "-f"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout"),
+) -> None:
+    """Print (or save) an experiment's report; the JSON form can be fed to `yardstick compare`."""
+    try:
+        body = ApiClient.discover().text(f"/experiments/{experiment_id}/report", params={"format": format})
+    except ApiError as exc:
+        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if output:
+        output.write_text(body)
+    else:
+        print(body)

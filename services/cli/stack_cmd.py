@@ -1,0 +1,59 @@
+"""`yardstick stack up|down|status`."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.stack import launcher
+from services.stack.state import DEFAULT_STATE_DIR, StackState
+from services.stack.status import stack_status
+
+app = typer.Typer(help="Run the embedded stack (NATS, PostgreSQL, every service) on this machine.")
+console = Console(stderr=True)
+
+
+@app.command()
+def up() -> None:
+    """Start NATS + JetStream, PostgreSQL, migrations, streams and every service; wait until healthy."""
+    with console.status("starting the stack…"):
+        try:
+            state = launcher.up(DEFAULT_STATE_DIR)
+        except launcher.StackError as exc:
+            console.print(f"[red]stack up failed:[/red] {exc}")
+            raise typer.Exit(1) from exc
+    console.print(
+        f"[green]stack up[/green]: {len(state.processes)} processes, API {state.api_url}, "
+        f"logs in {DEFAULT_STATE_DIR / 'logs'}"
+    )
+    _print_status(state)
+
+
+@app.command()
+def down() -> None:
+    """Stop everything `stack up` started (by pid) and leave no process behind."""
+    stopped = launcher.down(DEFAULT_STATE_DIR)
+    console.print(f"stopped: {', '.join(stopped)}" if stopped else "no running stack")
+
+
+@app.command()
+def status() -> None:
+    """Show NATS (JetStream), PostgreSQL (migration revision) and each service's health."""
+    state = StackState.load(DEFAULT_STATE_DIR)
+    if state is None:
+        console.print("no stack running here (state file missing): `yardstick stack up`")
+        raise typer.Exit(1)
+    if not _print_status(state):
+        raise typer.Exit(1)
+
+
+def _print_status(state: StackState) -> bool:
+    table = Table("component", "health", "pid", "detail", title="Yardstick stack")
+    components = stack_status(state)
+    for c in components:
+        table.add_row(
+            c.name, "[green]healthy[/green]" if c.healthy else "[red]DOWN[/red]", str(c.pid or ""), c.detail
+        )
+    Console().print(table)
+    return all(c.healthy for c in components)

@@ -1,0 +1,47 @@
+"""Dataset endpoints."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends
+
+from services.coordinator import dataset_store
+from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.schemas import (
+    DatasetCreate,
+    DatasetOut,
+    DatasetVersionOut,
+    ItemsUpsert,
+    UpsertResult,
+)
+
+router = APIRouter(prefix="/datasets", tags=["datasets"], dependencies=[Depends(require_api_key)])
+
+
+@router.post("", status_code=201)
+async def create_dataset(body: DatasetCreate, session: SessionDep) -> DatasetOut:
+    row = await dataset_store.create_or_get(session, body)
+    await session.commit()
+    return await dataset_store.dataset_out(session, row)
+
+
+@router.get("")
+async def list_datasets(session: SessionDep) -> list[DatasetOut]:
+    return await dataset_store.list_datasets(session)
+
+
+@router.post("/{name:path}/items")
+async def upsert_items(name: str, body: ItemsUpsert, session: SessionDep) -> UpsertResult:
+    dataset = await dataset_store.get_dataset(session, name)
+    result = await dataset_store.upsert_items(session, dataset, body)
+    await session.commit()
+    return result
+
+
+@router.get("/{name:path}/versions")
+async def list_versions(name: str, session: SessionDep) -> list[DatasetVersionOut]:
+    return await dataset_store.list_versions(session, name)
+
+
+@router.get("/{name:path}")
+async def get_dataset(name: str, session: SessionDep) -> DatasetOut:
+    return await dataset_store.dataset_out(session, await dataset_store.get_dataset(session, name))

@@ -1,0 +1,133 @@
+"""Experiment endpoints: create (202), list, status, items, live events (SSE), report."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Literal
+
+from fastapi import APIRouter, Depends, Query
+from fastapi.responses import PlainTextResponse, Response, StreamingResponse
+from nats.aio.msg import Msg
+
+from services.coordinator import experiment_store
+from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
+from services.coordinator.experiment_reports import render_experiment_report
+from services.coordinator.schemas import ExperimentAccepted, ExperimentCreate, ExperimentOut, ItemsPage
+from shared.contracts.experiment_events import ExperimentEvent
+
+router = APIRouter(prefix="/experiments", tags=["experiments"], dependencies=[Depends(require_api_key)])
+
+TERMINAL = {"completed", "failed", "cancelled"}
+
+
+@router.post("", status_code=202)
+async def create_experiment(
+    body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
+) -> ExperimentAccepted:
+    experiment = await experiment_store.create_experiment(session, body)
+    await session.commit()
+    runtime.dispatcher.poke()
+    base = f"/experiments/{experiment.id}"
+    return ExperimentAccepted(
+        id=experiment.id,
+        status=experiment.status,  # type: ignore[arg-type]
+        total=experiment.total,
+        links={
+            "self": base,
+            "items": f"{base}/items",
+            "events": f"{base}/events",
+            "report": f"{base}/report",
+        },
+    )
+
+
+@router.get("")
+async def list_experiments(
+    session: SessionDep, name: str | None = None, limit: int = Query(50, ge=1, le=500)
+) -> list[ExperimentOut]:
+    rows = await experiment_store.list_experiments(session, name, limit)
+    return [await experiment_store.experiment_out(session, row) for row in rows]
+
+
+@router.get("/{experiment_id}")
+async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentOut:
+    return await experiment_store.experiment_out(
+        session, await experiment_store.get_experiment(session, experiment_id)
+    )
+
+
+@router.get("/{experiment_id}/items")
+async def list_items(
+    experiment_id: str,
+    session: SessionDep,
+    offset: int = Query(0, ge=0),
+    limit: int = Query(50, ge=1, le=1000),
+    category: str | None = Query(None, description="Only items whose metadata.category is this"),
+    failing: str | None = Query(
+        None, description="Only items failing this evaluator (score < pass threshold)"
+    ),
+) -> ItemsPage:
+    experiment = await experiment_store.get_experiment(session, experiment_id)
+    return await experiment_store.items_page(
+        session,
+        experiment_id,
+        offset=offset,
+        limit=limit,
+        category=category,
+        failing=failing,
+        pass_threshold=float(experiment.config.get("pass_threshold", 0.5)),
+    )
+
+
+@router.get("/{experiment_id}/events", response_class=StreamingResponse)
+async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> StreamingResponse:
+    """Server-sent events: one `progress` event per batch of results, then `completed`/`failed`."""
+    experiment = await experiment_store.get_experiment(session, experiment_id)
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+
+    async def enqueue(msg: Msg) -> None:
+        queue.put_nowait(msg.data)
+
+    sub = await runtime.nc.subscribe(runtime.topology.experiment_events(experiment_id), cb=enqueue)
+    first = ExperimentEvent(
+        experiment_id=experiment_id,
+        kind="started" if experiment.status not in TERMINAL else "completed",
+        status=experiment.status,
+        total=experiment.total,
+        done=experiment.done,
+        errors=experiment.errors,
+    )
+
+    async def stream() -> AsyncIterator[bytes]:
+        try:
+            yield f"event: {first.kind}\ndata: {first.model_dump_json()}\n\n".encode()
+            if experiment.status in TERMINAL:
+                return
+            while True:
+                try:
+                    data = await asyncio.wait_for(queue.get(), timeout=15.0)
+                except TimeoutError:
+                    yield b": keep-alive\n\n"
+                    continue
+                event = ExperimentEvent.model_validate_json(data)
+                yield f"event: {event.kind}\ndata: {data.decode()}\n\n".encode()
+                if event.kind in ("completed", "failed"):
+                    return
+        finally:
+            await sub.unsubscribe()
+
+    return StreamingResponse(stream(), media_type="text/event-stream")
+
+
+@router.get("/{experiment_id}/report")
+async def report(
+    experiment_id: str, session: SessionDep, format: Literal["json", "md", "junit"] = "json"
+) -> Response:
+    experiment = await experiment_store.get_experiment(session, experiment_id)
+    body = await render_experiment_report(session, experiment, format)
+    if format == "json":
+        return Response(body, media_type="application/json")
+    if format == "junit":
+        return Response(body, media_type="application/xml")
+    return PlainTextResponse(body, media_type="text/markdown")

@@ -1,0 +1,58 @@
+"""API keys: shown once, stored as HMAC-SHA256 keyed hashes (the secret lives in the settings)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import UTC, datetime
+
+import psycopg
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.db.base import new_uuid
+from shared.db.models import ApiKey
+from shared.db.session import plain_url
+
+KEY_PREFIX = "ys_"
+
+
+def new_key() -> str:
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def key_hash(key: str, secret: str) -> str:
+    return hmac.new(secret.encode(), key.encode(), hashlib.sha256).hexdigest()
+
+
+def create_key_sync(database_url: str, secret: str, name: str) -> str:
+    """Create a key (used by the launcher and `yardstick keys create`); returns it, once."""
+    key = new_key()
+    with psycopg.connect(plain_url(database_url)) as conn:
+        conn.execute(
+            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at) VALUES (%s, %s, %s, %s, %s)",
+            (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC)),
+        )
+    return key
+
+
+async def create_key(session: AsyncSession, secret: str, name: str) -> str:
+    key = new_key()
+    session.add(ApiKey(name=name, prefix=key[:10], key_hash=key_hash(key, secret)))
+    await session.commit()
+    return key
+
+
+async def verify_key(session: AsyncSession, secret: str, key: str) -> ApiKey | None:
+    """The active key row for ``key``, or None. Constant-time by construction (hash lookup)."""
+    digest = key_hash(key, secret)
+    row = (
+        await session.execute(select(ApiKey).where(ApiKey.key_hash == digest, ApiKey.revoked_at.is_(None)))
+    ).scalar_one_or_none()
+    if row is not None:
+        await session.execute(
+            update(ApiKey).where(ApiKey.id == row.id).values(last_used_at=datetime.now(UTC))
+        )
+        await session.commit()
+    return row

@@ -1,0 +1,45 @@
+"""The coordinator's FastAPI application."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse
+
+from services.coordinator.api import comparisons, datasets, experiments
+from services.coordinator.errors import install_error_handlers
+from services.coordinator.runtime import Runtime
+from services.coordinator.settings import CoordinatorSettings
+
+
+def create_app(settings: CoordinatorSettings) -> FastAPI:
+    runtime = Runtime(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await runtime.start()
+        yield
+        await runtime.stop()
+
+    app = FastAPI(
+        title="Yardstick coordinator",
+        description=(
+            "Run datasets through targets, score, store, compare. Auth: `Authorization: Bearer <API key>`."
+        ),
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    install_error_handlers(app)
+    app.include_router(datasets.router)
+    app.include_router(experiments.router)
+    app.include_router(comparisons.router)
+
+    @app.get("/healthz", tags=["health"])
+    async def healthz() -> JSONResponse:
+        ok = runtime.ready and runtime.nc.is_connected
+        return JSONResponse({"ok": ok, "service": "coordinator"}, status_code=200 if ok else 503)
+
+    return app

@@ -1,0 +1,36 @@
+"""An experiment's report in JSON (exportable, with seed 003's shape), markdown or JUnit."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.aggregates import ExperimentAggregates, compute_aggregates
+from services.coordinator.errors import ExperimentNotComplete
+from services.coordinator.reports import experiment_json, experiment_junit, experiment_markdown
+from services.coordinator.run_loader import load_run
+from shared.contracts.evaluation import Evaluation
+from shared.db.models import Experiment
+
+
+async def render_experiment_report(
+    session: AsyncSession, experiment: Experiment, fmt: Literal["json", "md", "junit"]
+) -> str:
+    if experiment.status != "completed" or experiment.aggregates is None:
+        raise ExperimentNotComplete(
+            f"experiment {experiment.id} is {experiment.status}; a report exists once it has completed"
+        )
+    run, item_results = await load_run(session, experiment)
+    aggregates = ExperimentAggregates.model_validate(experiment.aggregates)
+    run.run_scores = [Evaluation.model_validate(e) for e in aggregates.run_scores]
+    if fmt == "md":
+        return experiment_markdown(run, aggregates)
+    if fmt == "junit":
+        return experiment_junit(run, aggregates)
+    payload = experiment_json(run, aggregates, item_results) | {"run": run.model_dump(mode="json")}
+    return json.dumps(payload, indent=2, default=str)
+
+
+__all__ = ["compute_aggregates", "render_experiment_report"]

@@ -1,0 +1,19 @@
+"""Coordinator entry point: `python -m services.coordinator.main`."""
+
+from __future__ import annotations
+
+import uvicorn
+
+from services.coordinator.app import create_app
+from services.coordinator.settings import CoordinatorSettings
+from shared.log_setup import configure_logging
+
+
+def main() -> None:
+    settings = CoordinatorSettings()  # type: ignore[call-arg]  # read from the environment
+    configure_logging("coordinator", settings.log_level, settings.log_json)
+    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
+
+
+if __name__ == "__main__":
+    main()

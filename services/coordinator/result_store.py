@@ -1,0 +1,115 @@
+"""Write a batch of results idempotently: one UPDATE for the items, one INSERT for their scores.
+
+An item moves to ok/error only from pending/dispatched, so a redelivered or duplicate result changes
+nothing; scores are written only for items that moved, with ON CONFLICT DO NOTHING on top.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.contracts.eval_messages import EvalResult
+
+_UPDATE_ITEMS = text(
+    """
+    UPDATE experiment_items AS ei
+    SET status = v.status, output = v.output, error = v.error, latency_ms = v.latency_ms,
+        total_ms = v.total_ms, usage = v.usage, attempts = v.attempts, worker_id = v.worker_id,
+        finished_at = v.finished_at
+    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS v(
+        experiment_id text, item_id text, trial int, status text, output jsonb, error text,
+        latency_ms float8, total_ms float8, usage jsonb, attempts int, worker_id text,
+        finished_at timestamptz)
+    WHERE ei.experiment_id = v.experiment_id AND ei.item_id = v.item_id AND ei.trial = v.trial
+      AND ei.status IN ('pending', 'dispatched')
+    RETURNING ei.experiment_id, ei.item_id, ei.trial, ei.status
+    """
+)
+
+_INSERT_SCORES = text(
+    """
+    INSERT INTO scores (experiment_id, item_id, trial, name, value, comment, metadata, error)
+    SELECT experiment_id, item_id, trial, name, value, comment, coalesce(metadata, '{}'::jsonb), error
+    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS s(
+        experiment_id text, item_id text, trial int, name text, value float8, comment text,
+        metadata jsonb, error text)
+    ON CONFLICT (experiment_id, item_id, trial, name) DO NOTHING
+    """
+)
+
+_BUMP_COUNTERS = text(
+    """
+    UPDATE experiments AS e SET done = e.done + c.done, errors = e.errors + c.errors
+    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS c(id text, done int, errors int)
+    WHERE e.id = c.id
+    RETURNING e.id, e.total, e.done, e.errors
+    """
+)
+
+
+@dataclass(frozen=True)
+class Progressed:
+    experiment_id: str
+    total: int
+    done: int
+    errors: int
+
+
+def _item_row(result: EvalResult) -> dict[str, object]:
+    return {
+        "experiment_id": result.experiment_id,
+        "item_id": result.item_id,
+        "trial": result.trial,
+        "status": result.status,
+        "output": result.output,
+        "error": result.error,
+        "latency_ms": result.latency_ms,
+        "total_ms": result.total_ms,
+        "usage": result.usage.model_dump() if result.usage else None,
+        "attempts": result.attempts,
+        "worker_id": result.worker_id,
+        "finished_at": result.finished_at.isoformat(),
+    }
+
+
+async def store_results(session: AsyncSession, results: list[EvalResult]) -> list[Progressed]:
+    """Record results; returns the new counters of every experiment that moved. Caller commits."""
+    if not results:
+        return []
+    moved = (
+        await session.execute(
+            _UPDATE_ITEMS, {"payload": json.dumps([_item_row(r) for r in results], default=str)}
+        )
+    ).all()
+    if not moved:
+        return []
+    moved_keys = {(row.experiment_id, row.item_id, row.trial) for row in moved}
+    scores = [
+        {
+            "experiment_id": r.experiment_id,
+            "item_id": r.item_id,
+            "trial": r.trial,
+            "name": s.name,
+            "value": s.numeric,
+            "comment": s.comment,
+            "metadata": s.metadata,
+            "error": s.error,
+        }
+        for r in results
+        if (r.experiment_id, r.item_id, r.trial) in moved_keys
+        for s in r.scores
+    ]
+    if scores:
+        await session.execute(_INSERT_SCORES, {"payload": json.dumps(scores, default=str)})
+    counters: dict[str, dict[str, int]] = {}
+    for row in moved:
+        entry = counters.setdefault(row.experiment_id, {"done": 0, "errors": 0})
+        entry["done"] += 1
+        entry["errors"] += row.status == "error"
+    payload = [{"id": k, **v} for k, v in counters.items()]
+    bumped = (await session.execute(_BUMP_COUNTERS, {"payload": json.dumps(payload)})).all()
+    return [Progressed(r.id, r.total, r.done, r.errors) for r in bumped]

@@ -1,0 +1,76 @@
+"""Everything the coordinator process runs: DB engine, NATS connection, dispatcher, collector, finalizer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import nats
+from nats.aio.client import Client as NatsClient
+from nats.js import JetStreamContext
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from services.coordinator.collector import Collector
+from services.coordinator.completion import Finalizer
+from services.coordinator.fanout import Dispatcher
+from services.coordinator.result_store import Progressed
+from services.coordinator.settings import CoordinatorSettings
+from shared.db.session import make_engine, make_session_factory
+
+log = logging.getLogger(__name__)
+
+
+class Runtime:
+    nc: NatsClient
+    js: JetStreamContext
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    dispatcher: Dispatcher
+    collector: Collector
+    finalizer: Finalizer
+
+    def __init__(self, settings: CoordinatorSettings) -> None:
+        self.settings = settings
+        self.topology = settings.topology
+        self._tasks: list[asyncio.Task[None]] = []
+        self.ready = False
+
+    async def start(self) -> None:
+        self.engine = make_engine(self.settings.database_url, pool_size=10)
+        self.sessions = make_session_factory(self.engine)
+        self.nc = await nats.connect(self.settings.nats_url, name="coordinator", max_reconnect_attempts=-1)
+        self.js = self.nc.jetstream()
+        completions: asyncio.Queue[str] = asyncio.Queue()
+        self.dispatcher = Dispatcher(self.js, self.topology, self.sessions, self.settings, completions)
+        self.finalizer = Finalizer(self.nc, self.topology, self.sessions, completions)
+        self.collector = Collector(
+            self.nc, self.js, self.topology, self.sessions, self.settings, self._progressed
+        )
+        self._tasks = [
+            asyncio.create_task(self.dispatcher.run(), name="dispatcher"),
+            asyncio.create_task(self.collector.run(), name="collector"),
+            asyncio.create_task(self.finalizer.run(), name="finalizer"),
+        ]
+        await self.finalizer.resume_interrupted()
+        self.ready = True
+        log.info("coordinator started", extra={"namespace": self.topology.namespace})
+
+    def _progressed(self, progressed: list[Progressed]) -> None:
+        self.dispatcher.poke()
+        for p in progressed:
+            if p.done >= p.total:
+                self.finalizer.submit(p.experiment_id)
+
+    async def stop(self) -> None:
+        self.ready = False
+        self.dispatcher.stop()
+        self.collector.stop()
+        self.finalizer.stop()
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        with contextlib.suppress(Exception):
+            await self.nc.close()
+        await self.engine.dispose()

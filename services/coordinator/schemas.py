@@ -1,0 +1,183 @@
+"""HTTP request/response bodies of the coordinator API."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from shared.contracts.eval_messages import TargetSpec
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.datasets.files import DatasetItemIn
+
+ExperimentStatus = Literal["pending", "running", "finalizing", "completed", "failed", "cancelled"]
+
+
+def _specs(value: Any) -> Any:
+    """Accept "name", "name:{json}" shorthands as well as {name, args}."""
+    if not isinstance(value, list):
+        return value
+    out: list[Any] = []
+    for spec in value:
+        if isinstance(spec, str):
+            name, _, args = spec.partition(":")
+            import json
+
+            out.append({"name": name, "args": json.loads(args) if args else {}})
+        else:
+            out.append(spec)
+    return out
+
+
+# ---- datasets -------------------------------------------------------------------------------
+
+
+class DatasetCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    kind: str = "generic"
+
+
+class ItemsUpsert(BaseModel):
+    items: list[DatasetItemIn] = Field(min_length=1, max_length=200_000)
+    replace: bool = Field(
+        default=False, description="True: the new version is exactly these items; False: merge by id"
+    )
+    source: str = "api"
+
+
+class DatasetVersionOut(BaseModel):
+    version: int
+    content_hash: str
+    item_count: int
+    source: str
+    created_at: datetime
+
+
+class DatasetOut(BaseModel):
+    id: str
+    name: str
+    description: str
+    kind: str
+    created_at: datetime
+    latest_version: DatasetVersionOut | None = None
+
+
+class UpsertResult(BaseModel):
+    dataset: str
+    version: int
+    created_new_version: bool
+    item_count: int
+    added: int
+    changed: int
+    unchanged: int
+    removed: int
+
+
+# ---- experiments ----------------------------------------------------------------------------
+
+
+class ExperimentCreate(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    dataset: str = Field(description="Dataset name")
+    dataset_version: int | None = Field(default=None, ge=1, description="None = latest version")
+    target: TargetSpec
+    evaluators: list[EvaluatorSpec] | None = Field(default=None, description="None = defaults for the target")
+    run_evaluators: list[EvaluatorSpec] | None = None
+    concurrency: int = Field(default=10, ge=1, le=1000, description="Tasks in flight for this experiment")
+    repetitions: int = Field(default=1, ge=1, le=100, description="Trials per item")
+    timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Per-item budget per attempt")
+    item_filter: dict[str, Any] = Field(
+        default_factory=dict, description="metadata key -> value or list of values; items must match all"
+    )
+    baseline_id: str | None = Field(default=None, description="Compare against this experiment at completion")
+    baseline_name: str | None = Field(
+        default=None, description="…or against the latest completed experiment with this name"
+    )
+    pass_threshold: float = Field(default=0.5, ge=0, le=1)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _split_specs = field_validator("evaluators", "run_evaluators", mode="before")(_specs)
+
+    @model_validator(mode="after")
+    def _one_baseline(self) -> ExperimentCreate:
+        if self.baseline_id and self.baseline_name:
+            raise ValueError("give baseline_id or baseline_name, not both")
+        return self
+
+
+class Progress(BaseModel):
+    total: int
+    done: int
+    errors: int
+    in_flight: int
+    pending: int
+
+
+class ExperimentOut(BaseModel):
+    id: str
+    name: str
+    status: ExperimentStatus
+    dataset: str
+    dataset_version: int
+    target: dict[str, Any]
+    concurrency: int
+    progress: Progress
+    aggregates: dict[str, Any] | None = None
+    comparison_id: str | None = None
+    regression: bool | None = None
+    baseline_id: str | None = None
+    error: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+
+
+class ExperimentAccepted(BaseModel):
+    id: str
+    status: ExperimentStatus
+    total: int
+    links: dict[str, str]
+
+
+class ExperimentItemOut(BaseModel):
+    item_id: str
+    trial: int
+    status: str
+    input: dict[str, Any]
+    expected_output: dict[str, Any] | None
+    metadata: dict[str, Any]
+    output: dict[str, Any] | None
+    error: str | None
+    latency_ms: float | None
+    attempts: int
+    scores: list[Evaluation]
+
+
+class ItemsPage(BaseModel):
+    items: list[ExperimentItemOut]
+    total: int
+    offset: int
+    limit: int
+
+
+# ---- comparisons ----------------------------------------------------------------------------
+
+
+class ComparisonCreate(BaseModel):
+    baseline_id: str
+    candidate_id: str
+    metrics: list[str] | None = None
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+
+
+class ComparisonOut(BaseModel):
+    id: str
+    baseline_id: str
+    candidate_id: str
+    regression: bool
+    report: dict[str, Any]
+    created_at: datetime

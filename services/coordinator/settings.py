@@ -1,0 +1,20 @@
+"""Coordinator settings."""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+
+from shared.settings import CommonSettings
+
+
+class CoordinatorSettings(CommonSettings):
+    api_key_secret: SecretStr = Field(
+        validation_alias="YARDSTICK_API_KEY_SECRET", description="HMAC secret for API key hashes (no default)"
+    )
+    http_port: int = 8700
+    result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
+    result_batch_wait_ms: int = Field(default=20, ge=0, description="Wait this long to fill a batch")
+    dispatch_interval_s: float = Field(default=1.0, gt=0, description="Safety tick of the dispatcher")
+    stale_dispatch_s: float = Field(
+        default=600.0, gt=0, description="Re-publish a task with no result after this long (lost task)"
+    )

@@ -1,0 +1,212 @@
+"""``yardstick stack up|down|status``: the embedded stack on one machine, no Docker needed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import psutil
+import psycopg
+
+from services.stack.servers import (
+    ServerStartError,
+    port_is_free,
+    postgres_uri_for,
+    start_nats,
+    start_postgres,
+    tail,
+)
+from services.stack.services_spec import ServiceSpec, nats_port, port_base, service_specs
+from services.stack.state import DEFAULT_STATE_DIR, ProcessRecord, StackState
+from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
+from shared.db.migrate import upgrade_to_head
+from shared.db.session import plain_url
+from shared.streams import declare_at
+
+DATABASE_NAME = "yardstick"
+HEALTH_TIMEOUT_S = 90.0
+
+
+class StackError(RuntimeError):
+    """The stack could not be brought up or down; the message says why and what to do."""
+
+
+def _record(
+    name: str, proc: subprocess.Popen[bytes] | psutil.Process, port: int | None, log: Path
+) -> ProcessRecord:
+    ps = proc if isinstance(proc, psutil.Process) else psutil.Process(proc.pid)
+    return ProcessRecord(name=name, pid=ps.pid, port=port, log=str(log), create_time=ps.create_time())
+
+
+def _secret(state_dir: Path) -> str:
+    path = state_dir / "api-key-secret"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _ensure_database(base_uri: str) -> str:
+    with psycopg.connect(plain_url(base_uri), autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
+        if not exists:
+            conn.execute(f"CREATE DATABASE {DATABASE_NAME}")
+    return postgres_uri_for(base_uri, DATABASE_NAME)
+
+
+def service_env(state: StackState, spec: ServiceSpec, port: int, secret: str, index: int) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        NATS_URL=state.nats_url,
+        DATABASE_URL=state.database_url,
+        NATS_NAMESPACE=state.namespace,
+        HTTP_HOST="127.0.0.1",
+        HTTP_PORT=str(port),
+        YARDSTICK_API_KEY_SECRET=secret,
+        WORKER_ID=f"{spec.name}-{index}",
+        AGENT_URL=state.agent_url or "",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def _wait_healthy(name: str, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + HEALTH_TIMEOUT_S
+    url = f"http://127.0.0.1:{port}/healthz"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise StackError(
+                f"{name} exited with code {proc.returncode} while starting. Last lines of {log}:\n{tail(log)}"
+            )
+        try:
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise StackError(
+        f"{name} was not healthy at {url} after {HEALTH_TIMEOUT_S:.0f}s. Last lines of {log}:\n{tail(log)}"
+    )
+
+
+def _start_service(
+    state: StackState, spec: ServiceSpec, index: int, secret: str, logs: Path
+) -> ProcessRecord:
+    port = port_base() + spec.port_offset + index
+    label = spec.name if spec.replicas == 1 else f"{spec.name}-{index}"
+    if not port_is_free(port):
+        raise StackError(f"port {port} for {label} is in use: free it or set YARDSTICK_PORT_BASE")
+    log = logs / f"{label}.log"
+    with log.open("ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", spec.module],
+            env=service_env(state, spec, port, secret, index),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    record = _record(label, proc, port, log)
+    state.processes.append(record)
+    state.save()
+    _wait_healthy(label, proc, port, log)
+    return record
+
+
+def up(state_dir: Path = DEFAULT_STATE_DIR, namespace: str = DEFAULT_NAMESPACE) -> StackState:
+    """Start NATS, Postgres, migrations, streams, then every service; returns the saved state."""
+    existing = StackState.load(state_dir)
+    if existing is not None and existing.alive_processes():
+        names = ", ".join(p.name for p in existing.alive_processes())
+        raise StackError(
+            f"a stack is already running from {state_dir} ({names}): "
+            "use `yardstick stack status`, or `yardstick stack down` first"
+        )
+    state_dir.mkdir(parents=True, exist_ok=True)
+    logs = state_dir / "logs"
+    logs.mkdir(exist_ok=True)
+    state = StackState(
+        state_dir=str(state_dir),
+        nats_url=os.environ.get("NATS_URL", ""),
+        database_url=os.environ.get("DATABASE_URL", ""),
+        namespace=namespace,
+        started_at=datetime.now(UTC),
+        own_nats=False,
+        own_postgres=False,
+    )
+    try:
+        _start_servers(state, state_dir, logs)
+        secret = _secret(state_dir)
+        upgrade_to_head(state.database_url)
+        asyncio.run(declare_at(state.nats_url, Topology(namespace=namespace)))
+        state.agent_url = f"http://127.0.0.1:{port_base() + 1}"
+        state.api_url = f"http://127.0.0.1:{port_base()}"
+        state.api_key = _cli_api_key(state.database_url, secret)
+        state.save()
+        for spec in service_specs():
+            if spec.exists():
+                for index in range(spec.replicas):
+                    _start_service(state, spec, index, secret, logs)
+    except (ServerStartError, StackError, OSError) as exc:
+        down(state_dir)
+        raise StackError(str(exc)) from exc
+    return state
+
+
+def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:
+    if not state.nats_url:
+        port = nats_port()
+        proc = start_nats(port, state_dir / "nats", logs / "nats.log")
+        state.nats_url = f"nats://127.0.0.1:{port}"
+        state.own_nats = True
+        state.processes.append(_record("nats", proc, port, logs / "nats.log"))
+        state.save()
+    if not state.database_url:
+        data = (state_dir / "pg").resolve()
+        uri, pid = start_postgres(data, keep_running=True)
+        state.own_postgres = True
+        state.postgres_data = str(data)
+        if pid is not None:
+            state.processes.append(_record("postgres", psutil.Process(pid), None, data / "log"))
+        state.database_url = _ensure_database(uri)
+        state.save()
+
+
+def _cli_api_key(database_url: str, secret: str) -> str:
+    from services.coordinator.api_keys import create_key_sync  # the coordinator owns keys
+
+    return create_key_sync(database_url, secret, name="cli (local stack)")
+
+
+def _stop(record: ProcessRecord, timeout: float = 15.0) -> None:
+    if not record.alive():
+        return
+    proc = psutil.Process(record.pid)
+    # Postgres: SIGINT is its "fast shutdown"; everything else stops cleanly on SIGTERM.
+    proc.send_signal(signal.SIGINT if record.name == "postgres" else signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except psutil.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
+    """Stop everything the launcher started (services first, servers last), by pid."""
+    state = StackState.load(state_dir)
+    if state is None:
+        return []
+    stopped: list[str] = []
+    for record in reversed(state.processes):
+        if record.alive():
+            _stop(record)
+            stopped.append(record.name)
+    state.remove()
+    return stopped

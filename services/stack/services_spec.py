@@ -1,0 +1,41 @@
+"""Which services the launcher starts, in which order, on which ports."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    name: str
+    module: str
+    port_offset: int
+    replicas: int = 1
+
+    def exists(self) -> bool:
+        return importlib.util.find_spec(self.module) is not None
+
+
+def port_base() -> int:
+    return int(os.environ.get("YARDSTICK_PORT_BASE", "8700"))
+
+
+def nats_port() -> int:
+    return int(os.environ.get("YARDSTICK_NATS_PORT", "14222"))
+
+
+def eval_worker_replicas() -> int:
+    return int(os.environ.get("YARDSTICK_EVAL_WORKERS", "2"))
+
+
+def service_specs() -> list[ServiceSpec]:
+    """Start order: targets first, then the workers that call them, then the coordinator."""
+    return [
+        ServiceSpec("agent", "services.agent.main", 1),
+        ServiceSpec("search_proxy", "services.search_proxy.main", 2),
+        ServiceSpec("evaluator", "services.evaluator.main", 10, replicas=eval_worker_replicas()),
+        ServiceSpec("coordinator", "services.coordinator.main", 0),
+        ServiceSpec("sampler", "services.sampler.main", 3),
+    ]

@@ -1,0 +1,72 @@
+"""The launcher's state file (``.yardstick/stack.json``): what it started, where, with which pids."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import psutil
+from pydantic import BaseModel, Field
+
+DEFAULT_STATE_DIR = Path(os.environ.get("YARDSTICK_HOME", ".yardstick"))
+
+
+class ProcessRecord(BaseModel):
+    name: str
+    pid: int
+    port: int | None = None
+    log: str
+    create_time: float = Field(description="psutil create_time, guards against pid reuse")
+
+    def alive(self) -> bool:
+        try:
+            proc = psutil.Process(self.pid)
+            alive: bool = (
+                proc.is_running()
+                and abs(proc.create_time() - self.create_time) < 1.0
+                and (proc.status() != psutil.STATUS_ZOMBIE)
+            )
+            return alive
+        except psutil.Error:
+            return False
+
+
+class StackState(BaseModel):
+    state_dir: str
+    nats_url: str
+    database_url: str
+    namespace: str
+    started_at: datetime
+    own_nats: bool
+    own_postgres: bool
+    postgres_data: str | None = None
+    processes: list[ProcessRecord] = Field(default_factory=list)
+    api_url: str | None = None
+    api_key: str | None = Field(default=None, description="The CLI's key (file is mode 0600)")
+    agent_url: str | None = None
+
+    @staticmethod
+    def path(state_dir: Path) -> Path:
+        return state_dir / "stack.json"
+
+    @classmethod
+    def load(cls, state_dir: Path = DEFAULT_STATE_DIR) -> StackState | None:
+        path = cls.path(state_dir)
+        if not path.exists():
+            return None
+        return cls.model_validate_json(path.read_text())
+
+    def save(self) -> None:
+        path = self.path(Path(self.state_dir))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(self.model_dump_json(indent=2))
+        tmp.chmod(0o600)
+        tmp.replace(path)
+
+    def remove(self) -> None:
+        self.path(Path(self.state_dir)).unlink(missing_ok=True)
+
+    def alive_processes(self) -> list[ProcessRecord]:
+        return [p for p in self.processes if p.alive()]

@@ -1,0 +1,80 @@
+"""Health of a running stack: NATS with JetStream, Postgres at the head migration, each service."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import nats
+from pydantic import BaseModel
+
+from services.stack.state import StackState
+from shared.db.migrate import current_revision, head_revision
+
+
+class ComponentStatus(BaseModel):
+    name: str
+    healthy: bool
+    detail: str
+    pid: int | None = None
+
+
+async def _nats_status(url: str) -> ComponentStatus:
+    try:
+        nc = await nats.connect(url, connect_timeout=2, max_reconnect_attempts=0)
+    except Exception as exc:
+        return ComponentStatus(name="nats", healthy=False, detail=f"cannot connect to {url}: {exc}")
+    try:
+        info = await nc.jetstream().account_info()
+        return ComponentStatus(
+            name="nats",
+            healthy=True,
+            detail=f"{url}, JetStream on ({info.streams} streams, {info.consumers} consumers)",
+        )
+    except Exception as exc:
+        return ComponentStatus(name="nats", healthy=False, detail=f"JetStream unavailable: {exc}")
+    finally:
+        await nc.close()
+
+
+def _postgres_status(url: str) -> ComponentStatus:
+    try:
+        current = current_revision(url)
+    except Exception as exc:
+        return ComponentStatus(name="postgres", healthy=False, detail=f"cannot connect: {exc}")
+    head = head_revision()
+    ok = current == head
+    detail = f"migrations at {current} (head {head})" + (
+        "" if ok else " — run `yardstick stack up` to migrate"
+    )
+    return ComponentStatus(name="postgres", healthy=ok, detail=detail)
+
+
+def _service_status(state: StackState) -> list[ComponentStatus]:
+    out: list[ComponentStatus] = []
+    for record in state.processes:
+        if record.name in ("nats", "postgres"):
+            continue
+        if not record.alive():
+            out.append(
+                ComponentStatus(
+                    name=record.name, healthy=False, detail=f"not running (log: {record.log})", pid=record.pid
+                )
+            )
+            continue
+        try:
+            response = httpx.get(f"http://127.0.0.1:{record.port}/healthz", timeout=2.0)
+            healthy = response.status_code == 200
+            detail = f"port {record.port}: {response.text[:80]}"
+        except httpx.HTTPError as exc:
+            healthy, detail = False, f"port {record.port}: {exc}"
+        out.append(ComponentStatus(name=record.name, healthy=healthy, detail=detail, pid=record.pid))
+    return out
+
+
+def stack_status(state: StackState) -> list[ComponentStatus]:
+    components = [asyncio.run(_nats_status(state.nats_url)), _postgres_status(state.database_url)]
+    pids = {p.name: p.pid for p in state.processes}
+    for component in components:
+        component.pid = pids.get(component.name)
+    return components + _service_status(state)

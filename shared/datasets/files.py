@@ -1,0 +1,139 @@
+"""Dataset files: YAML / JSON / JSONL in the generic item format, plus the seeds' own formats.
+
+Generic format (YAML or JSON)::
+
+    name: drive-thru/order-correctness-v1
+    description: …
+    kind: drive_thru
+    items:
+      - id: order-correctness-000
+        input: {customer_utterance: "…"}
+        expected_output: {expected_items: […]}
+        metadata: {category: simple_order, difficulty: easy}
+
+JSONL: one item object per line (the dataset name is the file's stem unless given).
+A top-level ``cases`` (seed 004's golden dataset) or ``test_cases`` (seed 003's scenarios) is
+converted to items by the matching module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$")
+
+
+class DatasetFileError(ValueError):
+    """A dataset file is invalid; the message names the file, the item and the field."""
+
+
+class DatasetItemIn(BaseModel):
+    id: str = Field(description="Deterministic item id, unique in the dataset")
+    input: dict[str, Any]
+    expected_output: dict[str, Any] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        if not _ID_RE.match(value):
+            raise ValueError("must be 1-200 characters of letters, digits, '.', '_', ':', '/', '-'")
+        return value
+
+    def content_hash(self) -> str:
+        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class DatasetFile(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    kind: str = "generic"
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    items: list[DatasetItemIn]
+
+
+def content_hash(items: list[DatasetItemIn]) -> str:
+    """Hash of a version's content: independent of item order."""
+    digest = hashlib.sha256()
+    for item_hash in sorted(item.content_hash() for item in items):
+        digest.update(item_hash.encode())
+    return digest.hexdigest()
+
+
+def _describe(exc: ValidationError, raw_items: list[Any] | None) -> str:
+    lines = []
+    for err in exc.errors()[:10]:
+        loc = list(err["loc"])
+        where = ".".join(str(p) for p in loc)
+        if loc[:1] == ["items"] and len(loc) > 1 and isinstance(loc[1], int) and raw_items is not None:
+            raw = raw_items[loc[1]]
+            item_id = raw.get("id", "?") if isinstance(raw, dict) else "?"
+            where = f"item #{loc[1]} (id {item_id!r}) field {'.'.join(str(p) for p in loc[2:]) or '(item)'}"
+        lines.append(f"  - {where}: {err['msg']}")
+    return "\n".join(lines)
+
+
+def _read(path: Path) -> Any:
+    text = path.read_text()
+    try:
+        if path.suffix == ".jsonl":
+            rows = []
+            for number, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise DatasetFileError(f"{path}: line {number} is not valid JSON: {exc.msg}") from exc
+            return {"name": path.stem, "items": rows}
+        if path.suffix == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise DatasetFileError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {exc}") from exc
+
+
+def _convert_seed_formats(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+    if "cases" in raw and "items" not in raw:
+        from shared.datasets.retrieval_golden import golden_file_to_dataset
+
+        converted: dict[str, Any] = golden_file_to_dataset(path, raw)
+        return converted
+    if "test_cases" in raw and "items" not in raw:
+        from shared.datasets.trajectory_scenarios import scenarios_file_to_dataset
+
+        return scenarios_file_to_dataset(path, raw)
+    return raw
+
+
+def load_dataset_file(path: Path, name: str | None = None) -> DatasetFile:
+    """Read and validate a dataset file; raises :class:`DatasetFileError` with precise locations."""
+    if not path.exists():
+        raise DatasetFileError(f"{path}: no such file")
+    if path.suffix not in (".yaml", ".yml", ".json", ".jsonl"):
+        raise DatasetFileError(f"{path}: unsupported extension {path.suffix!r}; use .yaml, .json or .jsonl")
+    raw = _read(path)
+    if not isinstance(raw, dict):
+        raise DatasetFileError(f"{path}: top level must be a mapping with 'name' and 'items'")
+    raw = _convert_seed_formats(path, raw)
+    if name:
+        raw = {**raw, "name": name}
+    raw.setdefault("name", path.stem)
+    try:
+        dataset = DatasetFile.model_validate(raw)
+    except ValidationError as exc:
+        items = raw.get("items") if isinstance(raw.get("items"), list) else None
+        raise DatasetFileError(f"{path}: invalid dataset\n{_describe(exc, items)}") from exc
+    seen: set[str] = set()
+    for index, item in enumerate(dataset.items):
+        if item.id in seen:
+            raise DatasetFileError(f"{path}: item #{index} repeats id {item.id!r}; ids must be unique")
+        seen.add(item.id)
+    return dataset

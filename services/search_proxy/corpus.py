@@ -124,7 +124,9 @@ class Corpus(BaseModel):
                 id=event.id,
                 source_type=event.type,
                 title=event.message,
-                body=f"Push to {event.repo} on branch {event.branch}. Files changed: {', '.join(event.files)}.",
+                body=(
+                    f"Push to {event.repo} on branch {event.branch}. Files changed: {', '.join(event.files)}."
+                ),
                 actor=self.actor(event.author),
                 occurred_at=event.timestamp,
                 metadata={"repo": event.repo, "branch": event.branch, "files": event.files, **refs},

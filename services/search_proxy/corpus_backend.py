@@ -102,7 +102,9 @@ class CorpusSearchBackend:
         ranked = rerank(list(found.values()), hints)
         return self._hits(ranked[offset : offset + limit], offset)
 
-    async def _and_then_or(self, query: str, filters: SearchFilters, want: int) -> list[tuple[Candidate, float]]:
+    async def _and_then_or(
+        self, query: str, filters: SearchFilters, want: int
+    ) -> list[tuple[Candidate, float]]:
         """AND matches first; when they are fewer than ``want``, OR matches below them."""
         strict = await self._fts(query, "web", "all", filters, want, 0)
         for cand in strict:

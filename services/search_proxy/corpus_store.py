@@ -16,8 +16,10 @@ log = logging.getLogger(__name__)
 
 async def loaded_count(session_factory: async_sessionmaker[AsyncSession], corpus_version: str) -> int:
     async with session_factory() as session:
-        stmt = select(func.count()).select_from(SearchDocument).where(
-            SearchDocument.corpus_version == corpus_version
+        stmt = (
+            select(func.count())
+            .select_from(SearchDocument)
+            .where(SearchDocument.corpus_version == corpus_version)
         )
         return int((await session.execute(stmt)).scalar_one())
 

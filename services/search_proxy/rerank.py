@@ -11,6 +11,7 @@ final score = full-text score (ts_rank_cd, normalised to 0..1)
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -27,9 +28,67 @@ FUZZY_FLOOR = 0.45
 """A fuzzy-only candidate (no full-text match) must reach this mean similarity to be kept."""
 
 _STOPWORDS = frozenset(
-    "a an the and or of in on at to for by from with what which who whose when where why how is are was "
-    "were be been did do does done has have had any all our we us i me my it its this that these those "
-    "about after before during there any show find list get".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "by",
+        "from",
+        "with",
+        "what",
+        "which",
+        "who",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "did",
+        "do",
+        "does",
+        "done",
+        "has",
+        "have",
+        "had",
+        "any",
+        "all",
+        "our",
+        "we",
+        "us",
+        "i",
+        "me",
+        "my",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "about",
+        "after",
+        "before",
+        "during",
+        "there",
+        "any",
+        "show",
+        "find",
+        "list",
+        "get",
+    ]
 )
 
 
@@ -49,7 +108,7 @@ def query_terms(text: str) -> list[str]:
 
 
 def phrase_score(terms: list[str], doc_text: str) -> float:
-    pairs = [f"{a} {b}" for a, b in zip(terms, terms[1:], strict=False)]
+    pairs = [f"{a} {b}" for a, b in itertools.pairwise(terms)]
     if not pairs:
         return 0.0
     normalised = " ".join(words(doc_text))

@@ -1,0 +1,50 @@
+"""HTTP API: ``POST /v1/search`` (same models as NATS; 422 on bad input) and ``GET /healthz``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from pydantic import BaseModel
+
+from services.search_proxy.search_filters import InvalidFilters, parse_filters
+from services.search_proxy.search_service import SearchService
+from shared.contracts.search_messages import SearchRequest, SearchResponse
+
+
+class Health(BaseModel):
+    status: str
+    default_backend: str
+    corpus_version: str | None
+
+
+def _service(request: Request) -> SearchService:
+    service: SearchService = request.app.state.search_service
+    return service
+
+
+ServiceDep = Annotated[SearchService, Depends(_service)]
+
+router = APIRouter(tags=["search"])
+
+
+@router.post("/v1/search", response_model=SearchResponse)
+async def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
+    try:
+        parse_filters(body.filters)
+    except InvalidFilters as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from exc
+    return await service.search(body)
+
+
+@router.get("/healthz", response_model=Health)
+async def healthz(request: Request) -> Health:
+    return Health(
+        status="ok",
+        default_backend=request.app.state.default_backend,
+        corpus_version=request.app.state.corpus_version,
+    )
+
+
+def install_routes(app: FastAPI) -> None:
+    app.include_router(router)

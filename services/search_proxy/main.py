@@ -1,0 +1,51 @@
+"""search-proxy entrypoint: ``python -m services.search_proxy.main`` (``app`` is importable)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import uvicorn
+from fastapi import FastAPI
+from faststream.nats import NatsBroker
+
+from services.search_proxy.http_api import install_routes
+from services.search_proxy.nats_handler import register_search_subscriber
+from services.search_proxy.runtime import start_runtime
+from services.search_proxy.settings import SearchProxySettings
+from shared.log_setup import configure_logging
+
+
+def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        cfg = settings or SearchProxySettings()  # type: ignore[call-arg]  # DATABASE_URL from env
+        configure_logging("search-proxy", cfg.log_level, cfg.log_json)
+        runtime = await start_runtime(cfg)
+        broker = NatsBroker(cfg.nats_url)
+        register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
+        await broker.start()
+        app.state.search_service = runtime.service
+        app.state.default_backend = cfg.search_backend
+        app.state.corpus_version = runtime.corpus_version
+        try:
+            yield
+        finally:
+            await broker.stop()
+            await runtime.close()
+
+    app = FastAPI(title="Yardstick search-proxy", lifespan=lifespan)
+    install_routes(app)
+    return app
+
+
+app = create_app()
+
+
+def main() -> None:
+    cfg = SearchProxySettings()  # type: ignore[call-arg]
+    uvicorn.run(create_app(cfg), host=cfg.http_host, port=cfg.http_port, log_config=None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""search-proxy settings (environment variables, see each field)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+
+from shared.settings import CommonSettings
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "datasets" / "search" / "corpus-v1.json"
+
+
+class SearchProxySettings(CommonSettings):
+    search_corpus_path: Path = Field(default=DEFAULT_CORPUS, description="SEARCH_CORPUS_PATH")
+    search_backend: Literal["corpus", "http"] = Field(default="corpus", description="Default backend")
+    search_upstream_url: str | None = Field(default=None, description="SEARCH_UPSTREAM_URL")
+    search_upstream_key: SecretStr | None = Field(default=None, description="SEARCH_UPSTREAM_KEY")
+    search_upstream_workspace: str = Field(default="", description="SEARCH_UPSTREAM_WORKSPACE")
+    search_upstream_timeout_s: float = Field(default=10.0, gt=0)
+    search_upstream_retries: int = Field(default=3, ge=0)
+    search_cache_ttl_s: float = Field(default=300.0, ge=0, description="0 disables the result cache")
+    search_cache_max_entries: int = Field(default=1024, ge=0)
+    search_degrade: float = Field(
+        default=0.0, ge=0, le=1, description="FAULT INJECTION default for requests that set none"
+    )
+    search_request_timeout_s: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _http_backend_needs_upstream(self) -> SearchProxySettings:
+        if self.search_backend == "http" and not (self.search_upstream_url and self.search_upstream_key):
+            raise ValueError("SEARCH_BACKEND=http needs SEARCH_UPSTREAM_URL and SEARCH_UPSTREAM_KEY")
+        return self

@@ -15,10 +15,12 @@ import math
 from shared.stats.cleaning import FloatArray
 
 
-def _standardise(delta: float, spread: float) -> float | None:
-    if spread > 0.0 and math.isfinite(spread):
+def _standardise(delta: float, spread: float, scale: float) -> float | None:
+    # Spreads within rounding noise of the data's magnitude count as zero.
+    tol = 1e-12 * max(1.0, scale)
+    if spread > tol and math.isfinite(spread):
         return delta / spread
-    return 0.0 if delta == 0.0 else None
+    return 0.0 if abs(delta) <= tol else None
 
 
 def cohens_d(baseline: FloatArray, candidate: FloatArray) -> float | None:
@@ -27,11 +29,13 @@ def cohens_d(baseline: FloatArray, candidate: FloatArray) -> float | None:
         return None
     delta = float(candidate.mean() - baseline.mean())
     pooled = math.sqrt((float(baseline.var(ddof=1)) + float(candidate.var(ddof=1))) / 2.0)
-    return _standardise(delta, pooled)
+    scale = max(float(abs(baseline).max()), float(abs(candidate).max()))
+    return _standardise(delta, pooled, scale)
 
 
 def cohens_dz(differences: FloatArray) -> float | None:
     """Paired effect size d_z = mean(d) / sd(d) (ddof=1)."""
     if differences.size < 2:
         return None
-    return _standardise(float(differences.mean()), float(differences.std(ddof=1)))
+    scale = float(abs(differences).max())
+    return _standardise(float(differences.mean()), float(differences.std(ddof=1)), scale)

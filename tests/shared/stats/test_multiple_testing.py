@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shared.stats import StatsInputError, holm_adjust, holm_reject
+
+pytestmark = pytest.mark.unit
+
+
+def test_known_answer_keeps_input_order_and_none() -> None:
+    # sorted: 0.005*4=0.02, 0.01*3=0.03, 0.03*2=0.06, max(0.04*1, 0.06)=0.06
+    adjusted = holm_adjust([0.01, 0.04, 0.03, None, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, None, 0.02])  # type: ignore[arg-type]
+    assert adjusted[3] is None
+
+
+def test_reject_at_alpha() -> None:
+    assert holm_reject([0.01, 0.04, 0.03, None, 0.005], alpha=0.05) == [True, False, False, False, True]
+
+
+def test_caps_at_one_and_handles_empty() -> None:
+    assert holm_adjust([0.6, 0.9]) == [1.0, 1.0]
+    assert holm_adjust([]) == []
+    assert holm_adjust([None]) == [None]
+
+
+def test_invalid_p_values_are_rejected() -> None:
+    with pytest.raises(StatsInputError, match=r"\[0, 1\]"):
+        holm_adjust([0.1, 1.5])
+    with pytest.raises(StatsInputError, match="alpha"):
+        holm_reject([0.1], alpha=0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=25))
+def test_properties(p_values: list[float]) -> None:
+    adjusted = holm_adjust(p_values)
+    m = len(p_values)
+    values = [a for a in adjusted if a is not None]
+    assert len(values) == m
+    for raw, adj in zip(p_values, values, strict=True):
+        assert raw <= adj + 1e-15 <= 1.0 + 1e-15
+    # The smallest p-value is adjusted exactly like Bonferroni.
+    assert min(values) == pytest.approx(min(1.0, m * min(p_values)))
+    # Adjustment preserves the order of the raw p-values.
+    order = sorted(range(m), key=lambda i: p_values[i])
+    assert all(values[order[i]] <= values[order[i + 1]] + 1e-15 for i in range(m - 1))

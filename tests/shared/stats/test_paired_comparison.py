@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shared.stats import compare_paired
+
+pytestmark = pytest.mark.unit
+
+
+def test_binary_metric_uses_mcnemar() -> None:
+    baseline = [1] * 20
+    candidate = [1] * 12 + [0] * 8
+    result = compare_paired(baseline, candidate, resamples=1000)
+    assert result.test == "mcnemar_exact"
+    assert result.mcnemar is not None and result.mcnemar.baseline_only == 8
+    assert result.p_value == pytest.approx(2 / 256)  # 2 * 0.5**8
+    assert result.delta == pytest.approx(-0.4)
+    assert result.delta_pct == pytest.approx(-40.0)
+
+
+def test_continuous_metric_uses_bootstrap_on_complete_pairs_only() -> None:
+    baseline = [0.9, 0.8, None, 0.7, 0.6]
+    candidate = [0.5, 0.4, 0.3, None, 0.2]
+    result = compare_paired(baseline, candidate, resamples=1000)
+    assert result.test == "paired_bootstrap"
+    assert (result.n_pairs, result.n_dropped) == (3, 2)
+    assert (result.baseline.n, result.candidate.n) == (3, 3)  # summaries describe the same items
+    assert result.baseline.mean == pytest.approx(0.7667, abs=1e-4)
+    assert result.delta == pytest.approx(-0.4)
+    assert result.p_value == result.bootstrap.p_value
+    assert result.bootstrap.n_dropped == 2
+
+
+def test_untestable_and_zero_baseline() -> None:
+    one = compare_paired([0.5], [0.7])
+    assert one.test is None and one.p_value is None and one.delta == pytest.approx(0.2)
+    zero = compare_paired([0.0, 0.0, 0.0], [0.1, 0.2, 0.3], resamples=500)
+    assert zero.delta_pct is None and zero.delta == pytest.approx(0.2)
+
+
+def test_synthetic_drop_is_detected() -> None:
+    rng = np.random.default_rng(0)
+    baseline = rng.uniform(0.85, 0.95, 50)
+    candidate = baseline.copy()
+    candidate[:15] = 0.0
+    result = compare_paired(baseline, candidate)
+    assert result.p_value is not None and result.p_value < 0.001
+    assert result.delta_ci_high is not None and result.delta_ci_high < 0
+    assert result.cohens_d is not None and result.cohens_d < -0.5

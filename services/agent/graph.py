@@ -8,8 +8,9 @@ compiled graph serves any model configuration.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage, ToolMessage
@@ -50,7 +51,7 @@ async def orchestrator(state: DriveThruState, runtime: Runtime[AgentContext]) ->
 
 def should_continue(state: DriveThruState) -> Literal["tools", "__end__"]:
     last = state["messages"][-1]
-    return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "__end__"
 
 
 def latest_tool_step(messages: list[AnyMessage]) -> list[ToolMessage]:
@@ -109,7 +110,7 @@ def update_order(state: DriveThruState) -> dict[str, Any]:
 def should_end_after_update(state: DriveThruState) -> Literal["orchestrator", "__end__"]:
     step = latest_tool_step(state["messages"])
     finalized = any(m.name == FINALIZE_ORDER and tool_result(m).get("finalized") for m in step)
-    return END if finalized else "orchestrator"
+    return "__end__" if finalized else "orchestrator"
 
 
 def graph_builder() -> StateGraph[DriveThruState, AgentContext, DriveThruState, DriveThruState]:
@@ -132,5 +133,10 @@ def compile_graph(
     return graph_builder().compile(checkpointer=checkpointer)
 
 
-def initial_state(menu: Menu, order: Order | None = None) -> dict[str, Any]:
-    return {"menu": menu, "current_order": order or Order(), "finalized": False}
+def initial_state(menu: Menu, messages: Sequence[BaseMessage], order: Order | None = None) -> DriveThruState:
+    return DriveThruState(
+        messages=cast(list[AnyMessage], list(messages)),
+        menu=menu,
+        current_order=order or Order(),
+        finalized=False,
+    )

@@ -31,7 +31,7 @@ _MENU_LINE = re.compile(r"^- (.+?) \[[a-z-]+\] \(default size: [a-z]+\)\s*$", re
 
 
 def offline_identity(behaviour: OfflineBehaviour) -> str:
-    flags = [behaviour.ambiguous_policy]
+    flags: list[str] = [behaviour.ambiguous_policy]
     if not behaviour.understand_modifiers:
         flags.append("no-modifiers")
     if not behaviour.understand_quantity_words:
@@ -95,7 +95,9 @@ class OfflineDriveThruModel(BaseChatModel):
         turn = _Turn(
             prefix=f"t{len(humans)}",
             results={
-                str(m.tool_call_id): _json(m.content) for m in messages[last + 1 :] if isinstance(m, ToolMessage)
+                str(m.tool_call_id): _json(m.content)
+                for m in messages[last + 1 :]
+                if isinstance(m, ToolMessage)
             },
             previous_ai=next(
                 (str(m.content) for m in reversed(messages[:last]) if isinstance(m, AIMessage) and m.content),
@@ -122,9 +124,8 @@ class OfflineDriveThruModel(BaseChatModel):
             return AIMessage(content="No problem. I can only add items right now: what else can I get you?")
         result = turn.results.get(f"{turn.prefix}_finalize")
         if result is None:
-            return turn.call(
-                FINALIZE_ORDER, {}, "finalize", "Thank you! Your order is in. Please pull forward to the window."
-            )
+            farewell = "Thank you! Your order is in. Please pull forward to the window."
+            return turn.call(FINALIZE_ORDER, {}, "finalize", farewell)
         return AIMessage(content=str(result.get("error") or "Your order is submitted. Have a great day!"))
 
     def _order(self, turn: _Turn, requests: list[ItemRequest], answer_only: bool) -> AIMessage:
@@ -231,7 +232,8 @@ def _availability_answer(lookups: list[dict[str, Any] | None]) -> str:
 
 
 def _order_reply(turn: _Turn, count: int, notes: list[str]) -> str:
-    added = [turn.results[f"{turn.prefix}_add_{i}"] for i in range(count) if f"{turn.prefix}_add_{i}" in turn.results]
+    keys = [f"{turn.prefix}_add_{i}" for i in range(count)]
+    added = [turn.results[key] for key in keys if key in turn.results]
     lines = [say.describe_line(r) for r in added if r.get("added")]
     errors = [f"Sorry, I couldn't add that: {r['error']}." for r in added if not r.get("added")]
     parts = [f"Got it: {say.join_words(lines)}." if lines else "", *errors, *notes]

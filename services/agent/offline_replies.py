@@ -34,7 +34,7 @@ def count_word(quantity: int) -> str:
 
 
 def describe_line(line: dict[str, Any]) -> str:
-    """"two large Coffee with Cream" from an add result or an order summary line."""
+    """ "two large Coffee with Cream" from an add result or an order summary line."""
     name = line.get("item_name") or line.get("name") or "item"
     size = str(line.get("size") or "")
     sized = f"{size} {name}" if size and size != "regular" else str(name)

@@ -1,0 +1,36 @@
+"""Configuration of the agent service (environment variables, ``.env``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+
+from shared.settings import CommonSettings
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MENU_PATH = REPO_ROOT / "datasets" / "drive-thru" / "menu.json"
+
+
+class AgentSettings(CommonSettings):
+    mistral_api_key: SecretStr | None = Field(
+        default=None, description="MISTRAL_API_KEY (no built-in value); the mistral model needs it"
+    )
+    mistral_model: str = Field(default="mistral-small-latest")
+    mistral_timeout_s: int = Field(default=30, ge=1, description="Per-request timeout of a Mistral call")
+    mistral_max_retries: int = Field(default=2, ge=0)
+    langfuse_public_key: SecretStr | None = Field(default=None, description="Opt-in prompt management")
+    langfuse_secret_key: SecretStr | None = Field(default=None)
+    langfuse_host: str | None = Field(
+        default=None, description="LANGFUSE_HOST, e.g. https://cloud.langfuse.com"
+    )
+    prompt_cache_ttl_s: float = Field(default=60.0, ge=0)
+    menu_path: Path = Field(default=DEFAULT_MENU_PATH, description="Menu JSON (seed 002's Menu shape)")
+    chat_model: Literal["auto", "offline", "mistral"] = Field(
+        default="auto", description="Model of the chat API; 'auto' = mistral when a key is set, else offline"
+    )
+    invoke_max_workers: int = Field(default=8, ge=1, description="agent.invoke requests handled at once")
+    invoke_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one agent.invoke run")
+    turn_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one chat turn")
+    recursion_limit: int = Field(default=25, ge=5, description="Graph steps allowed per turn")

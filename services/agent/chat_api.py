@@ -1,0 +1,150 @@
+"""The chat API ("production" traffic): conversations with the drive-thru agent."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, Request, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, field_validator
+
+from services.agent.chat_models import ModelUnavailableError
+from services.agent.conversations import (
+    AgentTurnFailedError,
+    AgentTurnTimeoutError,
+    ConversationFinalizedError,
+    ConversationNotFoundError,
+    ConversationService,
+)
+from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
+
+MAX_UTTERANCE_CHARS = 2000
+
+
+class ConversationCreated(BaseModel):
+    conversation_id: str
+
+
+class MessageIn(BaseModel):
+    text: str = Field(description=f"What the customer said (1 to {MAX_UTTERANCE_CHARS} characters)")
+
+    @field_validator("text")
+    @classmethod
+    def _sensible_length(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("text is empty: send what the customer said")
+        if len(value) > MAX_UTTERANCE_CHARS:
+            raise ValueError(f"text is {len(value)} characters long; the limit is {MAX_UTTERANCE_CHARS}")
+        return value
+
+
+class MessageOut(BaseModel):
+    conversation_id: str
+    turn_index: int
+    reply: str
+    order: list[OrderLine]
+    finalized: bool
+    tool_calls: list[str]
+    model: str
+    prompt_version: str
+
+
+class ChatLine(BaseModel):
+    role: Literal["customer", "agent"]
+    text: str
+
+
+class ConversationOut(BaseModel):
+    conversation_id: str
+    history: list[ChatLine] = Field(description="What the customer and the agent said, in order")
+    trajectory: list[TrajectoryMessage] = Field(description="Every message, tool calls included")
+    order: list[OrderLine]
+    finalized: bool
+    turn_count: int
+
+
+class ServiceNotReadyError(RuntimeError):
+    """The service has not finished starting (database / NATS not connected yet)."""
+
+
+def get_conversations(request: Request) -> ConversationService:
+    service: ConversationService | None = getattr(request.app.state, "conversations", None)
+    if service is None:
+        raise ServiceNotReadyError("the agent service is still starting: retry shortly")
+    return service
+
+
+ConversationsDep = Annotated[ConversationService, Depends(get_conversations)]
+
+
+async def existing_conversation(conversation_id: str, conversations: ConversationsDep) -> str:
+    await conversations.ensure_exists(conversation_id)
+    return conversation_id
+
+
+ConversationIdDep = Annotated[str, Depends(existing_conversation)]
+
+router = APIRouter(prefix="/conversations", tags=["conversations"])
+
+
+@router.post("", status_code=status.HTTP_201_CREATED)
+async def create_conversation(conversations: ConversationsDep) -> ConversationCreated:
+    return ConversationCreated(conversation_id=await conversations.create())
+
+
+@router.post("/{conversation_id}/messages")
+async def send_message(
+    conversation_id: ConversationIdDep, body: MessageIn, conversations: ConversationsDep
+) -> MessageOut:
+    result = await conversations.send(conversation_id, body.text)
+    return MessageOut(
+        conversation_id=result.conversation_id,
+        turn_index=result.turn_index,
+        reply=result.reply,
+        order=result.order,
+        finalized=result.finalized,
+        tool_calls=result.tool_calls,
+        model=result.model,
+        prompt_version=result.prompt_version,
+    )
+
+
+@router.get("/{conversation_id}")
+async def get_conversation(
+    conversation_id: ConversationIdDep, conversations: ConversationsDep
+) -> ConversationOut:
+    view = await conversations.view(conversation_id)
+    history = [
+        ChatLine(role="customer" if m.type == "human" else "agent", text=m.content)
+        for m in view.messages
+        if m.type == "human" or (m.type == "ai" and m.content)
+    ]
+    return ConversationOut(
+        conversation_id=view.conversation_id,
+        history=history,
+        trajectory=view.messages,
+        order=view.order,
+        finalized=view.finalized,
+        turn_count=view.turn_count,
+    )
+
+
+_STATUS: list[tuple[type[Exception], int]] = [
+    (ConversationNotFoundError, status.HTTP_404_NOT_FOUND),
+    (ConversationFinalizedError, status.HTTP_409_CONFLICT),
+    (ModelUnavailableError, status.HTTP_503_SERVICE_UNAVAILABLE),
+    (ServiceNotReadyError, status.HTTP_503_SERVICE_UNAVAILABLE),
+    (AgentTurnTimeoutError, status.HTTP_504_GATEWAY_TIMEOUT),
+    (AgentTurnFailedError, status.HTTP_502_BAD_GATEWAY),
+]
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map the domain errors to HTTP status codes once."""
+    for error_type, code in _STATUS:
+
+        async def handler(_: Request, exc: Exception, code: int = code) -> JSONResponse:
+            return JSONResponse(status_code=code, content={"detail": str(exc)})
+
+        app.add_exception_handler(error_type, handler)

@@ -1,0 +1,207 @@
+"""Multi-turn conversations: one LangGraph thread per conversation, state in the checkpointer.
+
+A turn that fails (model error, timeout) is rolled back, so the conversation's messages and order
+are exactly as before the turn. Every completed turn is published as a :class:`TrafficTurn`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.state import CompiledStateGraph
+
+from services.agent.chat_models import ModelUnavailableError
+from services.agent.graph import AgentContext, DriveThruState, initial_state
+from services.agent.runtime import AgentRuntime
+from services.agent.tools import TOOLS
+from services.agent.traffic import TrafficPublisher
+from services.agent.transcript import order_lines, reply_text, to_trajectory, tool_call_names
+from shared.contracts.agent_messages import OrderLine, TrafficTurn, TrajectoryMessage
+
+logger = logging.getLogger(__name__)
+
+Graph = CompiledStateGraph[DriveThruState, AgentContext, DriveThruState, DriveThruState]
+
+
+class ConversationNotFoundError(LookupError):
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__(
+            f"conversation {conversation_id!r} does not exist: create one with POST /conversations"
+        )
+
+
+class ConversationFinalizedError(RuntimeError):
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__(
+            f"conversation {conversation_id!r} is finalized: start a new one with POST /conversations"
+        )
+
+
+class AgentTurnFailedError(RuntimeError):
+    """The model failed during a turn; the conversation was left as it was before the turn."""
+
+
+class AgentTurnTimeoutError(AgentTurnFailedError):
+    pass
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    conversation_id: str
+    turn_index: int
+    reply: str
+    order: list[OrderLine]
+    finalized: bool
+    tool_calls: list[str]
+    model: str
+    prompt_version: str
+
+
+@dataclass(frozen=True)
+class ConversationView:
+    conversation_id: str
+    messages: list[TrajectoryMessage]
+    order: list[OrderLine]
+    finalized: bool
+    turn_count: int
+
+
+def _config(conversation_id: str, recursion_limit: int) -> RunnableConfig:
+    thread = {"thread_id": f"chat-{conversation_id}"}
+    return RunnableConfig(configurable=thread, recursion_limit=recursion_limit)
+
+
+class ConversationService:
+    def __init__(self, graph: Graph, runtime: AgentRuntime, publisher: TrafficPublisher) -> None:
+        self._graph = graph
+        self._runtime = runtime
+        self._publisher = publisher
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    def _cfg(self, conversation_id: str) -> RunnableConfig:
+        return _config(conversation_id, self._runtime.settings.recursion_limit)
+
+    async def create(self) -> str:
+        conversation_id = uuid.uuid4().hex
+        await self._graph.aupdate_state(
+            self._cfg(conversation_id), initial_state(self._runtime.menu, []), as_node="update_order"
+        )
+        return conversation_id
+
+    async def _values(self, conversation_id: str) -> dict[str, Any]:
+        snapshot = await self._graph.aget_state(self._cfg(conversation_id))
+        if not snapshot.values:
+            raise ConversationNotFoundError(conversation_id)
+        return dict(snapshot.values)
+
+    async def ensure_exists(self, conversation_id: str) -> None:
+        await self._values(conversation_id)
+
+    async def view(self, conversation_id: str) -> ConversationView:
+        values = await self._values(conversation_id)
+        messages: list[AnyMessage] = values.get("messages", [])
+        return ConversationView(
+            conversation_id=conversation_id,
+            messages=to_trajectory(messages),
+            order=order_lines(values["current_order"]),
+            finalized=bool(values.get("finalized", False)),
+            turn_count=sum(isinstance(m, HumanMessage) for m in messages),
+        )
+
+    async def send(self, conversation_id: str, text: str) -> TurnResult:
+        async with self._locks[conversation_id]:
+            return await self._turn(conversation_id, text)
+
+    async def _turn(self, conversation_id: str, text: str) -> TurnResult:
+        before = await self._values(conversation_id)
+        if before.get("finalized"):
+            raise ConversationFinalizedError(conversation_id)
+        config = self._runtime.models.default_chat_config()
+        chosen = self._runtime.models.choose(config)  # ModelUnavailableError propagates (503)
+        prompt = await self._runtime.prompts.get()
+        context = AgentContext(model=chosen.model.bind_tools(TOOLS), prompt=prompt)
+        previous: list[AnyMessage] = before.get("messages", [])
+        turn_index = sum(isinstance(m, HumanMessage) for m in previous)
+        started = time.perf_counter()
+        try:
+            state = await asyncio.wait_for(
+                self._graph.ainvoke(
+                    cast(DriveThruState, {"messages": [HumanMessage(content=text)]}),
+                    self._cfg(conversation_id),
+                    context=context,
+                ),
+                timeout=self._runtime.settings.turn_timeout_s,
+            )
+        except Exception as exc:
+            await self._roll_back(conversation_id, before)
+            if isinstance(exc, ModelUnavailableError):
+                raise
+            if isinstance(exc, TimeoutError):
+                limit = self._runtime.settings.turn_timeout_s
+                raise AgentTurnTimeoutError(f"the agent did not answer within {limit} s; try again") from exc
+            logger.exception("chat turn failed", extra={"conversation_id": conversation_id})
+            reason = f"{type(exc).__name__}: {exc}"
+            raise AgentTurnFailedError(f"the agent's model failed ({reason}); try again") from exc
+        latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        new_messages = state["messages"][len(previous) :]
+        result = TurnResult(
+            conversation_id=conversation_id,
+            turn_index=turn_index,
+            reply=reply_text(new_messages),
+            order=order_lines(state["current_order"]),
+            finalized=bool(state.get("finalized", False)),
+            tool_calls=tool_call_names(new_messages),
+            model=chosen.identity,
+            prompt_version=prompt.version,
+        )
+        await self._publish(result, text, to_trajectory(new_messages), latency_ms)
+        return result
+
+    async def _roll_back(self, conversation_id: str, before: dict[str, Any]) -> None:
+        """Remove the failed turn's messages and restore the order, as one new checkpoint."""
+        try:
+            await self._restore(conversation_id, before)
+        except Exception:
+            logger.exception("rolling back a failed turn failed", extra={"conversation_id": conversation_id})
+
+    async def _restore(self, conversation_id: str, before: dict[str, Any]) -> None:
+        after = await self._values(conversation_id)
+        known = {m.id for m in before.get("messages", [])}
+        added = [m for m in after.get("messages", []) if m.id not in known and m.id is not None]
+        update: dict[str, Any] = {
+            "messages": [RemoveMessage(id=str(m.id)) for m in added],
+            "current_order": before["current_order"],
+            "finalized": bool(before.get("finalized", False)),
+        }
+        await self._graph.aupdate_state(self._cfg(conversation_id), update, as_node="update_order")
+
+    async def _publish(
+        self, result: TurnResult, utterance: str, trajectory: list[TrajectoryMessage], latency_ms: float
+    ) -> None:
+        turn = TrafficTurn(
+            conversation_id=result.conversation_id,
+            turn_index=result.turn_index,
+            utterance=utterance,
+            response=result.reply,
+            tool_calls=result.tool_calls,
+            trajectory=trajectory,
+            order_items=result.order,
+            finalized=result.finalized,
+            model=result.model,
+            prompt_version=result.prompt_version,
+            latency_ms=latency_ms,
+            timestamp=datetime.now(UTC),
+        )
+        try:
+            await self._publisher.publish(turn)
+        except Exception:  # the turn is saved; losing its traffic copy must not fail the customer
+            logger.exception("publishing traffic turn failed", extra={"msg_id": turn.msg_id})

@@ -1,0 +1,77 @@
+"""Agent service entrypoint: ``python -m services.agent.main`` or ``uvicorn services.agent.main:app``.
+
+Wires settings, logging, the NATS broker (``agent.invoke`` endpoint, traffic publisher), the
+Postgres checkpointer and the FastAPI chat API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI, Response, status
+from faststream.nats import NatsBroker
+
+from services.agent.chat_api import install_error_handlers, router
+from services.agent.chat_models import ModelFactory
+from services.agent.checkpointer import postgres_checkpointer
+from services.agent.conversations import ConversationService
+from services.agent.graph import compile_graph
+from services.agent.invoke_endpoint import register_invoke_handler
+from services.agent.runtime import AgentRuntime
+from services.agent.settings import AgentSettings
+from services.agent.traffic import JetStreamTrafficPublisher
+from shared.log_setup import configure_logging
+
+
+def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
+    runtime = AgentRuntime.from_settings(settings, models)
+    broker = NatsBroker(settings.nats_url)
+    register_invoke_handler(broker, runtime)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with postgres_checkpointer(settings.database_url) as saver:
+            await broker.start()
+            try:
+                publisher = JetStreamTrafficPublisher(broker, settings.topology)
+                app.state.conversations = ConversationService(compile_graph(saver), runtime, publisher)
+                yield
+            finally:
+                app.state.conversations = None
+                await broker.stop()
+
+    app = FastAPI(title="Yardstick drive-thru agent", lifespan=lifespan)
+    app.state.conversations = None
+    app.include_router(router)
+    install_error_handlers(app)
+
+    @app.get("/healthz", tags=["health"])
+    async def healthz(response: Response) -> dict[str, str]:
+        if app.state.conversations is None:
+            response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+            return {"status": "starting"}
+        return {"status": "ok"}
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` is built on first access, so importing this module needs no environment."""
+    if name == "app":
+        settings = AgentSettings()
+        configure_logging("agent", settings.log_level, settings.log_json)
+        return create_app(settings)
+    raise AttributeError(name)
+
+
+def main() -> None:
+    settings = AgentSettings()
+    configure_logging("agent", settings.log_level, settings.log_json)
+    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Publishing completed chat turns to the ``traffic.agent`` JetStream stream."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from faststream.nats import NatsBroker
+
+from shared.contracts.agent_messages import TrafficTurn
+from shared.contracts.topology import Topology
+
+
+class TrafficPublisher(Protocol):
+    async def publish(self, turn: TrafficTurn) -> None: ...
+
+
+class JetStreamTrafficPublisher:
+    """Publishes each turn once per ``Nats-Msg-Id`` (``<conversation_id>:<turn_index>``)."""
+
+    def __init__(self, broker: NatsBroker, topology: Topology) -> None:
+        self._broker = broker
+        self._topology = topology
+
+    async def publish(self, turn: TrafficTurn) -> None:
+        await self._broker.publish(
+            turn,
+            self._topology.traffic_agent,
+            stream=self._topology.traffic_stream,
+            headers={"Nats-Msg-Id": turn.msg_id},
+        )

@@ -17,10 +17,14 @@ from shared.log_setup import configure_logging
 
 
 def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
+    """The app; with ``settings=None`` they are read from the environment at startup."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        cfg = settings or SearchProxySettings()  # type: ignore[call-arg]  # DATABASE_URL from env
-        configure_logging("search-proxy", cfg.log_level, cfg.log_json)
+        cfg = settings
+        if cfg is None:  # imported by an ASGI server: read the environment, own the logging
+            cfg = SearchProxySettings()  # type: ignore[call-arg]  # DATABASE_URL from env
+            configure_logging("search-proxy", cfg.log_level, cfg.log_json)
         runtime = await start_runtime(cfg)
         broker = NatsBroker(cfg.nats_url)
         register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
@@ -44,6 +48,7 @@ app = create_app()
 
 def main() -> None:
     cfg = SearchProxySettings()  # type: ignore[call-arg]
+    configure_logging("search-proxy", cfg.log_level, cfg.log_json)
     uvicorn.run(create_app(cfg), host=cfg.http_host, port=cfg.http_port, log_config=None)
 
 

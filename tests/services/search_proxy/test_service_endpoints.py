@@ -1,0 +1,95 @@
+"""The assembled service (create_app + lifespan) over the real NATS and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from nats.aio.client import Client as NatsClient
+
+from services.search_proxy.main import create_app
+from services.search_proxy.settings import SearchProxySettings
+from shared.contracts.search_messages import SearchRequest, SearchResponse
+from shared.contracts.topology import Topology
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+async def app(database_url: str, nats_url: str, topology: Topology) -> AsyncIterator[FastAPI]:
+    settings = SearchProxySettings(
+        database_url=database_url, nats_url=nats_url, nats_namespace=topology.namespace, log_json=False
+    )
+    application = create_app(settings)
+    async with application.router.lifespan_context(application):
+        yield application
+
+
+@pytest.fixture
+async def http(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://search-proxy") as client:
+        yield client
+
+
+async def ask(nc: NatsClient, topology: Topology, payload: bytes) -> SearchResponse:
+    reply = await nc.request(topology.search_query, payload, timeout=10)
+    return SearchResponse.model_validate_json(reply.data)
+
+
+async def test_search_query_is_answered_over_nats(
+    app: FastAPI, nats_client: NatsClient, topology: Topology
+) -> None:
+    request = SearchRequest(query="redis outage", mode="thorough", limit=3)
+    first = await ask(nats_client, topology, request.model_dump_json().encode())
+    assert first.ok, first.error
+    assert first.results[0].id == "pr:redis-outage-postmortem"
+    assert first.backend == "corpus" and not first.cached
+    second = await ask(nats_client, topology, request.model_dump_json().encode())
+    assert second.cached and [h.id for h in second.results] == [h.id for h in first.results]
+
+
+async def test_malformed_nats_request_gets_an_error_reply_not_silence(
+    app: FastAPI, nats_client: NatsClient, topology: Topology
+) -> None:
+    bad = await ask(nats_client, topology, json.dumps({"query": "", "limit": 0}).encode())
+    assert not bad.ok and bad.error is not None
+    assert "query" in bad.error and "limit" in bad.error
+    garbage = await ask(nats_client, topology, b"not json")
+    assert not garbage.ok
+
+
+async def test_post_v1_search(http: httpx.AsyncClient) -> None:
+    response = await http.post(
+        "/v1/search", json={"query": "hydration mismatch", "filters": {"source_type": "sentry_error"}}
+    )
+    assert response.status_code == 200
+    body = SearchResponse.model_validate(response.json())
+    assert body.ok and body.results[0].id == "error:react-hydration-mismatch"
+    assert all(hit.source_type == "sentry_error" for hit in body.results)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"query": ""},
+        {"query": "x", "limit": 0},
+        {"query": "x", "mode": "psychic"},
+        {"query": "x", "filters": {"colour": 1}},
+    ],
+)
+async def test_post_v1_search_rejects_bad_input_with_422(
+    http: httpx.AsyncClient, payload: dict[str, object]
+) -> None:
+    assert (await http.post("/v1/search", json=payload)).status_code == 422
+
+
+async def test_degrade_and_healthz(http: httpx.AsyncClient) -> None:
+    full = await http.post("/v1/search", json={"query": "redis outage", "degrade": 1.0})
+    assert full.json()["ok"] and full.json()["results"] == []
+    health = (await http.get("/healthz")).json()
+    assert health["status"] == "ok" and health["default_backend"] == "corpus"
+    assert len(health["corpus_version"]) == 16

@@ -1,20 +1,25 @@
 """Vectorised bootstrap of the mean, and the paired bootstrap test on item differences.
 
-Resampling draws one ``(B, n)`` matrix of indices from ``numpy.random.default_rng(seed)``
-(row chunks for very large ``n`` — the generator yields the same numbers either way), so a
-result depends only on the data, ``B`` and the seed.
+Resampling draws one ``(B, n)`` int32 matrix of indices from ``numpy.random.default_rng(seed)``
+(row chunks when B x n > 8M - the generator yields the same numbers either way), so a result
+depends only on the data, ``B`` and the seed. The last two matrices are cached: every metric
+of a comparison with the same number of pairs reuses the same resamples of the items.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from shared.stats.cleaning import FloatArray, Values, pair_values
 from shared.stats.errors import StatsInputError
 
 DEFAULT_RESAMPLES = 10_000
-_MAX_MATRIX_ELEMENTS = 4_000_000  # ≈ 32 MB of int64 indices per chunk
+_MAX_MATRIX_ELEMENTS = 8_000_000  # ≈ 32 MB of int32 indices per matrix / chunk
+IndexArray = npt.NDArray[np.int32]
 
 
 def _check_resampling(resamples: int, confidence: float) -> None:
@@ -24,21 +29,33 @@ def _check_resampling(resamples: int, confidence: float) -> None:
         raise StatsInputError(f"confidence must be strictly between 0 and 1, got {confidence} (e.g. 0.95)")
 
 
+@functools.lru_cache(maxsize=2)
+def _index_matrix(n: int, rows: int, seed: int) -> IndexArray:
+    """The whole (rows, n) index matrix; cached so every metric of a family reuses it."""
+    idx = np.random.default_rng(seed).integers(0, n, size=(rows, n), dtype=np.int32)
+    idx.flags.writeable = False
+    return idx
+
+
 def bootstrap_means(values: FloatArray, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> FloatArray:
     """Means of ``resamples`` with-replacement resamples of ``values`` (shape ``(resamples,)``).
 
     ``values`` must be finite and non-empty (use ``drop_missing`` / ``pair_values`` first).
+    Resample b uses row b of ``default_rng(seed).integers(0, n, (resamples, n), dtype=int32)``.
     """
     n = int(values.size)
     if n == 0:
         raise StatsInputError("cannot bootstrap an empty sample; drop the metric or collect data first")
     _check_resampling(resamples, 0.5)
+    if resamples * n <= _MAX_MATRIX_ELEMENTS:
+        means: FloatArray = values[_index_matrix(n, resamples, seed)].mean(axis=1)
+        return means
     rng = np.random.default_rng(seed)
     rows_per_chunk = max(1, _MAX_MATRIX_ELEMENTS // n)
     out = np.empty(resamples, dtype=np.float64)
     for start in range(0, resamples, rows_per_chunk):
         stop = min(resamples, start + rows_per_chunk)
-        idx = rng.integers(0, n, size=(stop - start, n))
+        idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
         out[start:stop] = values[idx].mean(axis=1)
     return out
 

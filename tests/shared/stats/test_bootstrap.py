@@ -16,7 +16,7 @@ pytestmark = pytest.mark.unit
 def _reference_p_value(diffs: list[float], resamples: int, seed: int) -> float:
     """Loop re-implementation of the documented definition, on the same random indices."""
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(diffs), size=(resamples, len(diffs)))
+    idx = rng.integers(0, len(diffs), size=(resamples, len(diffs)), dtype=np.int32)
     observed = sum(diffs) / len(diffs)
     k = 0
     for row in idx:

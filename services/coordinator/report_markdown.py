@@ -103,7 +103,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
             pct = "" if c.delta_pct is None else f"{c.delta_pct:+.1f}%, "
             out.append(
                 f"- **{cell(r.metric)}**: {pct}delta {fmt_num(c.delta, signed=True)} "
-                f"(threshold {fmt_num(r.threshold, signed=True)}, p_adj={fmt_p(r.p_adjusted)})"
+                f"(threshold {fmt_num(r.threshold, signed=True)}, Holm p {fmt_p(r.p_adjusted)})"
             )
     if report.breakdowns:
         out += ["", "## Per-category deltas", "", "Holm-corrected within each breakdown key.", ""]

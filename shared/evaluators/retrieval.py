@@ -81,7 +81,7 @@ def _metric(
     value = compute()
     return Evaluation(
         name=name,
-        value=round(value, 6),
+        value=value,
         comment=f"{name} = {value:.3f} ({len(judgements.relevant)} relevant, {len(ranking)} retrieved)",
     )
 

@@ -58,7 +58,9 @@ def test_parses_the_seeds_example() -> None:
     first, second = parsed.test_cases
     assert first.requirements.mandatory_tools == ["call_output_agent"]
     assert first.context.session_id == "test_session_001"
-    assert first.reference_trajectory is not None and first.reference_trajectory[1].tool_calls[0].args == {"query": "User message"}
+    assert first.reference_trajectory is not None and first.reference_trajectory[1].tool_calls[0].args == {
+        "query": "User message"
+    }
     assert second.requirements.trajectory_mode == "strict" and second.requirements.require_match is False
     assert second.reference_trajectory is None and second.category == "uncategorised"
 
@@ -69,7 +71,9 @@ def test_converts_to_dataset_items_with_filled_call_ids() -> None:
     assert first.input == {"customer_utterance": "User message"}
     assert first.metadata == {"category": "basic_response_test", "description": "What this test verifies"}
     reference = first.expected_output["reference_trajectory"]
-    assert reference[1]["tool_calls"] == [{"id": "call_1", "name": "call_output_agent", "args": {"query": "User message"}}]
+    assert reference[1]["tool_calls"] == [
+        {"id": "call_1", "name": "call_output_agent", "args": {"query": "User message"}}
+    ]
     assert reference[2] == {"type": "tool", "content": "Tool output", "tool_call_id": "call_1"}
     assert "tool_calls" not in reference[0]
     assert first.expected_output["requirements"]["forbidden_tools"] == ["call_map_agent"]
@@ -78,9 +82,17 @@ def test_converts_to_dataset_items_with_filled_call_ids() -> None:
 
 def test_items_feed_the_trajectory_evaluators() -> None:
     item = scenarios_to_items(parse_trajectory_scenarios(SEED_EXAMPLE))[0]
-    good = {"trajectory": [{"type": "human", "content": "User message"}, {"type": "ai", "tool_calls": [{"id": "a", "name": "call_output_agent", "args": {}}]}]}
+    good = {
+        "trajectory": [
+            {"type": "human", "content": "User message"},
+            {"type": "ai", "tool_calls": [{"id": "a", "name": "call_output_agent", "args": {}}]},
+        ]
+    }
     assert trajectory_match(output=good, expected_output=item.expected_output).value is True
-    assert trajectory_pass(output={"tool_calls": ["call_map_agent"]}, expected_output=item.expected_output).value is False
+    assert (
+        trajectory_pass(output={"tool_calls": ["call_map_agent"]}, expected_output=item.expected_output).value
+        is False
+    )
 
 
 @pytest.mark.parametrize(
@@ -109,7 +121,9 @@ def test_load_from_disk_and_generic_dataset_shape(tmp_path: Path) -> None:
     assert [i["id"] for i in dataset["items"]] == ["my_test", "greeting"]
 
 
-REPO_SCENARIOS = Path(shared.__file__).resolve().parents[1] / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
+REPO_SCENARIOS = (
+    Path(shared.__file__).resolve().parents[1] / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
+)
 
 
 @pytest.mark.skipif(not REPO_SCENARIOS.exists(), reason="drive-thru scenario file not in this checkout")

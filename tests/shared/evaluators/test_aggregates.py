@@ -19,12 +19,20 @@ def item(category: str, difficulty: str | None, order: float | None, tool: float
     return ItemResult(
         item_id=f"{category}-{order}",
         metadata=metadata,
-        evaluations=[Evaluation(name="order_correctness", value=order), Evaluation(name="tool_call_accuracy", value=tool)],
+        evaluations=[
+            Evaluation(name="order_correctness", value=order),
+            Evaluation(name="tool_call_accuracy", value=tool),
+        ],
     )
 
 
 def test_avg_order_correctness_rounds_and_counts() -> None:
-    results = [item("a", "easy", 1.0), item("a", "easy", 0.5), item("b", "hard", 0.6), item("b", "hard", None)]
+    results = [
+        item("a", "easy", 1.0),
+        item("a", "easy", 0.5),
+        item("b", "hard", 0.6),
+        item("b", "hard", None),
+    ]
     ev = avg_order_correctness(item_results=results)
     assert ev.value == 0.7
     assert ev.metadata == {"count": 3}
@@ -32,7 +40,9 @@ def test_avg_order_correctness_rounds_and_counts() -> None:
 
 
 def test_avg_order_correctness_with_thirds_rounds_to_three_places() -> None:
-    ev = avg_order_correctness(item_results=[item("a", None, 1.0), item("a", None, 0.0), item("a", None, 0.0)])
+    ev = avg_order_correctness(
+        item_results=[item("a", None, 1.0), item("a", None, 0.0), item("a", None, 0.0)]
+    )
     assert ev.value == 0.333
 
 
@@ -43,7 +53,12 @@ def test_avg_order_correctness_without_scores_is_none() -> None:
 
 def test_avg_order_correctness_on_langfuse_results() -> None:
     results = [
-        ExperimentItemResult(item={"input": {}}, output={}, evaluations=[LangfuseEvaluation(name="order_correctness", value=v)], trace_id=None)
+        ExperimentItemResult(
+            item={"input": {}},
+            output={},
+            evaluations=[LangfuseEvaluation(name="order_correctness", value=v)],
+            trace_id=None,
+        )
         for v in (1.0, 0.4)
     ]
     assert avg_order_correctness(item_results=results).value == 0.7
@@ -56,7 +71,11 @@ def test_avg_score_any_metric() -> None:
 
 
 def test_score_breakdown_per_category_and_difficulty() -> None:
-    results = [item("quantity", "easy", 1.0), item("quantity", "hard", 0.5, tool=0.5), item("greeting", None, 0.0)]
+    results = [
+        item("quantity", "easy", 1.0),
+        item("quantity", "hard", 0.5, tool=0.5),
+        item("greeting", None, 0.0),
+    ]
     by_name = {e.name: e for e in score_breakdown(item_results=results)}
     assert by_name["order_correctness[category=quantity]"].value == 0.75
     assert by_name["order_correctness[category=quantity]"].metadata["count"] == 2
@@ -81,7 +100,14 @@ def test_score_breakdown_with_nothing_to_aggregate() -> None:
 async def test_run_level_registry_passes_args() -> None:
     results = [item("quantity", "easy", 1.0)]
     evs = await run_run_evaluators(
-        [EvaluatorSpec(name="avg_order_correctness"), EvaluatorSpec(name="score_breakdown", args={"keys": ["category"]})],
+        [
+            EvaluatorSpec(name="avg_order_correctness"),
+            EvaluatorSpec(name="score_breakdown", args={"keys": ["category"]}),
+        ],
         item_results=results,
     )
-    assert [e.name for e in evs] == ["avg_order_correctness", "order_correctness[category=quantity]", "tool_call_accuracy[category=quantity]"]
+    assert [e.name for e in evs] == [
+        "avg_order_correctness",
+        "order_correctness[category=quantity]",
+        "tool_call_accuracy[category=quantity]",
+    ]

@@ -24,7 +24,9 @@ def tool(call_id: str, content: dict[str, Any]) -> dict[str, Any]:
 
 LOOKUP_EGG = ai(("c1", "lookup_menu_item", {"item_name": "egg mcmuffins"}))
 EGG_FOUND = tool("c1", {"found": True, "item_id": "egg-mcmuffin", "name": "Egg McMuffin"})
-ADD_EGG = ai(("c2", "add_item_to_order", {"item_id": "egg-mcmuffin", "item_name": "Egg McMuffin", "quantity": 2}))
+ADD_EGG = ai(
+    ("c2", "add_item_to_order", {"item_id": "egg-mcmuffin", "item_name": "Egg McMuffin", "quantity": 2})
+)
 
 
 def protocol(trajectory: list[dict[str, Any]], tool_calls: list[str] | None = None) -> tuple[Any, str]:
@@ -42,7 +44,10 @@ def test_registered_as_reference_free() -> None:
 
 
 def test_lookup_then_add_of_that_item_passes() -> None:
-    assert protocol([{"type": "human", "content": "two egg mcmuffins"}, LOOKUP_EGG, EGG_FOUND, ADD_EGG])[0] == 1.0
+    assert (
+        protocol([{"type": "human", "content": "two egg mcmuffins"}, LOOKUP_EGG, EGG_FOUND, ADD_EGG])[0]
+        == 1.0
+    )
 
 
 def test_lookup_matched_by_name_when_result_is_not_available() -> None:
@@ -80,7 +85,9 @@ def test_falls_back_to_tool_names_without_trajectory() -> None:
     assert value == 0.0 and "names only" in comment
 
 
-def finalize(utterance: str, previous: str | None, calls: list[str] | None = None) -> tuple[Any, dict[str, Any]]:
+def finalize(
+    utterance: str, previous: str | None, calls: list[str] | None = None
+) -> tuple[Any, dict[str, Any]]:
     ev = finalize_after_confirmation(
         input={"customer_utterance": utterance, "previous_response": previous},
         output={"tool_calls": ["finalize_order"] if calls is None else calls},
@@ -91,12 +98,16 @@ def finalize(utterance: str, previous: str | None, calls: list[str] | None = Non
 READBACK = "So that's two Egg McMuffins and a Hash Browns. Is that correct?"
 
 
-@pytest.mark.parametrize("utterance", ["Yes", "yep that's right", "That's all, thanks", "No, that's it", "Sounds good"])
+@pytest.mark.parametrize(
+    "utterance", ["Yes", "yep that's right", "That's all, thanks", "No, that's it", "Sounds good"]
+)
 def test_finalize_after_readback_and_confirmation_passes(utterance: str) -> None:
     assert finalize(utterance, READBACK)[0] == 1.0
 
 
-@pytest.mark.parametrize("utterance", ["No", "Wait, add a coffee", "Actually make it three", "I'd like hotcakes"])
+@pytest.mark.parametrize(
+    "utterance", ["No", "Wait, add a coffee", "Actually make it three", "I'd like hotcakes"]
+)
 def test_finalize_without_confirmation_fails(utterance: str) -> None:
     value, meta = finalize(utterance, READBACK)
     assert value == 0.0 and meta["confirmed"] is False
@@ -123,7 +134,13 @@ def test_patterns_can_be_overridden() -> None:
 
 
 async def test_runs_on_a_traffic_turn_through_the_registry() -> None:
-    turn = {"tool_calls": ["lookup_menu_item", "add_item_to_order"], "trajectory": [LOOKUP_EGG, EGG_FOUND, ADD_EGG], "order_items": [], "response": "ok", "finalized": False}
+    turn = {
+        "tool_calls": ["lookup_menu_item", "add_item_to_order"],
+        "trajectory": [LOOKUP_EGG, EGG_FOUND, ADD_EGG],
+        "order_items": [],
+        "response": "ok",
+        "finalized": False,
+    }
     evs = await run_item_evaluators(
         [EvaluatorSpec(name="tool_call_protocol"), EvaluatorSpec(name="finalize_after_confirmation")],
         input={"customer_utterance": "two egg mcmuffins", "previous_response": None},
@@ -131,4 +148,7 @@ async def test_runs_on_a_traffic_turn_through_the_registry() -> None:
         expected_output=None,
         metadata=None,
     )
-    assert [(e.name, e.value) for e in evs] == [("tool_call_protocol", 1.0), ("finalize_after_confirmation", 1.0)]
+    assert [(e.name, e.value) for e in evs] == [
+        ("tool_call_protocol", 1.0),
+        ("finalize_after_confirmation", 1.0),
+    ]

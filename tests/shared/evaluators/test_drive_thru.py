@@ -18,7 +18,13 @@ from shared.evaluators.menu_ids import MenuNotFound, menu_item_ids
 pytestmark = pytest.mark.unit
 
 
-def line(item_id: str, qty: int = 1, size: str | None = "regular", mods: tuple[str, ...] = (), name: str | None = None) -> dict[str, Any]:
+def line(
+    item_id: str,
+    qty: int = 1,
+    size: str | None = "regular",
+    mods: tuple[str, ...] = (),
+    name: str | None = None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {
         "item_id": item_id,
         "name": name or item_id.replace("-", " ").title(),
@@ -31,7 +37,9 @@ def line(item_id: str, qty: int = 1, size: str | None = "regular", mods: tuple[s
 
 
 def score(expected: list[dict[str, Any]], actual: list[dict[str, Any]]) -> float:
-    value = order_correctness(output={"order_items": actual}, expected_output={"expected_items": expected}).value
+    value = order_correctness(
+        output={"order_items": actual}, expected_output={"expected_items": expected}
+    ).value
     assert isinstance(value, float)
     return value
 
@@ -49,7 +57,9 @@ def test_items_when_none_expected_is_hallucination() -> None:
 
 
 def test_nothing_added_when_items_expected() -> None:
-    ev = order_correctness(output={"order_items": []}, expected_output={"expected_items": [line("hash-browns")]})
+    ev = order_correctness(
+        output={"order_items": []}, expected_output={"expected_items": [line("hash-browns")]}
+    )
     assert ev.value == 0.0
     assert "order is empty" in (ev.comment or "")
 
@@ -81,14 +91,20 @@ def test_size_mismatch_costs_a_tenth_and_missing_size_means_regular() -> None:
 
 
 def test_name_is_compared_case_insensitively() -> None:
-    assert score([line("egg-mcmuffin", name="Egg McMuffin")], [line("egg-mcmuffin", name="egg mcmuffin")]) == 1.0
-    assert score([line("egg-mcmuffin", name="Egg McMuffin")], [line("egg-mcmuffin", name="McMuffin")]) == pytest.approx(0.6)
+    assert (
+        score([line("egg-mcmuffin", name="Egg McMuffin")], [line("egg-mcmuffin", name="egg mcmuffin")]) == 1.0
+    )
+    assert score(
+        [line("egg-mcmuffin", name="Egg McMuffin")], [line("egg-mcmuffin", name="McMuffin")]
+    ) == pytest.approx(0.6)
 
 
 def test_missed_and_extra_lines_each_cost_their_share() -> None:
     expected = [line("egg-mcmuffin"), line("hash-browns")]
     assert score(expected, [line("egg-mcmuffin")]) == pytest.approx(0.5)
-    assert score(expected, [line("egg-mcmuffin"), line("hash-browns"), line("hotcakes")]) == pytest.approx(2 / 3)
+    assert score(expected, [line("egg-mcmuffin"), line("hash-browns"), line("hotcakes")]) == pytest.approx(
+        2 / 3
+    )
     ev = order_correctness(
         output={"order_items": [line("egg-mcmuffin"), line("hotcakes")]},
         expected_output={"expected_items": expected},
@@ -124,14 +140,20 @@ def test_comment_names_what_differed() -> None:
 
 
 def test_accepts_the_agent_response_model_itself() -> None:
-    response = AgentInvokeResponse(order_items=[OrderLine(item_id="hash-browns", name="Hash Browns", quantity=1)])
+    response = AgentInvokeResponse(
+        order_items=[OrderLine(item_id="hash-browns", name="Hash Browns", quantity=1)]
+    )
     ev = order_correctness(output=response, expected_output={"expected_items": [line("hash-browns")]})
     assert ev.value == 1.0
 
 
 async def test_missing_expected_items_is_a_recorded_failure_naming_the_key() -> None:
     [ev] = await run_item_evaluators(
-        [EvaluatorSpec(name="order_correctness")], input={}, output={"order_items": []}, expected_output={}, metadata={}
+        [EvaluatorSpec(name="order_correctness")],
+        input={},
+        output={"order_items": []},
+        expected_output={},
+        metadata={},
     )
     assert ev.value is None
     assert ev.error is not None and "expected_output.expected_items" in ev.error
@@ -141,7 +163,11 @@ async def test_missing_expected_items_is_a_recorded_failure_naming_the_key() -> 
     ("calls", "expected_items", "value"),
     [
         (["lookup_menu_item", "add_item_to_order"], [line("a")], 1.0),
-        (["lookup_menu_item", "lookup_menu_item", "add_item_to_order", "add_item_to_order"], [line("a")], 1.0),
+        (
+            ["lookup_menu_item", "lookup_menu_item", "add_item_to_order", "add_item_to_order"],
+            [line("a")],
+            1.0,
+        ),
         (["add_item_to_order", "lookup_menu_item"], [line("a")], 0.5),
         (["lookup_menu_item"], [line("a")], 0.3),
         (["add_item_to_order"], [line("a")], 0.3),
@@ -152,7 +178,9 @@ async def test_missing_expected_items_is_a_recorded_failure_naming_the_key() -> 
         (["lookup_menu_item", "add_item_to_order"], [], 0.0),
     ],
 )
-def test_tool_call_accuracy_table(calls: list[str], expected_items: list[dict[str, Any]], value: float) -> None:
+def test_tool_call_accuracy_table(
+    calls: list[str], expected_items: list[dict[str, Any]], value: float
+) -> None:
     ev = tool_call_accuracy(output={"tool_calls": calls}, expected_output={"expected_items": expected_items})
     assert ev.value == value
 
@@ -164,7 +192,9 @@ def test_tool_call_accuracy_falls_back_to_the_trajectory() -> None:
         {"type": "tool", "content": "{}", "tool_call_id": "1"},
         {"type": "ai", "tool_calls": [{"id": "2", "name": "add_item_to_order", "args": {}}]},
     ]
-    ev = tool_call_accuracy(output={"trajectory": trajectory}, expected_output={"expected_items": [line("a")]})
+    ev = tool_call_accuracy(
+        output={"trajectory": trajectory}, expected_output={"expected_items": [line("a")]}
+    )
     assert ev.value == 1.0
 
 

@@ -43,7 +43,12 @@ def test_langfuse_local_item_result() -> None:
     assert result.input == {"q": 1} and result.expected_output == {"e": 2}
     assert result.output == {"order_items": []}
     [evaluation] = result.evaluations
-    assert (evaluation.name, evaluation.value, evaluation.comment, evaluation.metadata) == ("order_correctness", 0.7, "c", {"k": 1})
+    assert (evaluation.name, evaluation.value, evaluation.comment, evaluation.metadata) == (
+        "order_correctness",
+        0.7,
+        "c",
+        {"k": 1},
+    )
 
 
 def test_langfuse_dataset_item_result() -> None:
@@ -71,7 +76,11 @@ def test_langfuse_dataset_item_result() -> None:
 
 
 def test_duck_typed_object_with_numeric_string() -> None:
-    obj = SimpleNamespace(item=SimpleNamespace(id=7, metadata=None), output=None, evaluations=[SimpleNamespace(name="s", value="0.25")])
+    obj = SimpleNamespace(
+        item=SimpleNamespace(id=7, metadata=None),
+        output=None,
+        evaluations=[SimpleNamespace(name="s", value="0.25")],
+    )
     result = as_item_result(obj)
     assert result.item_id == "7" and result.metadata == {}
     assert result.score("s") == 0.25

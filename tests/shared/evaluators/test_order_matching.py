@@ -33,14 +33,18 @@ orders_with_repeats = st.lists(order_line(), max_size=8)
 
 
 def score(expected: list[dict[str, Any]], actual: list[dict[str, Any]]) -> float:
-    value = order_correctness(output={"order_items": actual}, expected_output={"expected_items": expected}).value
+    value = order_correctness(
+        output={"order_items": actual}, expected_output={"expected_items": expected}
+    ).value
     assert isinstance(value, float)
     return value
 
 
 @settings(max_examples=100, deadline=None)
 @given(orders_with_repeats, orders_with_repeats)
-def test_score_is_always_between_zero_and_one(expected: list[dict[str, Any]], actual: list[dict[str, Any]]) -> None:
+def test_score_is_always_between_zero_and_one(
+    expected: list[dict[str, Any]], actual: list[dict[str, Any]]
+) -> None:
     assert 0.0 <= score(expected, actual) <= 1.0
 
 
@@ -52,7 +56,9 @@ def test_identical_orders_score_one(order: list[dict[str, Any]]) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(orders, orders, st.randoms(use_true_random=False))
-def test_line_order_does_not_matter(expected: list[dict[str, Any]], actual: list[dict[str, Any]], rnd: Any) -> None:
+def test_line_order_does_not_matter(
+    expected: list[dict[str, Any]], actual: list[dict[str, Any]], rnd: Any
+) -> None:
     shuffled_expected, shuffled_actual = list(expected), list(actual)
     rnd.shuffle(shuffled_expected)
     rnd.shuffle(shuffled_actual)
@@ -61,7 +67,9 @@ def test_line_order_does_not_matter(expected: list[dict[str, Any]], actual: list
 
 @settings(max_examples=100, deadline=None)
 @given(orders.filter(bool), orders.filter(bool))
-def test_score_is_symmetric_in_disjoint_extras(expected: list[dict[str, Any]], actual: list[dict[str, Any]]) -> None:
+def test_score_is_symmetric_in_disjoint_extras(
+    expected: list[dict[str, Any]], actual: list[dict[str, Any]]
+) -> None:
     # Every distinct id on either side is one share of the denominator.
     result = compare_orders(expected, actual)
     ids = {str(line["item_id"]) for line in expected} | {str(line["item_id"]) for line in actual}
@@ -72,8 +80,20 @@ def test_score_is_symmetric_in_disjoint_extras(expected: list[dict[str, Any]], a
 def test_merge_keeps_first_name_and_size_and_unions_modifiers() -> None:
     merged = merge_lines(
         [
-            {"item_id": "a", "name": "A", "quantity": 1, "size": "small", "modifiers": [{"modifier_id": "x", "name": "x"}]},
-            {"item_id": "a", "name": "other", "quantity": 2, "size": "large", "modifiers": [{"modifier_id": "y", "name": "y"}]},
+            {
+                "item_id": "a",
+                "name": "A",
+                "quantity": 1,
+                "size": "small",
+                "modifiers": [{"modifier_id": "x", "name": "x"}],
+            },
+            {
+                "item_id": "a",
+                "name": "other",
+                "quantity": 2,
+                "size": "large",
+                "modifiers": [{"modifier_id": "y", "name": "y"}],
+            },
         ]
     )
     assert merged["a"].quantity == 3

@@ -23,7 +23,10 @@ def ai(name: str, **args: Any) -> dict[str, Any]:
 
 
 def out(*names: str) -> dict[str, Any]:
-    return {"trajectory": [{"type": "human", "content": "q"}, *(ai(n) for n in names)], "tool_calls": list(names)}
+    return {
+        "trajectory": [{"type": "human", "content": "q"}, *(ai(n) for n in names)],
+        "tool_calls": list(names),
+    }
 
 
 def expected(
@@ -35,7 +38,9 @@ def expected(
     require_match: bool = False,
 ) -> dict[str, Any]:
     return {
-        "reference_trajectory": None if reference is None else [{"type": "human", "content": "q"}, *(ai(n) for n in reference)],
+        "reference_trajectory": None
+        if reference is None
+        else [{"type": "human", "content": "q"}, *(ai(n) for n in reference)],
         "requirements": {
             "mandatory_tools": mandatory or [],
             "forbidden_tools": forbidden or [],
@@ -53,11 +58,17 @@ def test_match_uses_the_items_mode_and_records_details() -> None:
     assert ev.value is True
     assert ev.metadata["mode"] == "unordered"
     strict = trajectory_match(output=out(ADD, LOOKUP), expected_output=expected([LOOKUP, ADD]))
-    assert strict.value is False and "called ['add_item_to_order', 'lookup_menu_item']" in (strict.comment or "")
+    assert strict.value is False and "called ['add_item_to_order', 'lookup_menu_item']" in (
+        strict.comment or ""
+    )
 
 
 def test_match_mode_can_be_overridden_by_args() -> None:
-    ev = trajectory_match(output=out(LOOKUP, ADD, "get_current_order"), expected_output=expected([LOOKUP, ADD]), trajectory_mode="superset")
+    ev = trajectory_match(
+        output=out(LOOKUP, ADD, "get_current_order"),
+        expected_output=expected([LOOKUP, ADD]),
+        trajectory_mode="superset",
+    )
     assert ev.value is True
 
 
@@ -71,7 +82,12 @@ def test_match_with_argument_mode() -> None:
 def test_match_filtered_to_mandatory_tools() -> None:
     exp = expected([LOOKUP, ADD], mandatory=[ADD])
     assert trajectory_match(output=out("get_current_order", ADD), expected_output=exp).value is False
-    assert trajectory_match(output=out("get_current_order", ADD), expected_output=exp, filter_to_mandatory=True).value is True
+    assert (
+        trajectory_match(
+            output=out("get_current_order", ADD), expected_output=exp, filter_to_mandatory=True
+        ).value
+        is True
+    )
 
 
 def test_match_without_reference_is_skipped_with_none() -> None:
@@ -81,10 +97,16 @@ def test_match_without_reference_is_skipped_with_none() -> None:
 
 def test_agent_response_model_and_tool_name_fallback() -> None:
     response = AgentInvokeResponse(
-        trajectory=[TrajectoryMessage(type="human", content="q"), TrajectoryMessage(type="ai", tool_calls=[{"id": "1", "name": LOOKUP, "args": {}}])]
+        trajectory=[
+            TrajectoryMessage(type="human", content="q"),
+            TrajectoryMessage(type="ai", tool_calls=[{"id": "1", "name": LOOKUP, "args": {}}]),
+        ]
     )
     assert trajectory_match(output=response, expected_output=expected([LOOKUP])).value is True
-    assert trajectory_match(output={"tool_calls": [LOOKUP, ADD]}, expected_output=expected([LOOKUP, ADD])).value is True
+    assert (
+        trajectory_match(output={"tool_calls": [LOOKUP, ADD]}, expected_output=expected([LOOKUP, ADD])).value
+        is True
+    )
 
 
 def test_mandatory_and_forbidden_checks() -> None:
@@ -100,8 +122,13 @@ def test_mandatory_and_forbidden_checks() -> None:
 def test_checks_without_requirements_are_skipped_and_args_override() -> None:
     assert mandatory_tools_check(output=out(LOOKUP), expected_output=None).value is None
     assert forbidden_tools_check(output=out(LOOKUP), expected_output=None).value is None
-    assert mandatory_tools_check(output=out(LOOKUP), expected_output=None, mandatory_tools=[ADD]).value is False
-    assert forbidden_tools_check(output=out(LOOKUP), expected_output=None, forbidden_tools=[LOOKUP]).value is False
+    assert (
+        mandatory_tools_check(output=out(LOOKUP), expected_output=None, mandatory_tools=[ADD]).value is False
+    )
+    assert (
+        forbidden_tools_check(output=out(LOOKUP), expected_output=None, forbidden_tools=[LOOKUP]).value
+        is False
+    )
 
 
 @pytest.mark.parametrize(
@@ -112,8 +139,18 @@ def test_checks_without_requirements_are_skipped_and_args_override() -> None:
         ([LOOKUP], expected([LOOKUP, ADD], mandatory=[LOOKUP, ADD]), False, "tool checks"),
         ([LOOKUP, ADD, FINAL], expected(None, forbidden=[FINAL]), False, "tool checks"),
         # require_match: the match must pass as well
-        ([ADD, LOOKUP], expected([LOOKUP, ADD], mandatory=[LOOKUP], require_match=True), False, "tool checks + match"),
-        ([LOOKUP, ADD], expected([LOOKUP, ADD], mandatory=[LOOKUP], require_match=True), True, "tool checks + match"),
+        (
+            [ADD, LOOKUP],
+            expected([LOOKUP, ADD], mandatory=[LOOKUP], require_match=True),
+            False,
+            "tool checks + match",
+        ),
+        (
+            [LOOKUP, ADD],
+            expected([LOOKUP, ADD], mandatory=[LOOKUP], require_match=True),
+            True,
+            "tool checks + match",
+        ),
         # require_match with no reference: the skipped match never gates
         ([LOOKUP], expected(None, mandatory=[LOOKUP], require_match=True), True, "tool checks"),
         # no tool checks: the match decides

@@ -21,7 +21,11 @@ pytestmark = pytest.mark.unit
 
 
 def ai(*calls: tuple[str, dict[str, Any]], content: str = "") -> dict[str, Any]:
-    return {"type": "ai", "content": content, "tool_calls": [{"id": f"x{i}", "name": n, "args": a} for i, (n, a) in enumerate(calls)]}
+    return {
+        "type": "ai",
+        "content": content,
+        "tool_calls": [{"id": f"x{i}", "name": n, "args": a} for i, (n, a) in enumerate(calls)],
+    }
 
 
 RAW = [
@@ -43,7 +47,11 @@ def test_normalisation_matches_the_seed() -> None:
     assert all(c.args == {} for c in norm.calls)
     messages = norm.to_messages()
     assert messages[0] == {"type": "human", "content": "two hash browns"}
-    assert messages[1] == {"type": "ai", "content": "", "tool_calls": [{"id": "call_1", "name": "lookup_menu_item", "args": {}}]}
+    assert messages[1] == {
+        "type": "ai",
+        "content": "",
+        "tool_calls": [{"id": "call_1", "name": "lookup_menu_item", "args": {}}],
+    }
     assert messages[2] == {"type": "tool", "content": TOOL_RESULT, "tool_call_id": "call_1"}
     assert [m["tool_calls"][0]["id"] for m in messages if m["type"] == "ai"] == ["call_1", "call_2", "call_3"]
     assert len(messages) == 1 + 2 * 3
@@ -56,7 +64,9 @@ def test_normalisation_can_filter_to_mandatory_tools_and_keep_args() -> None:
 
 
 def test_openai_style_roles_are_understood() -> None:
-    norm = normalise([{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [{"name": "t", "args": {}}]}])
+    norm = normalise(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "tool_calls": [{"name": "t", "args": {}}]}]
+    )
     assert norm.first_human == "hi" and norm.names == ["t"]
 
 
@@ -82,7 +92,9 @@ def calls(*names: str) -> list[dict[str, Any]]:
         ([], ["a"], "superset", False),
     ],
 )
-def test_trajectory_modes(actual: list[str], reference: list[str], mode: TrajectoryMode, expected: bool) -> None:
+def test_trajectory_modes(
+    actual: list[str], reference: list[str], mode: TrajectoryMode, expected: bool
+) -> None:
     assert trajectories_match(normalise(calls(*actual)), normalise(calls(*reference)), mode) is expected
 
 
@@ -98,7 +110,9 @@ def test_trajectory_modes(actual: list[str], reference: list[str], mode: Traject
         ({"x": 2}, {"q": 1}, "superset", False),
     ],
 )
-def test_argument_modes(actual_args: dict[str, Any], reference_args: dict[str, Any], args_mode: ArgsMode, expected: bool) -> None:
+def test_argument_modes(
+    actual_args: dict[str, Any], reference_args: dict[str, Any], args_mode: ArgsMode, expected: bool
+) -> None:
     actual = normalise([ai(("t", actual_args))], args_mode=args_mode)
     reference = normalise([ai(("t", reference_args))], args_mode=args_mode)
     for mode in ("strict", "unordered", "subset", "superset"):

@@ -202,8 +202,11 @@ class EvalWorker:
                 log.warning("drain timeout: %d tasks cancelled", len(pending))
         if self._http is not None:
             await self._http.aclose()
+        if self._sub is not None:
+            with contextlib.suppress(nats.errors.Error):
+                await self._sub.unsubscribe()
         if self._nc is not None and not self._nc.is_closed:
-            await self._nc.drain()
+            await self._nc.close()  # flushes pending acks; drain() would wait on the pull inbox
         log.info(
             "eval worker stopped",
             extra={"worker_id": self.settings.worker_id, "outcomes": dict(self._outcomes)},

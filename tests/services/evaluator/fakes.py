@@ -85,9 +85,9 @@ class FakeAgent:
         if response is not None:
             await msg.respond(response.model_dump_json().encode())
 
-    async def wait_for(self, predicate: Callable[[list[Seen]], bool], timeout: float = 10.0) -> list[Seen]:
+    async def wait_for(self, predicate: Callable[[list[Seen]], bool], within_s: float = 10.0) -> list[Seen]:
         async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self.seen)), timeout)
+            await asyncio.wait_for(self._changed.wait_for(lambda: predicate(self.seen)), within_s)
             return list(self.seen)
 
 
@@ -126,18 +126,18 @@ class ResultReader:
         self._ack = ack
         self._sub: JetStreamContext.PullSubscription | None = None
 
-    async def next_results(self, count: int, timeout: float = 15.0) -> list[EvalResult]:
+    async def next_results(self, count: int, within_s: float = 15.0) -> list[EvalResult]:
         if self._sub is None:
             self._sub = await self._js.pull_subscribe_bind(
                 durable=COORDINATOR_RESULTS_CONSUMER, stream=self._topology.eval_results_stream
             )
         results: list[EvalResult] = []
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        deadline = loop.time() + within_s
         while len(results) < count:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise TimeoutError(f"got {len(results)} of {count} results within {timeout}s: {results}")
+                raise TimeoutError(f"got {len(results)} of {count} results within {within_s}s: {results}")
             try:
                 msgs = await self._sub.fetch(count - len(results), timeout=min(remaining, 1.0))
             except TimeoutError:
@@ -147,3 +147,12 @@ class ResultReader:
                 if self._ack:
                     await msg.ack()
         return results
+
+
+async def redeclare_workers_consumer(js: JetStreamContext, topology: Topology, *, ack_wait: float) -> None:
+    """Replace the fixture's eval-workers durable by one with a short ack_wait (before workers bind)."""
+    from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+    from shared.streams import eval_workers_consumer
+
+    await js.delete_consumer(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+    await js.add_consumer(topology.eval_tasks_stream, eval_workers_consumer(ack_wait=ack_wait))

@@ -60,24 +60,26 @@ class WorkerProcess:
                 self.lines.append(line)
                 self._changed.notify_all()
 
-    async def wait_for_log(self, msg: str, timeout: float = 20.0) -> dict[str, Any]:
+    async def wait_for_log(self, msg: str, within_s: float = 20.0) -> dict[str, Any]:
         def found() -> bool:
             return any(line.get("msg") == msg for line in self.lines)
 
         async with self._changed:
             try:
-                await asyncio.wait_for(self._changed.wait_for(found), timeout)
+                await asyncio.wait_for(self._changed.wait_for(found), within_s)
             except TimeoutError:
-                raise AssertionError(f"{self.worker_id} never logged {msg!r}; log: {self.lines[-20:]}") from None
+                raise AssertionError(
+                    f"{self.worker_id} never logged {msg!r}; log: {self.lines[-20:]}"
+                ) from None
             return next(line for line in self.lines if line.get("msg") == msg)
 
     def signal(self, sig: signal.Signals) -> None:
         assert self._proc is not None
         self._proc.send_signal(sig)
 
-    async def wait_exit(self, timeout: float = 20.0) -> int:
+    async def wait_exit(self, within_s: float = 20.0) -> int:
         assert self._proc is not None
-        code = await asyncio.wait_for(self._proc.wait(), timeout)
+        code = await asyncio.wait_for(self._proc.wait(), within_s)
         if self._reader is not None:
             await asyncio.wait_for(self._reader, 5)
         return code

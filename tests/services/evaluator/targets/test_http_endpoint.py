@@ -19,7 +19,9 @@ CTX = CallContext(worker_id="w1", task_id="e:i:0", attempt=1)
 
 
 def task_for(spec: HttpTarget) -> EvalTask:
-    return EvalTask(experiment_id="e", item_id="i", input={"query": "hello", "k": 3}, target=spec, timeout_s=2)
+    return EvalTask(
+        experiment_id="e", item_id="i", input={"query": "hello", "k": 3}, target=spec, timeout_s=2
+    )
 
 
 def target(handler: Callable[[httpx.Request], httpx.Response]) -> HttpEndpointTarget:
@@ -58,7 +60,9 @@ async def test_get_sends_the_filled_template_as_query_parameters() -> None:
         seen.append(request)
         return httpx.Response(200, json={"ok": True})
 
-    spec = HttpTarget(url="http://upstream.test/search", method="GET", body_template={"q": "{input.query}", "n": 2})
+    spec = HttpTarget(
+        url="http://upstream.test/search", method="GET", body_template={"q": "{input.query}", "n": 2}
+    )
     result = await target(handler).call(task_for(spec), CTX)
     assert result.output == {"ok": True}
     assert dict(seen[0].url.params) == {"q": "hello", "n": "2"}
@@ -67,21 +71,21 @@ async def test_get_sends_the_filled_template_as_query_parameters() -> None:
 
 def test_missing_env_var_for_a_header_is_a_clear_config_error() -> None:
     spec = HttpTarget(url="http://x.test", headers_from_env={"Authorization": "NOT_SET_ANYWHERE"})
-    with pytest.raises(TargetConfigError, match="'NOT_SET_ANYWHERE'.*not set on this worker"):
+    with pytest.raises(TargetConfigError, match=r"'NOT_SET_ANYWHERE'.*not set on this worker"):
         resolve_headers(spec, environ={})
 
 
 async def test_4xx_is_a_terminal_error_with_status_and_body_excerpt() -> None:
     long_body = "bad query " + "x" * 1000
     spec = HttpTarget(url="http://upstream.test/ask")
-    with pytest.raises(TargetRejected, match="answered 422: bad query x+…") as info:
+    with pytest.raises(TargetRejected, match=r"answered 422: bad query x+…") as info:
         await target(lambda r: httpx.Response(422, text=long_body)).call(task_for(spec), CTX)
     assert len(str(info.value)) < 450
 
 
 async def test_5xx_is_transient() -> None:
     spec = HttpTarget(url="http://upstream.test/ask")
-    with pytest.raises(TargetUnavailable, match="answered 503: overloaded"):
+    with pytest.raises(TargetUnavailable, match=r"answered 503: overloaded"):
         await target(lambda r: httpx.Response(503, text="overloaded")).call(task_for(spec), CTX)
 
 
@@ -93,13 +97,13 @@ async def test_connection_errors_and_timeouts_are_transient() -> None:
         raise httpx.ReadTimeout("read timed out", request=request)
 
     spec = HttpTarget(url="http://upstream.test/ask")
-    with pytest.raises(TargetUnavailable, match="ConnectError"):
+    with pytest.raises(TargetUnavailable, match=r"ConnectError"):
         await target(refuse).call(task_for(spec), CTX)
-    with pytest.raises(TargetTimeout, match="within 2s"):
+    with pytest.raises(TargetTimeout, match=r"within 2s"):
         await target(stall).call(task_for(spec), CTX)
 
 
 async def test_non_json_success_body_is_a_terminal_error() -> None:
     spec = HttpTarget(url="http://upstream.test/ask")
-    with pytest.raises(TargetRejected, match="not JSON: <html>"):
+    with pytest.raises(TargetRejected, match=r"not JSON: <html>"):
         await target(lambda r: httpx.Response(200, text="<html>")).call(task_for(spec), CTX)

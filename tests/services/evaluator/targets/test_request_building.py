@@ -33,7 +33,7 @@ def test_agent_request_carries_utterance_history_and_model() -> None:
 
 
 def test_agent_item_without_utterance_is_a_config_error() -> None:
-    with pytest.raises(TargetConfigError, match="i7.*customer_utterance"):
+    with pytest.raises(TargetConfigError, match=r"i7.*customer_utterance"):
         AgentInvokeTarget(NO_NATS, "x").build_request(task({"query": "?"}, AgentTarget()))
 
 
@@ -51,5 +51,5 @@ def test_search_request_copies_the_target_options() -> None:
 
 
 def test_search_item_with_empty_query_is_a_config_error() -> None:
-    with pytest.raises(TargetConfigError, match="does not fit a search request"):
+    with pytest.raises(TargetConfigError, match=r"does not fit a search request"):
         SearchQueryTarget(NO_NATS, "x").build_request(task({"query": ""}, SearchTarget()))

@@ -40,9 +40,9 @@ def test_lookup_walks_dicts_and_list_indexes() -> None:
     doc = {"data": {"hits": [{"id": "x"}, {"id": "y"}]}}
     assert lookup(doc, "data.hits.1.id") == "y"
     assert lookup(doc, "data.hits.-1.id") == "y"
-    with pytest.raises(PathNotFound, match="out of range"):
+    with pytest.raises(PathNotFound, match=r"out of range"):
         lookup(doc, "data.hits.5.id")
-    with pytest.raises(PathNotFound, match="'nope'"):
+    with pytest.raises(PathNotFound, match=r"'nope'"):
         lookup(doc, "data.nope")
 
 
@@ -57,5 +57,5 @@ def test_output_mapping_picks_fields_and_empty_mapping_keeps_the_body() -> None:
 
 
 def test_output_mapping_to_a_missing_path_is_an_error_result() -> None:
-    with pytest.raises(TargetRejected, match="'answer' -> 'data.answer' not found"):
+    with pytest.raises(TargetRejected, match=r"'answer' -> 'data.answer' not found"):
         map_output({"data": {}}, {"answer": "data.answer"})

@@ -1,0 +1,180 @@
+"""An in-process EvalWorker against the real nats-server: results, retries, leases, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from nats.aio.client import Client as NatsClient
+
+from services.evaluator.worker import EvalWorker
+from shared.contracts import (
+    AgentInvokeRequest,
+    AgentInvokeResponse,
+    EvalTask,
+    Evaluation,
+    EvaluatorSpec,
+    SearchHit,
+    SearchResponse,
+    SearchTarget,
+    Topology,
+)
+from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.evaluators import register
+from tests.services.evaluator.conftest import StartWorker
+from tests.services.evaluator.fakes import (
+    FakeAgent,
+    ResultReader,
+    agent_task,
+    ok_response,
+    publish_task,
+    redeclare_workers_consumer,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+
+@register("test_len")
+def response_length(
+    *, input: Any, output: Any, expected_output: Any, metadata: Any, **kwargs: Any
+) -> Evaluation:
+    """Length of the agent's response text (test evaluator)."""
+    return Evaluation(name="test_len", value=float(len(output["response"])), comment=f"args={kwargs}")
+
+
+async def test_a_task_end_to_end_gives_one_scored_result(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    js = nats_client.jetstream()
+    agent = await FakeAgent(nats_client, topology.agent_invoke).start()
+    worker = await start_worker()
+    task = agent_task("item-1", "one hash brown", evaluators=[EvaluatorSpec(name="test_len", args={"x": 1})])
+    await publish_task(js, topology, task)
+
+    [result] = await ResultReader(js, topology).next_results(1)
+
+    assert (result.experiment_id, result.item_id, result.trial, result.status) == ("exp-1", "item-1", 0, "ok")
+    assert result.output is not None and result.output["response"] == "Added: one hash brown"
+    assert [(s.name, s.value, s.comment) for s in result.scores] == [
+        ("test_len", float(len("Added: one hash brown")), "args={'x': 1}")
+    ]
+    assert result.usage is not None and result.usage.total_tokens == 15
+    assert result.attempts == 1 and result.worker_id == worker.settings.worker_id
+    assert result.latency_ms is not None and result.total_ms is not None
+    assert 0 <= result.latency_ms <= result.total_ms
+    assert agent.seen[0].headers["Yardstick-Task-Id"] == task.task_id
+    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+    assert info.num_ack_pending == 0 and info.num_pending == 0
+
+
+async def test_always_timing_out_target_becomes_an_error_after_max_deliver_while_others_are_served(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    async def hang_on_request(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
+        return None if req.customer_utterance == "hang" else ok_response(req)
+
+    js = nats_client.jetstream()
+    agent = await FakeAgent(nats_client, topology.agent_invoke, answer=hang_on_request).start()
+    await start_worker(eval_max_deliver=3, eval_backoff_base_s=0.05, eval_concurrency=2)
+    await publish_task(js, topology, agent_task("stuck", "hang", timeout_s=0.3))
+    for i in range(3):
+        await publish_task(js, topology, agent_task(f"fine-{i}", "a coffee"))
+
+    results = {r.item_id: r for r in await ResultReader(js, topology).next_results(4)}
+
+    assert {results[f"fine-{i}"].status for i in range(3)} == {"ok"}
+    stuck = results["stuck"]
+    assert stuck.status == "error" and stuck.attempts == 3 and stuck.output is None
+    assert stuck.error is not None
+    assert stuck.error.startswith("TargetTimeout:") and "gave up after 3 attempts" in stuck.error
+    assert [s.request.customer_utterance for s in agent.seen].count("hang") == 3
+
+
+async def test_agent_error_answer_is_an_error_result_and_not_retried(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    async def refuse(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
+        return AgentInvokeResponse(ok=False, error="model quota exhausted")
+
+    js = nats_client.jetstream()
+    agent = await FakeAgent(nats_client, topology.agent_invoke, answer=refuse).start()
+    await start_worker()
+    await publish_task(js, topology, agent_task("refused", evaluators=[EvaluatorSpec(name="test_len")]))
+
+    [result] = await ResultReader(js, topology).next_results(1)
+    assert result.status == "error" and result.attempts == 1 and result.scores == []
+    assert result.error == "TargetRejected: agent answered with an error: model quota exhausted"
+    assert len(agent.seen) == 1
+
+
+async def test_long_item_keeps_its_lease_and_is_not_redelivered(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    js = nats_client.jetstream()
+    await redeclare_workers_consumer(js, topology, ack_wait=1.0)
+
+    async def slow(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
+        await asyncio.sleep(2.5)  # the slow system under test, 2.5 x ack_wait
+        return ok_response(req)
+
+    agent = await FakeAgent(nats_client, topology.agent_invoke, answer=slow).start()
+    await start_worker(eval_concurrency=4)
+    await publish_task(js, topology, agent_task("slow", timeout_s=10))
+
+    [result] = await ResultReader(js, topology).next_results(1)
+    assert result.status == "ok" and result.attempts == 1
+    assert len(agent.seen) == 1, "the task was redelivered while it was still running"
+
+
+async def test_malformed_task_is_terminated_not_retried(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    js = nats_client.jetstream()
+    await FakeAgent(nats_client, topology.agent_invoke).start()
+    worker: EvalWorker = await start_worker(eval_concurrency=1)
+    await js.publish(
+        topology.eval_task, b'{"experiment_id": "e", "no": "target"}', headers={"Nats-Msg-Id": "bad"}
+    )
+    await js.publish(topology.eval_task, b"not json at all", headers={"Nats-Msg-Id": "worse"})
+    await publish_task(js, topology, agent_task("after-bad"))
+
+    [result] = await ResultReader(js, topology).next_results(1)
+    assert result.item_id == "after-bad" and result.status == "ok"
+    assert worker.status().outcomes.get("terminated") == 2  # both settled before the good one was fetched
+    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+    assert info.num_redelivered == 0 and info.num_ack_pending == 0 and info.num_pending == 0
+
+
+async def test_search_target_result_carries_the_hits(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    js = nats_client.jetstream()
+
+    async def answer(msg: Any) -> None:
+        hits = [SearchHit(id="doc-3", score=2.5, rank=1, title="Reset your password")]
+        await msg.respond(
+            SearchResponse(results=hits, latency_ms=4.0, backend="corpus").model_dump_json().encode()
+        )
+
+    await nats_client.subscribe(topology.search_query, cb=answer)
+    await start_worker()
+    task = EvalTask(experiment_id="e", item_id="q1", input={"query": "reset password"}, target=SearchTarget())
+    await publish_task(js, topology, task)
+
+    [result] = await ResultReader(js, topology).next_results(1)
+    assert result.status == "ok"
+    assert result.output == {
+        "results": [
+            {
+                "id": "doc-3",
+                "score": 2.5,
+                "rank": 1,
+                "title": "Reset your password",
+                "snippet": "",
+                "source_type": "",
+            }
+        ],
+        "latency_ms": 4.0,
+        "backend": "corpus",
+    }

@@ -170,7 +170,7 @@ def score_command(
         parsed = [parse_evaluator_option(option) for option in evaluator]
         records = read_records(file)
     except ScoreInputError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE_ERROR) from exc
     item_specs = [spec for spec, level in parsed if level == "item"]
     run_specs = [spec for spec, level in parsed if level == "run"]

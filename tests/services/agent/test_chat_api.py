@@ -1,0 +1,159 @@
+"""The chat API against real PostgreSQL (checkpointer) and NATS (traffic stream)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, ClassVar
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from langchain_core.messages import AIMessage, BaseMessage
+from nats.aio.client import Client as NatsClient
+
+from services.agent.chat_models import ModelFactory
+from services.agent.main import create_app
+from services.agent.offline_model import OfflineDriveThruModel
+from services.agent.settings import AgentSettings
+from shared.contracts.agent_messages import TrafficTurn
+from shared.contracts.topology import Topology
+
+from .conftest import offline_settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+
+class SwitchableModel(OfflineDriveThruModel):
+    """The offline model, made to fail while ``broken`` is set."""
+
+    broken: ClassVar[bool] = False
+
+    def next_message(self, messages: list[BaseMessage]) -> AIMessage:
+        if SwitchableModel.broken:
+            raise ValueError("model returned garbage")
+        return super().next_message(messages)
+
+
+@asynccontextmanager
+async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://agent") as client:
+            yield client
+
+
+@pytest.fixture
+def settings(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> AgentSettings:
+    return offline_settings(database_url=database_url, nats_url=nats_url, nats_namespace=topology.namespace)
+
+
+async def say(client: httpx.AsyncClient, conversation_id: str, text: str) -> dict[str, Any]:
+    response = await client.post(f"/conversations/{conversation_id}/messages", json={"text": text})
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def test_conversation_survives_a_restart_and_every_turn_is_published(
+    settings: AgentSettings, nats_client: NatsClient, topology: Topology
+) -> None:
+    async with running(create_app(settings)) as client:
+        assert (await client.get("/healthz")).status_code == 200
+        created = await client.post("/conversations")
+        assert created.status_code == 201
+        conversation_id = created.json()["conversation_id"]
+        first = await say(client, conversation_id, "two egg mcmuffins and a large coffee")
+        assert first["turn_index"] == 0
+        assert [(line["item_id"], line["quantity"]) for line in first["order"]] == [
+            ("egg-mcmuffin", 2),
+            ("coffee", 1),
+        ]
+
+    async with running(create_app(settings)) as client:  # a new service instance, same database
+        readback = await say(client, conversation_id, "that's all")
+        assert readback["turn_index"] == 1
+        assert readback["reply"].endswith("Is that correct?")
+        assert "two Egg McMuffin" in readback["reply"]
+        assert readback["tool_calls"] == ["get_current_order"]
+        final = await say(client, conversation_id, "yes")
+        assert final["finalized"] is True and final["tool_calls"] == ["finalize_order"]
+        view = (await client.get(f"/conversations/{conversation_id}")).json()
+        assert view["finalized"] is True and view["turn_count"] == 3
+        assert [line["item_id"] for line in view["order"]] == ["egg-mcmuffin", "coffee"]
+        assert [h["role"] for h in view["history"]] == ["customer", "agent"] * 3
+        path = f"/conversations/{conversation_id}/messages"
+        again = await client.post(path, json={"text": "and a hash brown"})
+        assert again.status_code == 409 and "finalized" in again.json()["detail"]
+
+    js = nats_client.jetstream()
+    info = await js.stream_info(topology.traffic_stream)
+    assert info.state.messages == 3
+    turns = []
+    for seq in range(1, 4):
+        raw = await js.get_msg(topology.traffic_stream, seq)
+        turn = TrafficTurn.model_validate_json(raw.data or b"")
+        assert raw.headers is not None and raw.headers["Nats-Msg-Id"] == f"{conversation_id}:{seq - 1}"
+        turns.append(turn)
+    assert [t.utterance for t in turns] == ["two egg mcmuffins and a large coffee", "that's all", "yes"]
+    assert turns[0].tool_calls == ["lookup_menu_item"] * 2 + ["add_item_to_order"] * 2
+    assert turns[2].finalized and turns[2].model == "offline:ask" and turns[2].prompt_version == "builtin"
+    assert [m.type for m in turns[1].trajectory] == ["human", "ai", "tool", "ai"]
+
+
+async def test_model_failure_is_502_and_leaves_the_conversation_unharmed(
+    database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient
+) -> None:
+    settings = offline_settings(
+        database_url=database_url,
+        nats_url=nats_url,
+        nats_namespace=topology.namespace,
+        chat_model="mistral",
+        mistral_api_key="test-key",
+    )
+    models = ModelFactory(settings, lambda config, s: SwitchableModel())
+    async with running(create_app(settings, models)) as client:
+        conversation_id = (await client.post("/conversations")).json()["conversation_id"]
+        await say(client, conversation_id, "an egg mcmuffin")
+        before = (await client.get(f"/conversations/{conversation_id}")).json()
+        SwitchableModel.broken = True
+        try:
+            path = f"/conversations/{conversation_id}/messages"
+            failed = await client.post(path, json={"text": "two hotcakes"})
+        finally:
+            SwitchableModel.broken = False
+        assert failed.status_code == 502
+        assert "model returned garbage" in failed.json()["detail"]
+        assert (await client.get(f"/conversations/{conversation_id}")).json() == before
+        after = await say(client, conversation_id, "two hotcakes")
+        assert after["turn_index"] == 1
+        assert [(line["item_id"], line["quantity"]) for line in after["order"]] == [
+            ("egg-mcmuffin", 1),
+            ("hotcakes", 2),
+        ]
+
+
+async def test_input_errors_and_missing_model_key(
+    database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient
+) -> None:
+    settings = offline_settings(
+        database_url=database_url, nats_url=nats_url, nats_namespace=topology.namespace, chat_model="mistral"
+    )
+    app = create_app(settings)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://agent") as cold:
+        assert (await cold.get("/healthz")).status_code == 503  # not started yet
+    async with running(app) as client:
+        conversation_id = (await client.post("/conversations")).json()["conversation_id"]
+        path = f"/conversations/{conversation_id}/messages"
+        empty = await client.post(path, json={"text": "   "})
+        assert empty.status_code == 422 and "text is empty" in empty.text
+        long = await client.post(path, json={"text": "x" * 2001})
+        assert long.status_code == 422 and "limit is 2000" in long.text
+        unknown = await client.post("/conversations/nope/messages", json={"text": "hi"})
+        assert unknown.status_code == 404 and "POST /conversations" in unknown.json()["detail"]
+        assert (await client.get("/conversations/nope")).status_code == 404
+        no_key = await client.post(path, json={"text": "hi"})
+        assert no_key.status_code == 503 and "MISTRAL_API_KEY" in no_key.json()["detail"]
+        view = (await client.get(f"/conversations/{conversation_id}")).json()
+        assert view["turn_count"] == 0 and view["order"] == []

@@ -184,7 +184,10 @@ class EvalWorker:
             log.exception("could not settle a task; JetStream redelivers it after ack_wait")
 
     async def stop(self) -> None:
-        """Stop fetching, hand back buffered messages, let in-flight tasks finish, then disconnect."""
+        """Stop fetching, hand back buffered messages, let in-flight tasks finish, then disconnect.
+        Idempotent."""
+        if self._stopping:
+            return
         self._stopping = True
         self._wake.set()
         log.info(

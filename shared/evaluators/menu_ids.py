@@ -7,9 +7,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-import shared
-
-DEFAULT_MENU_PATH = Path(shared.__file__).resolve().parents[1] / "datasets" / "drive-thru" / "menu.json"
+# The repository root (not ``shared.__file__``: an editable install may load ``shared`` as a
+# namespace package, whose ``__file__`` is None).
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MENU_PATH = REPO_ROOT / "datasets" / "drive-thru" / "menu.json"
 
 
 class MenuNotFound(FileNotFoundError):
@@ -29,7 +30,7 @@ class _Menu(BaseModel):
 def resolve_menu_path(menu_path: str | Path | None) -> Path:
     path = Path(menu_path) if menu_path is not None else DEFAULT_MENU_PATH
     if not path.is_absolute():
-        path = DEFAULT_MENU_PATH.parents[2] / path
+        path = REPO_ROOT / path
     return path
 
 

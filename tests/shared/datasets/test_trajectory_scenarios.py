@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-import shared
 from shared.datasets.trajectory_scenarios import (
     ScenarioFileError,
     load_trajectory_scenarios,
@@ -122,7 +121,7 @@ def test_load_from_disk_and_generic_dataset_shape(tmp_path: Path) -> None:
 
 
 REPO_SCENARIOS = (
-    Path(shared.__file__).resolve().parents[1] / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
+    Path(__file__).resolve().parents[3] / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
 )
 
 

@@ -1,0 +1,46 @@
+"""Offline model behaviour beyond the single-turn dataset."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from services.agent.invoke import invoke_agent
+from services.agent.runtime import AgentRuntime
+from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
+
+pytestmark = pytest.mark.unit
+
+
+async def ask(
+    runtime: AgentRuntime, text: str, behaviour: OfflineBehaviour | None = None
+) -> tuple[str, list[str]]:
+    model = ModelConfig(offline=behaviour or OfflineBehaviour())
+    response = await invoke_agent(AgentInvokeRequest(customer_utterance=text, model=model), runtime)
+    assert response.ok, response.error
+    return response.response, response.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("text", "reply_part", "tools"),
+    [
+        ("How much is a coffee?", "total will be at the window", []),
+        ("Can you remove the hash browns?", "only add items", []),
+        ("What did I order?", "Your order is empty so far", ["get_current_order"]),
+        ("a qwerty sandwich", "Sorry, we don't have Qwerty Sandwich", ["lookup_menu_item"]),
+        ("Egg McMuffin with onions", "'onion' isn't an option for the Egg McMuffin", None),
+        ("a sausage mcgriddles with egg", "one Sausage McGriddles with Add Egg", None),
+    ],
+)
+async def test_replies(runtime: AgentRuntime, text: str, reply_part: str, tools: list[str] | None) -> None:
+    reply, calls = await ask(runtime, text)
+    assert reply_part in reply
+    if tools is not None:
+        assert calls == tools
+
+
+async def test_simulated_latency_is_off_by_default_and_slows_each_model_call(runtime: AgentRuntime) -> None:
+    started = time.perf_counter()
+    await ask(runtime, "an egg mcmuffin", OfflineBehaviour(simulated_latency_ms=50))
+    assert time.perf_counter() - started >= 0.15  # three model calls: lookup, add, reply

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -33,11 +35,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_root() -> Iterator[Path]:
+    """Server data lives outside pytest's basetemp: pytest prunes old basetemps, and a concurrent
+    pytest session would delete a live server's files."""
+    root = Path(tempfile.mkdtemp(prefix="yardstick-test-"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def nats_url(server_root: Path) -> Iterator[str]:
     if url := os.environ.get("TEST_NATS_URL"):
         yield url
         return
-    root = tmp_path_factory.mktemp("nats")
+    root = server_root / "nats"
     port = free_port()
     proc = start_nats(port, root / "store", root / "nats.log")
     yield f"nats://127.0.0.1:{port}"
@@ -46,9 +57,10 @@ def nats_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def pg_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_base_url(server_root: Path) -> Iterator[str]:
     """URI of the session's PostgreSQL server, with a migrated template database."""
-    root: Path = tmp_path_factory.mktemp("pg")
+    root = server_root / "pg"
+    root.mkdir()
     uri, _ = start_postgres(root / "data", keep_running=False)
     with psycopg.connect(plain_url(uri), autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE_DB}")

@@ -157,7 +157,7 @@ async def upsert_items(session: AsyncSession, dataset: Dataset, body: ItemsUpser
             "position": position,
             "input": item.input,
             "expected_output": item.expected_output,
-            "metadata": item.metadata,
+            "item_metadata": item.metadata,
             "content_hash": item.content_hash(),
         }
         for position, item in enumerate(merged)

@@ -22,14 +22,14 @@ async def render_experiment_report(
         raise ExperimentNotComplete(
             f"experiment {experiment.id} is {experiment.status}; a report exists once it has completed"
         )
-    run, item_results = await load_run(session, experiment)
+    run, _ = await load_run(session, experiment)
     aggregates = ExperimentAggregates.model_validate(experiment.aggregates)
     run.run_scores = [Evaluation.model_validate(e) for e in aggregates.run_scores]
     if fmt == "md":
         return experiment_markdown(run, aggregates)
     if fmt == "junit":
         return experiment_junit(run, aggregates)
-    payload = experiment_json(run, aggregates, item_results) | {"run": run.model_dump(mode="json")}
+    payload = experiment_json(run, aggregates) | {"run": run.model_dump(mode="json")}
     return json.dumps(payload, indent=2, default=str)
 
 

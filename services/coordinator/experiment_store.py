@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import CursorResult, Integer, func, insert, literal, select
+from sqlalchemy import CursorResult, func, insert, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.dataset_store import resolve_version
@@ -116,12 +116,12 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
     )
     session.add(experiment)
     await session.flush()
-    trials = func.generate_series(0, body.repetitions - 1).table_valued("value").alias("trial")
+    trial = func.generate_series(0, body.repetitions - 1).column_valued("trial_no")
     source = (
         select(
             literal(experiment.id),
             DatasetItem.item_id,
-            trials.c.value.cast(Integer),
+            trial,
             DatasetItem.position,
             literal("pending"),
             DatasetItem.input,
@@ -130,7 +130,6 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
             literal(0),
         )
         .select_from(DatasetItem)
-        .join(trials, literal(True))
         .where(DatasetItem.version_id == version.id, *_filter_clause(body.item_filter))
     )
     insert_stmt = insert(ExperimentItem).from_select(

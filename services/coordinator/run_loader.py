@@ -50,6 +50,8 @@ async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunDa
                 latency_ms=item.latency_ms,
                 usage=TokenUsage.model_validate(item.usage) if item.usage else None,
                 error=item.error,
+                evaluations=evaluations,
+                output=item.output,
             )
         )
         results.append(

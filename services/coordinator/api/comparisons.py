@@ -11,8 +11,9 @@ from sqlalchemy import select
 
 from services.coordinator import experiment_store
 from services.coordinator.api.deps import SessionDep, require_api_key
-from services.coordinator.errors import ExperimentNotComplete, ExperimentNotFound
+from services.coordinator.errors import ExperimentNotComplete, ExperimentNotFound, InvalidComparison
 from services.coordinator.regression import ComparisonConfig, compare_runs
+from services.coordinator.regression_rules import ComparisonError
 from services.coordinator.regression_models import ComparisonReport
 from services.coordinator.reports import comparison_junit, comparison_markdown
 from services.coordinator.run_loader import load_run
@@ -44,7 +45,10 @@ async def create_comparison(body: ComparisonCreate, session: SessionDep) -> Comp
             )
         runs.append((await load_run(session, experiment))[0])
     config = ComparisonConfig(metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha)
-    report = await asyncio.to_thread(compare_runs, runs[0], runs[1], config)
+    try:
+        report = await asyncio.to_thread(compare_runs, runs[0], runs[1], config)
+    except ComparisonError as exc:
+        raise InvalidComparison(str(exc)) from exc
     row = Comparison(
         baseline_id=body.baseline_id,
         candidate_id=body.candidate_id,

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from nats.aio.client import Client as NatsClient
+
+from services.evaluator.settings import WorkerSettings
+from services.evaluator.worker import EvalWorker
+from shared.contracts import Topology
+from tests.services.coordinator.harness import Coordinator, ScriptedAgent, start_coordinator
+
+
+@pytest.fixture
+async def coordinator(
+    database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient
+) -> AsyncIterator[Coordinator]:
+    coord = await start_coordinator(database_url, nats_url, topology)
+    yield coord
+    await coord.runtime.stop()
+    await coord.client.aclose()
+
+
+@pytest.fixture
+async def workers(
+    nats_url: str, topology: Topology, nats_client: NatsClient
+) -> AsyncIterator[list[EvalWorker]]:
+    """Two in-process eval workers."""
+    started = []
+    for index in range(2):
+        worker = EvalWorker(
+            WorkerSettings(
+                nats_url=nats_url,
+                nats_namespace=topology.namespace,
+                worker_id=f"w{index}",
+                eval_concurrency=8,
+            )
+        )
+        await worker.start()
+        started.append(worker)
+    yield started
+    for worker in started:
+        await worker.stop()
+
+
+@pytest.fixture
+async def agent(nats_client: NatsClient, topology: Topology) -> AsyncIterator[ScriptedAgent]:
+    scripted = await ScriptedAgent(nats_client, topology.agent_invoke).start()
+    yield scripted
+    await scripted.stop()
+
+
+def experiment_body(**overrides: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "name": "exp",
+        "dataset": "syn",
+        "target": {"kind": "agent"},
+        "concurrency": 10,
+        "evaluators": ["order_correctness", "tool_call_accuracy"],
+        "run_evaluators": ["avg_order_correctness"],
+    }
+    return body | overrides

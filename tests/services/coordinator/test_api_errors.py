@@ -1,0 +1,62 @@
+"""Bad requests get a clear 4xx that names what was wrong; nothing is created."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.services.coordinator.conftest import experiment_body
+from tests.services.coordinator.harness import Coordinator, synthetic_items
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+
+async def test_requests_without_a_valid_key_are_refused(coordinator: Coordinator) -> None:
+    missing = await coordinator.client.get("/experiments", headers={"Authorization": ""})
+    assert missing.status_code == 401
+    assert "API key" in missing.json()["detail"]
+    wrong = await coordinator.client.get("/experiments", headers={"Authorization": "Bearer ys_nope"})
+    assert wrong.status_code == 401
+
+
+async def test_validation_errors_name_the_field(coordinator: Coordinator) -> None:
+    response = await coordinator.client.post("/experiments", json=experiment_body(concurrency=0))
+    assert response.status_code == 422
+    assert any(err["loc"][-1] == "concurrency" for err in response.json()["detail"])
+    response = await coordinator.client.post(
+        "/experiments", json=experiment_body(target={"kind": "teleport"})
+    )
+    assert response.status_code == 422
+
+
+async def test_unknown_references_are_named(coordinator: Coordinator) -> None:
+    response = await coordinator.client.post("/experiments", json=experiment_body(dataset="no-such-set"))
+    assert response.status_code == 404
+    assert "no-such-set" in response.json()["detail"]
+
+    await coordinator.push("syn", synthetic_items(3))
+    response = await coordinator.client.post("/experiments", json=experiment_body(dataset_version=9))
+    assert response.status_code == 404 and "version 9" in response.json()["detail"]
+
+    response = await coordinator.client.post("/experiments", json=experiment_body(evaluators=["vibes_check"]))
+    assert response.status_code == 422 and "vibes_check" in response.json()["detail"]
+
+    response = await coordinator.client.post("/experiments", json=experiment_body(baseline_name="never-ran"))
+    assert response.status_code == 422 and "never-ran" in response.json()["detail"]
+
+    listed = (await coordinator.client.get("/experiments")).json()
+    assert listed == [], "a refused request must not leave an experiment behind"
+
+
+async def test_pushing_identical_items_keeps_the_version_and_changes_make_a_new_one(
+    coordinator: Coordinator,
+) -> None:
+    items = synthetic_items(4)
+    await coordinator.push("syn", items)
+    again = await coordinator.client.post("/datasets/syn/items", json={"items": items, "replace": True})
+    assert again.json()["created_new_version"] is False and again.json()["version"] == 1
+    items[0]["input"]["customer_utterance"] = "order 99"
+    changed = (await coordinator.client.post("/datasets/syn/items", json={"items": items[:1]})).json()
+    assert changed["created_new_version"] is True and changed["version"] == 2
+    assert changed["changed"] == 1 and changed["item_count"] == 4
+    versions = (await coordinator.client.get("/datasets/syn/versions")).json()
+    assert [v["version"] for v in versions] == [1, 2]

@@ -1,0 +1,55 @@
+"""Regression detection through the API and the CLI: a synthetic regression is flagged, A/A is not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli.app import app as cli
+from services.evaluator.worker import EvalWorker
+from tests.services.coordinator.conftest import experiment_body
+from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+
+async def _run(coordinator: Coordinator, **overrides: object) -> dict[str, object]:
+    accepted = (await coordinator.client.post("/experiments", json=experiment_body(**overrides))).json()
+    return await coordinator.finished(str(accepted["id"]))
+
+
+async def _export(coordinator: Coordinator, experiment_id: str, path: Path) -> Path:
+    response = await coordinator.client.get(f"/experiments/{experiment_id}/report", params={"format": "json"})
+    response.raise_for_status()
+    path.write_text(response.text)
+    return path
+
+
+async def test_synthetic_regression_is_flagged_and_a_a_is_not(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent, tmp_path: Path
+) -> None:
+    await coordinator.push("syn", synthetic_items(60))
+    baseline = await _run(coordinator, name="base", concurrency=20)
+    same = await _run(coordinator, name="same", concurrency=20, baseline_id=baseline["id"])
+    agent.drop_fraction = 0.3  # the candidate returns nothing for ~30% of items
+    worse = await _run(coordinator, name="worse", concurrency=20, baseline_id=baseline["id"])
+
+    assert same["regression"] is False
+    assert worse["regression"] is True
+    report = (await coordinator.client.get(f"/comparisons/{worse['comparison_id']}")).json()["report"]
+    assert "order_correctness" in report["regressions"]
+    markdown = (
+        await coordinator.client.get(f"/comparisons/{worse['comparison_id']}", params={"format": "md"})
+    ).text
+    assert "order_correctness" in markdown
+
+    base_file = await _export(coordinator, str(baseline["id"]), tmp_path / "base.json")
+    same_file = await _export(coordinator, str(same["id"]), tmp_path / "same.json")
+    worse_file = await _export(coordinator, str(worse["id"]), tmp_path / "worse.json")
+    runner = CliRunner()
+    flagged = runner.invoke(cli, ["compare", str(base_file), str(worse_file), "--fail-on-regression"])
+    assert flagged.exit_code == 1, flagged.output
+    quiet = runner.invoke(cli, ["compare", str(base_file), str(same_file), "--fail-on-regression"])
+    assert quiet.exit_code == 0, quiet.output

@@ -13,8 +13,8 @@ from services.coordinator import experiment_store
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.errors import ExperimentNotComplete, ExperimentNotFound, InvalidComparison
 from services.coordinator.regression import ComparisonConfig, compare_runs
-from services.coordinator.regression_rules import ComparisonError
 from services.coordinator.regression_models import ComparisonReport
+from services.coordinator.regression_rules import ComparisonError
 from services.coordinator.reports import comparison_junit, comparison_markdown
 from services.coordinator.run_loader import load_run
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut

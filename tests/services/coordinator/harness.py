@@ -121,7 +121,7 @@ class Coordinator:
     async def restart(self) -> None:
         await self.runtime.stop()
         self.app = create_app(self.settings)
-        self.client._transport = httpx.ASGITransport(app=self.app)  # noqa: SLF001 - same client, new app
+        self.client._transport = httpx.ASGITransport(app=self.app)
         await self.runtime.start()
 
     async def wait_until(

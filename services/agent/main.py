@@ -6,6 +6,7 @@ Postgres checkpointer and the FastAPI chat API.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -28,7 +29,7 @@ from shared.log_setup import configure_logging
 
 def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
     runtime = AgentRuntime.from_settings(settings, models)
-    broker = NatsBroker(settings.nats_url)
+    broker = NatsBroker(settings.nats_url, logger=logging.getLogger("faststream"))
     register_invoke_handler(broker, runtime)
 
     @asynccontextmanager

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators import UnknownEvaluator, get, run_item_evaluators, run_run_evaluators
@@ -147,11 +148,11 @@ def summary_table(per_item: list[list[Evaluation]], run_scores: list[Evaluation]
         table.add_column(column, justify="left" if column == "evaluator" else "right")
     for name, found in values.items():
         mean = f"{sum(found) / len(found):.3f}" if found else "-"
-        table.add_row(name, mean, str(len(found)), str(errors[name]))
+        table.add_row(Text(name), mean, str(len(found)), str(errors[name]))
     for e in run_scores:
         value = "-" if e.numeric is None else f"{e.numeric:.3f}"
         table.add_row(
-            f"{e.name} (run)", value, "1" if e.numeric is not None else "0", "1" if e.error else "0"
+            Text(f"{e.name} (run)"), value, "1" if e.numeric is not None else "0", "1" if e.error else "0"
         )
     return table
 

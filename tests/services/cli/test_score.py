@@ -63,6 +63,8 @@ def test_scores_each_line_in_order_with_summary_on_stderr(tmp_path: Path) -> Non
             "tool_call_accuracy",
             "-e",
             "avg_order_correctness",
+            "-e",
+            'score_breakdown:{"keys": ["category"], "scores": ["order_correctness"]}',
         ],
     )
     assert result.exit_code == 0, result.stderr
@@ -75,6 +77,7 @@ def test_scores_each_line_in_order_with_summary_on_stderr(tmp_path: Path) -> Non
     assert lines[0]["errors"] == {}
     assert "order_correctness" in result.stderr and "0.617" in result.stderr  # mean of 1, 0, 0.85
     assert "avg_order_correctness (run)" in result.stderr
+    assert "order_correctness[category=quantity] (run)" in result.stderr  # brackets are not markup
 
 
 def test_evaluator_args_as_json(tmp_path: Path) -> None:

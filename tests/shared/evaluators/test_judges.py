@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -227,3 +228,14 @@ async def test_an_out_of_range_judge_answer_is_a_recorded_failure(install: Any) 
         metadata={},
     )
     assert ev.value is None and ev.error is not None
+
+
+@pytest.mark.live_llm
+@pytest.mark.skipif(not os.environ.get("MISTRAL_API_KEY"), reason="needs MISTRAL_API_KEY")
+async def test_live_mistral_answer_relevancy() -> None:
+    set_judge_factory(None)
+    ev = await answer_relevancy(
+        input={"query": "What is the capital of France?"},
+        output={"answer": "Paris is the capital of France."},
+    )
+    assert ev.value is not None and ev.value >= 0.5, ev

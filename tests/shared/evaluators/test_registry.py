@@ -1,0 +1,49 @@
+"""Registry behaviour this library relies on: duck-typed results and recorded failures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langfuse.experiment import Evaluation as LangfuseEvaluation
+
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.evaluators import REGISTRY, UnknownEvaluator, get, register, run_item_evaluators
+
+pytestmark = pytest.mark.unit
+
+
+@register("test_langfuse_style_result")
+def _langfuse_style(*, output: Any, **kwargs: Any) -> list[Any]:
+    return [
+        LangfuseEvaluation(name="len", value=len(output), comment="c"),
+        {"name": "label", "value": "good"},
+    ]
+
+
+async def test_langfuse_and_dict_results_are_coerced() -> None:
+    evs = await run_item_evaluators(
+        [EvaluatorSpec(name="test_langfuse_style_result")],
+        input=None,
+        output="abc",
+        expected_output=None,
+        metadata=None,
+    )
+    assert [(e.name, e.value) for e in evs] == [("len", 3), ("label", None)]
+    assert evs[1].metadata == {"raw_value": "good"}
+
+
+def test_builtin_modules_register_everything_the_brief_names() -> None:
+    get("order_correctness")
+    item_level = {
+        "order_correctness", "tool_call_accuracy", "no_hallucinated_items", "tool_call_protocol",
+        "finalize_after_confirmation", "trajectory_match", "mandatory_tools_check", "forbidden_tools_check",
+        "trajectory_pass", "trajectory_similarity", "retrieval", "null_query_correct", "mrr", "map",
+        "recall_at_k", "precision_at_k", "ndcg_at_k", "hit_at_k", "faithfulness", "answer_relevancy",
+        "citation_precision", "trajectory_judge", "drive_thru_tone",
+    }  # fmt: skip
+    run_level = {"avg_order_correctness", "avg_score", "score_breakdown"}
+    assert {n for n, e in REGISTRY.items() if e.level == "item"} >= item_level
+    assert {n for n, e in REGISTRY.items() if e.level == "run"} >= run_level
+    with pytest.raises(UnknownEvaluator, match="unknown run-level evaluator 'order_correctness'"):
+        get("order_correctness", "run")

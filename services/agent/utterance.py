@@ -4,125 +4,31 @@ recognised first, so "Sausage McMuffin with Egg" or "Hotcakes and Sausage" stay 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from services.agent.matching import name_key
-
-_SEPARATOR = ","
-_MARKS = re.compile(r"[.!?;:]")
-_OTHER = re.compile(r"[^a-z0-9,\s]")
-
-
-def norm_tokens(text: str) -> list[str]:
-    """Normalised words (singular, aliases expanded) with "," marking sentence/list breaks."""
-    lowered = text.lower().replace("&", " and ").replace("'", "").replace("\u2019", "").replace("-", " ")
-    lowered = _OTHER.sub(" ", _MARKS.sub(" , ", lowered).replace(",", " , "))
-    out: list[str] = []
-    for word in lowered.split():
-        out.extend(name_key(word) if word != _SEPARATOR else (word,))
-    return out
-
-
-def _phrases(*raw: str) -> list[tuple[str, ...]]:
-    return sorted((tuple(norm_tokens(p)) for p in raw), key=len, reverse=True)
-
-
-GREETINGS = _phrases("hi", "hello", "hey", "hey there", "hi there", "good morning", "morning", "howdy")
-PREAMBLES = _phrases(
-    "can i get",
-    "can i have",
-    "could i get",
-    "could i have",
-    "may i have",
-    "can i please get",
-    "can i also get",
-    "could i also get",
-    "ill have",
-    "ill take",
-    "ill get",
-    "ill do",
-    "id like",
-    "id like to order",
-    "i would like",
-    "i want",
-    "i need",
-    "give me",
-    "gimme",
-    "lemme get",
-    "lemme have",
-    "let me get",
-    "let me have",
-    "let me do",
-    "lemme do",
-    "get me",
-    "im gonna get",
-    "i will have",
-    "i will take",
-    "and also",
-    "also",
-    "then",
+from services.agent.phrases import (
+    AFFIRMATIVE,
+    AVAILABILITY,
+    CHANGE_WORDS,
+    DONE,
+    FILLERS,
+    GREETINGS,
+    LIST_BREAKS,
+    MODIFIER_STARTS,
+    NEGATIVE,
+    NUMBER_WORDS,
+    NUMBERS,
+    PREAMBLES,
+    PRICE_WORDS,
+    QUESTION_STARTS,
+    READBACK,
+    SEPARATOR,
+    SIZES,
+    SKIP,
+    norm_tokens,
 )
-FILLERS = {*norm_tokens("uh uhh um umm er erm like please yeah yes ok okay so just actually maybe oh")}
-QUESTION_STARTS = {*norm_tokens("what which how when where why whats who is are does")}
-AVAILABILITY = _phrases(
-    "do you have",
-    "do you guys have",
-    "do you sell",
-    "do you serve",
-    "do you still have",
-    "is there",
-    "are there",
-    "have you got",
-    "you got",
-    "got any",
-    "you have any",
-)
-DONE = _phrases(
-    "thats all",
-    "thats it",
-    "that is all",
-    "that is it",
-    "thats everything",
-    "nothing else",
-    "im done",
-    "i am done",
-    "all done",
-    "no thats it",
-    "no thats all",
-    "thats all thanks",
-    "done",
-)
-READBACK = _phrases(
-    "what did i order",
-    "what did i get",
-    "whats my order",
-    "what is my order",
-    "read it back",
-    "read that back",
-    "read back my order",
-    "read my order back",
-    "what do i have",
-    "whats in my order",
-    "repeat my order",
-    "can you repeat that",
-)
-AFFIRMATIVE = _phrases(
-    "yes", "yeah", "yep", "yup", "correct", "thats right", "that is right", "sure", "right"
-)
-NEGATIVE = _phrases("no", "nope", "not quite", "thats wrong", "wrong")
-PRICE_WORDS = {*norm_tokens("price prices cost costs much total")}
-CHANGE_WORDS = {*norm_tokens("remove cancel change instead replace delete minus")}
-NUMBERS = {"a": 1, "an": 1, "one": 1, "single": 1}
-NUMBER_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "couple": 2, "pair": 2, "dozen": 12,
-}  # fmt: skip
-SIZES = {"small", "medium", "large", "snack", "regular"}
-SKIP = {*norm_tokens("of those these the them order orders size sized")}
-MODIFIER_STARTS = {*norm_tokens("with no without extra hold light add more")}
-LIST_BREAKS = {",", "and", "plus", "n", "also"}
 
 
 class Intent(StrEnum):
@@ -179,7 +85,7 @@ def _strip_leading(tokens: list[_Token], phrases: list[tuple[str, ...]], words: 
     changed = True
     while tokens and changed:
         changed = False
-        if tokens[0] in words or tokens[0] == _SEPARATOR:
+        if tokens[0] in words or tokens[0] == SEPARATOR:
             tokens, changed = tokens[1:], True
             continue
         for phrase in phrases:
@@ -198,7 +104,7 @@ def _recognise(tokens: list[str], menu_names: list[str]) -> list[_Token]:
         for key, name in keys:
             j, k = i, 0
             while j < len(tokens) and k < len(key):
-                if tokens[j] == _SEPARATOR and k > 0:
+                if tokens[j] == SEPARATOR and k > 0:
                     j += 1
                     continue
                 if tokens[j] != key[k]:
@@ -303,11 +209,11 @@ def parse_utterance(text: str, menu_names: list[str], quantity_words: bool = Tru
     tokens = _strip_leading(_recognise(raw, menu_names), GREETINGS, {"so", "oh", "ok", "okay"})
     greeted = len(tokens) < len(raw)
     words = {t for t in tokens if isinstance(t, str)}
-    short = [t for t in tokens if t != _SEPARATOR and t not in {"please", "thanks", "thank", "you"}]
+    short = [t for t in tokens if t != SEPARATOR and t not in {"please", "thanks", "thank", "you"}]
     for intent, phrases in ((Intent.AFFIRMATIVE, AFFIRMATIVE), (Intent.NEGATIVE, NEGATIVE)):
         if 0 < len(short) <= 3 and any(_starts(short, p) for p in phrases):
             return ParsedUtterance(intent)
-    if not tokens or all(t in FILLERS or t == _SEPARATOR for t in tokens):
+    if not tokens or all(t in FILLERS or t == SEPARATOR for t in tokens):
         return ParsedUtterance(Intent.GREETING if greeted else Intent.UNCLEAR)
     if _has(tokens, READBACK):
         return ParsedUtterance(Intent.READBACK)

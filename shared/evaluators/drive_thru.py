@@ -21,10 +21,8 @@ ADD = "add_item_to_order"
 
 
 def _names(lines: list[Any]) -> list[str]:
-    return [
-        str(as_dict(line, "order line").get("name") or as_dict(line, "order line").get("item_id"))
-        for line in lines
-    ]
+    named = [as_dict(line, "order line") for line in lines]
+    return [str(line.get("name") or line.get("item_id")) for line in named]
 
 
 @register("order_correctness")

@@ -4,21 +4,23 @@ Each judge records ``judge_model``, ``prompt_version`` and ``temperature`` in it
 Without a judge model (no ``MISTRAL_API_KEY``) the value is None with comment
 "skipped: no judge model configured" — never an invented number. Common args:
 ``judge_model`` (name) and ``temperature`` (default 0.0).
-
-Where the texts come from: the answer is ``output["answer"]`` or ``output["response"]``; the
-query ``input["query"]`` / ``input["question"]`` / ``input["customer_utterance"]``; the
-retrieved context ``output["contexts"]`` (strings) or the ``title``/``snippet`` of
-``output["results"]``; citation sources ``output["citations"]`` (``[{id, text}]``) or the results.
+Where the judged texts come from: :mod:`shared.evaluators.judge_inputs`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from shared.contracts.evaluation import Evaluation
 from shared.evaluators import judge_prompts as prompts
+from shared.evaluators.judge_inputs import (
+    answer_text,
+    citation_sources,
+    context_texts,
+    query_text,
+    render_trajectory,
+)
 from shared.evaluators.judge_model import SKIPPED, JudgeConfig, ask_judge, judge_config, judge_model_for
 from shared.evaluators.payload import as_dict, as_list
 from shared.evaluators.registry import register
@@ -39,36 +41,6 @@ def _skipped(name: str, config: JudgeConfig, version: str) -> Evaluation:
     return Evaluation(name=name, value=None, comment=SKIPPED, metadata=_meta(config, version))
 
 
-def _answer(output: Any) -> str:
-    if isinstance(output, str):
-        return output
-    out = as_dict(output, "output")
-    return str(out.get("answer") or out.get("response") or "")
-
-
-def _query(input: Any) -> str:
-    if isinstance(input, str):
-        return input
-    data = as_dict(input, "input")
-    return str(data.get("query") or data.get("question") or data.get("customer_utterance") or "")
-
-
-def _contexts(output: Any) -> list[str]:
-    out = as_dict(output, "output") if not isinstance(output, str) else {}
-    if out.get("contexts") is not None:
-        return [str(c) for c in as_list(out["contexts"], "output.contexts")]
-    hits = [as_dict(h, "search hit") for h in as_list(out.get("results"), "output.results")]
-    return [f"{h.get('title', '')}\n{h.get('snippet', '')}".strip() for h in hits]
-
-
-def _citation_sources(output: Any) -> list[str]:
-    out = as_dict(output, "output") if not isinstance(output, str) else {}
-    if out.get("citations") is not None:
-        sources = as_list(out["citations"], "output.citations")
-        return [str(as_dict(c, "citation").get("text", "")) if not isinstance(c, str) else c for c in sources]
-    return _contexts(output)
-
-
 @register("faithfulness", reference_free=True)
 async def faithfulness(
     *,
@@ -85,7 +57,7 @@ async def faithfulness(
     model = judge_model_for(config)
     if model is None:
         return _skipped(name, config, prompts.FAITHFULNESS_VERSION)
-    answer = _answer(output)
+    answer = answer_text(output)
     if not answer.strip():
         return Evaluation(
             name=name,
@@ -102,7 +74,7 @@ async def faithfulness(
             metadata=_meta(config, prompts.FAITHFULNESS_VERSION, claims=[]),
         )
     verdicts = await ask_judge(
-        model, prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, _contexts(output))
+        model, prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, context_texts(output))
     )
     supported = min(len(claims), sum(v.supported for v in verdicts.verifications))
     unsupported = [v.claim for v in verdicts.verifications if not v.supported]
@@ -130,7 +102,9 @@ async def answer_relevancy(
     model = judge_model_for(config)
     if model is None:
         return _skipped(name, config, prompts.ANSWER_RELEVANCY_VERSION)
-    verdict = await ask_judge(model, prompts.Score, prompts.relevancy_prompt(_query(input), _answer(output)))
+    verdict = await ask_judge(
+        model, prompts.Score, prompts.relevancy_prompt(query_text(input), answer_text(output))
+    )
     return Evaluation(
         name=name,
         value=verdict.score,
@@ -155,7 +129,7 @@ async def citation_precision(
     model = judge_model_for(config)
     if model is None:
         return _skipped(name, config, prompts.CITATION_PRECISION_VERSION)
-    answer = _answer(output)
+    answer = answer_text(output)
     markers = CITATION_MARKER.findall(answer)
     if not markers:
         return Evaluation(
@@ -166,7 +140,7 @@ async def citation_precision(
         )
     verdicts = (
         await ask_judge(
-            model, prompts.CitationVerdicts, prompts.citation_prompt(answer, _citation_sources(output))
+            model, prompts.CitationVerdicts, prompts.citation_prompt(answer, citation_sources(output))
         )
     ).citations
     if not verdicts:
@@ -189,21 +163,6 @@ async def citation_precision(
     )
 
 
-def _render_trajectory(messages: list[Any]) -> str:
-    lines = []
-    for raw in messages:
-        message = as_dict(raw, "trajectory message")
-        kind = message.get("type") or message.get("role")
-        if message.get("content"):
-            lines.append(f"{kind}: {message['content']}")
-        for call in message.get("tool_calls") or []:
-            call = as_dict(call, "tool call")
-            lines.append(
-                f"{kind} calls {call.get('name')}({json.dumps(call.get('args') or {}, sort_keys=True)})"
-            )
-    return "\n".join(lines) or "(empty)"
-
-
 @register("trajectory_judge", reference_free=True)
 async def trajectory_judge(
     *,
@@ -220,11 +179,11 @@ async def trajectory_judge(
     model = judge_model_for(config)
     if model is None:
         return _skipped(name, config, prompts.TRAJECTORY_VERSION)
-    trajectory = _render_trajectory(as_list(as_dict(output, "output").get("trajectory"), "output.trajectory"))
+    trajectory = render_trajectory(as_list(as_dict(output, "output").get("trajectory"), "output.trajectory"))
     reference_raw = as_dict(expected_output, "expected_output").get("reference_trajectory")
-    reference = _render_trajectory(as_list(reference_raw, "reference_trajectory")) if reference_raw else None
+    reference = render_trajectory(as_list(reference_raw, "reference_trajectory")) if reference_raw else None
     verdict = await ask_judge(
-        model, prompts.Score, prompts.trajectory_prompt(_query(input), trajectory, reference)
+        model, prompts.Score, prompts.trajectory_prompt(query_text(input), trajectory, reference)
     )
     return Evaluation(
         name=name,
@@ -251,7 +210,7 @@ async def drive_thru_tone(
     if model is None:
         return _skipped(name, config, prompts.TONE_VERSION)
     data = as_dict(input, "input")
-    response = _answer(output)
+    response = answer_text(output)
     if not response.strip():
         return Evaluation(
             name=name,

@@ -10,6 +10,7 @@ from shared.evaluators.item_results import as_item_results
 from shared.evaluators.registry import register
 
 MISSING_GROUP = "unspecified"
+DEFAULT_BREAKDOWN_KEYS = ["category", "difficulty"]
 
 
 def _mean_of(item_results: list[Any], score_name: str) -> tuple[float | None, int]:
@@ -62,12 +63,14 @@ def score_breakdown(
     """Mean of every item-level score per metadata value (default keys: category, difficulty).
 
     One Evaluation per (key, value, score), named ``"<score>[<key>=<value>]"``, with the count
-    in metadata. Items without the key are grouped as ``unspecified``. ``scores`` limits the
-    breakdown to those score names.
+    in metadata. Items without the key are grouped as ``unspecified``; a default key that no item
+    has is left out. ``scores`` limits the breakdown to those score names.
     """
-    keys = keys if keys is not None else ["category", "difficulty"]
+    results = as_item_results(item_results)
+    if keys is None:  # the default keys that at least one item has
+        keys = [k for k in DEFAULT_BREAKDOWN_KEYS if any(k in r.metadata for r in results)]
     sums: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    for result in as_item_results(item_results):
+    for result in results:
         for evaluation in result.evaluations:
             value = evaluation.numeric
             if value is None or (scores is not None and evaluation.name not in scores):

@@ -92,6 +92,13 @@ def test_score_breakdown_keys_and_score_filter() -> None:
     assert [(e.name, e.value) for e in evs] == [("order_correctness[difficulty=easy]", 0.5)]
 
 
+def test_score_breakdown_leaves_out_default_keys_no_item_has() -> None:
+    results = [ItemResult(metadata={"category": "temporal"}, evaluations=[Evaluation(name="mrr", value=0.5)])]
+    assert [e.name for e in score_breakdown(item_results=results)] == ["mrr[category=temporal]"]
+    explicit = score_breakdown(item_results=results, keys=["query_type"])
+    assert [e.name for e in explicit] == ["mrr[query_type=unspecified]"]
+
+
 def test_score_breakdown_with_nothing_to_aggregate() -> None:
     [ev] = score_breakdown(item_results=[])
     assert ev.value is None

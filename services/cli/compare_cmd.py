@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.comparison_view import comparison_view
 from services.coordinator.regression import ComparisonConfig, compare_runs
 from services.coordinator.regression_models import ComparisonReport
 from services.coordinator.reports import comparison_junit, comparison_markdown
@@ -46,7 +46,7 @@ def compare_command(
         ..., help="Baseline: experiment id, experiment name, or exported JSON file"
     ),
     candidate: str = typer.Argument(..., help="Candidate: same forms"),
-    format: Literal["md", "json", "junit"] = typer.Option("md", "--format", "-f"),
+    format: Literal["table", "md", "json", "junit"] = typer.Option("table", "--format", "-f"),
     metric: list[str] = typer.Option([], "--metric", "-m", help="Compare only these metrics"),
     alpha: float = typer.Option(0.05, help="Significance level (Holm-corrected across metrics)"),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 on a significant regression (for CI)"),
@@ -70,9 +70,11 @@ def compare_command(
         raise typer.Exit(2) from exc
     if format == "json":
         print(report.model_dump_json(indent=2))
+    elif format == "md":
+        print(comparison_markdown(report))
     elif format == "junit":
         print(comparison_junit(report))
     else:
-        Console().print(Markdown(comparison_markdown(report)))
+        Console().print(comparison_view(report))
     if fail_on_regression and report.regression:
         raise typer.Exit(1)

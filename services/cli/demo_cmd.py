@@ -19,6 +19,7 @@ from services.stack.state import DEFAULT_STATE_DIR, StackState
 ROOT = Path(__file__).resolve().parents[2]
 DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
 GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
+SCENARIOS = ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
 
 out = Console()
 err = Console(stderr=True)
@@ -69,6 +70,17 @@ def _drive_thru(client: ApiClient) -> None:
         },
     )
     out.print(f"Drive-thru verdict: {_verdict(candidate)}")
+    out.print(Rule("Drive-thru agent: trajectory scenarios (seed 003 format)"))
+    push_file(client, SCENARIOS, name="drive-thru/trajectory-scenarios-v1")
+    _experiment(
+        client,
+        {
+            "name": "demo-trajectories",
+            "dataset": "drive-thru/trajectory-scenarios-v1",
+            "concurrency": 10,
+            "target": {"kind": "agent", "model": {"provider": "offline"}},
+        },
+    )
 
 
 def _retrieval(client: ApiClient) -> None:
@@ -76,7 +88,7 @@ def _retrieval(client: ApiClient) -> None:
         err.print(f"(skipping retrieval: {GOLDEN} not present)")
         return
     out.print(Rule("Retrieval: golden set vs corpus backend, then a candidate that drops 30% of queries"))
-    push_file(client, GOLDEN)
+    push_file(client, GOLDEN, name="search/golden-v1")
     base = {"dataset": "search/golden-v1", "concurrency": 10}
     baseline = _experiment(client, base | {"name": "demo-search-baseline", "target": {"kind": "search"}})
     candidate = _experiment(

@@ -68,6 +68,8 @@ def summary_table(experiment: dict[str, Any]) -> Table:
         ci = f"[{_fmt(stats.get('ci_low'))}, {_fmt(stats.get('ci_high'))}]"
         table.add_row(name, _fmt(stats.get("mean")), ci, _fmt(stats.get("count")))
     for run_score in agg.get("run_scores") or []:
+        if "[" in run_score["name"]:  # per-group breakdown entries: shown in the comparison view
+            continue
         table.add_row(f"(run) {run_score['name']}", _fmt(run_score.get("value")), "", "")
     p = experiment["progress"]
     table.caption = (

@@ -8,11 +8,12 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.comparison_view import comparison_view
 from services.cli.progress_view import TERMINAL, follow, summary_table
 from services.cli.target_options import TargetOptionError, build_target
+from services.coordinator.regression_models import ComparisonReport
 
 err = Console(stderr=True)
 
@@ -34,8 +35,8 @@ def start_and_follow(
 
 def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
     if experiment.get("comparison_id"):
-        md = client.text(f"/comparisons/{experiment['comparison_id']}", params={"format": "md"})
-        Console().print(Markdown(md))
+        body = client.get(f"/comparisons/{experiment['comparison_id']}")
+        Console().print(comparison_view(ComparisonReport.model_validate(body["report"])))
 
 
 def run_command(

@@ -66,4 +66,7 @@ async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunDa
                 status=status,
             )
         )
-    return RunData(experiment_id=experiment.id, name=experiment.name, items=scored, run_scores=[]), results
+    run_scores = [Evaluation.model_validate(e) for e in (experiment.aggregates or {}).get("run_scores", [])]
+    return RunData(
+        experiment_id=experiment.id, name=experiment.name, items=scored, run_scores=run_scores
+    ), results

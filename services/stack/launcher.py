@@ -154,9 +154,11 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, namespace: str = DEFAULT_NAMESPACE) 
             if spec.exists():
                 for index in range(spec.replicas):
                     _start_service(state, spec, index, secret, logs)
-    except (ServerStartError, StackError, OSError) as exc:
+    except BaseException as exc:  # whatever went wrong, leave no process behind
         down(state_dir)
-        raise StackError(str(exc)) from exc
+        if isinstance(exc, (ServerStartError, StackError, OSError)):
+            raise StackError(str(exc)) from exc
+        raise
     return state
 
 

@@ -15,7 +15,10 @@ class ServiceSpec:
     replicas: int = 1
 
     def exists(self) -> bool:
-        return importlib.util.find_spec(self.module) is not None
+        try:
+            return importlib.util.find_spec(self.module) is not None
+        except ModuleNotFoundError:  # the service's package is not there at all
+            return False
 
 
 def port_base() -> int:

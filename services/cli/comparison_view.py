@@ -1,0 +1,98 @@
+"""A terminal-sized view of a comparison report: overall metrics, then per-category deltas."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from services.coordinator.regression_models import ComparisonReport, MetricResult
+
+STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
+HEADLINE = (
+    "order_correctness",
+    "tool_call_accuracy",
+    "no_hallucinated_items",
+    "trajectory_similarity",
+    "mrr",
+    "recall@5",
+    "ndcg@5",
+    "null_query_correct",
+)
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _status(result: MetricResult) -> Text:
+    return Text(result.status, style=STATUS_STYLE.get(result.status, ""))
+
+
+def _overall(report: ComparisonReport) -> Table:
+    table = Table(title=f"{report.baseline_name} → {report.candidate_name} ({report.n_pairs} paired items)")
+    for column in (
+        "metric",
+        "baseline",
+        "candidate",
+        "delta",
+        "95% CI of delta",
+        "p (Holm)",
+        "test",
+        "status",
+    ):
+        table.add_column(column, justify="left" if column in ("metric", "test", "status") else "right")
+    for r in report.metrics:
+        c = r.comparison
+        table.add_row(
+            r.metric,
+            _num(c.baseline.mean),
+            _num(c.candidate.mean),
+            _num(c.delta, signed=True),
+            f"[{_num(c.delta_ci_low, True)}, {_num(c.delta_ci_high, True)}]",
+            "-" if r.p_adjusted is None else f"{r.p_adjusted:.3f}",
+            c.test or "-",
+            _status(r),
+        )
+    return table
+
+
+def _breakdown(report: ComparisonReport, key: str, metrics: set[str]) -> Table | None:
+    rows = [b for b in report.breakdowns if b.key == key]
+    if not rows:
+        return None
+    table = Table(title=f"per {key}")
+    for column in ("value", "n", "metric", "baseline", "candidate", "delta", "status"):
+        table.add_column(
+            column, justify="right" if column in ("n", "baseline", "candidate", "delta") else "left"
+        )
+    for group in rows:
+        for r in group.metrics:
+            if r.metric in metrics and (r.comparison.delta or r.status in STATUS_STYLE):
+                c = r.comparison
+                table.add_row(
+                    group.value,
+                    str(group.n_pairs),
+                    r.metric,
+                    _num(c.baseline.mean),
+                    _num(c.candidate.mean),
+                    _num(c.delta, signed=True),
+                    _status(r),
+                )
+    return table if table.row_count else None
+
+
+def comparison_view(report: ComparisonReport) -> Group:
+    """Overall table, per-category/query-type deltas of the score metrics (changed rows only), verdict."""
+    scores = {r.metric for r in report.metrics if r.metric in HEADLINE or r.status == "regression"}
+    parts: list[Table | Text] = [_overall(report)]
+    for key in ("category", "query_type"):  # retrieval items carry both, with the same values
+        table = _breakdown(report, key, scores - {"latency_ms", "error_rate"})
+        if table is not None:
+            parts.append(table)
+            break
+    style = "bold red" if report.regression else "bold green"
+    parts.append(Text(f"Verdict: {report.verdict}", style=style))
+    return Group(*parts)

@@ -21,6 +21,7 @@ from services.coordinator.settings import CoordinatorSettings
 from shared.contracts.eval_messages import EvalResult
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
+from shared.pull import fetch_ready
 from shared.streams import coordinator_results_consumer
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class Collector:
         )
         while not self._stopping:
             try:
-                msgs = await sub.fetch(self.settings.result_batch_size, timeout=1.0)
+                msgs = await fetch_ready(sub, self.settings.result_batch_size, wait_s=1.0)
             except TimeoutError:
                 continue
             except Exception:

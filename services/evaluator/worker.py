@@ -29,6 +29,7 @@ from services.evaluator.settings import WorkerSettings
 from services.evaluator.targets import build_targets
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.pull import fetch_ready
 from shared.streams import EVAL_TASK_ACK_WAIT_S
 
 log = logging.getLogger(__name__)
@@ -143,7 +144,7 @@ class EvalWorker:
                     await self._wake.wait()
                     continue
                 try:
-                    msgs = await self._sub.fetch(batch=free, timeout=self.settings.eval_fetch_timeout_s)
+                    msgs = await fetch_ready(self._sub, free, self.settings.eval_fetch_timeout_s)
                 except TimeoutError:
                     continue
                 except nats.errors.ConnectionClosedError:

@@ -13,7 +13,8 @@ from shared.log_setup import configure_logging
 
 
 async def run(settings: WorkerSettings) -> int:
-    """Serve /healthz and the worker loop until SIGTERM; 1 if startup failed or the loop died."""
+    """Serve /healthz and the worker loop until SIGTERM/SIGINT. Exit code 0 after a clean drain,
+    3 when start-up fails (uvicorn's code: NATS unreachable, consumer not declared), 1 if the loop died."""
     worker = EvalWorker(settings)
     server = make_server(build_app(worker))
     failures: list[BaseException] = []

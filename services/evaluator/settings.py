@@ -44,4 +44,7 @@ class WorkerSettings(CommonSettings):
     eval_drain_timeout_s: float = Field(
         default=300.0, gt=0, description="On shutdown, how long in-flight tasks may still run"
     )
+    nats_connect_deadline_s: float = Field(
+        default=30.0, gt=0, description="How long start-up waits for NATS before the process exits 1"
+    )
     eval_publish_attempts: int = Field(default=3, ge=1, description="Tries to publish one result")

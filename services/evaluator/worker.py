@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 
 import httpx
-import nats
 import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -23,6 +22,7 @@ from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 from pydantic import BaseModel, Field
 
+from services.evaluator.nats_connection import NatsUnavailable, connect_nats
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
@@ -83,17 +83,13 @@ class EvalWorker:
     async def start(self) -> None:
         topology = self.settings.topology
         try:
-            self._nc = await nats.connect(
+            self._nc = await connect_nats(
                 self.settings.nats_url,
                 name=f"eval-worker {self.settings.worker_id}",
-                connect_timeout=5,
-                max_reconnect_attempts=-1,
-                reconnect_time_wait=1,
+                deadline_s=self.settings.nats_connect_deadline_s,
             )
-        except (OSError, nats.errors.Error) as exc:
-            raise WorkerStartError(
-                f"cannot connect to NATS at {self.settings.nats_url}: {exc}; start the stack or set NATS_URL"
-            ) from exc
+        except NatsUnavailable as exc:
+            raise WorkerStartError(str(exc)) from exc
         js = self._nc.jetstream()
         try:
             info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)

@@ -136,3 +136,15 @@ async def test_sigterm_drains_in_flight_work_and_stops_fetching(
     tasks = await js.pull_subscribe_bind(durable="eval-workers", stream=topology.eval_tasks_stream)
     [left] = await tasks.fetch(1, timeout=3)
     assert b'"after-sigterm"' in left.data
+
+
+async def test_unreachable_nats_exits_with_the_startup_failure_code(topology: Topology) -> None:
+    proc = WorkerProcess("nats://127.0.0.1:1", topology, "lonely", NATS_CONNECT_DEADLINE_S="1")
+    try:
+        await proc.start()
+        assert await proc.wait_exit() == 3
+        assert any(
+            "cannot connect to NATS at nats://127.0.0.1:1 within 1s" in str(line) for line in proc.lines
+        )
+    finally:
+        await proc.kill()

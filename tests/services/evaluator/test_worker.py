@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from services.evaluator.worker import EvalWorker
+from services.evaluator.settings import WorkerSettings
+from services.evaluator.worker import EvalWorker, WorkerStartError
 from shared.contracts import (
     AgentInvokeRequest,
     AgentInvokeResponse,
@@ -180,3 +181,12 @@ async def test_search_target_result_carries_the_hits(
         "latency_ms": 4.0,
         "backend": "corpus",
     }
+
+
+async def test_start_fails_clearly_when_the_consumer_is_not_declared(nats_url: str) -> None:
+    undeclared = Topology(namespace="never-declared")
+    worker = EvalWorker(WorkerSettings(nats_url=nats_url, nats_namespace=undeclared.namespace))
+    with pytest.raises(
+        WorkerStartError, match=r"'eval-workers' on stream NEVER_DECLARED_EVAL_TASKS is not declared"
+    ):
+        await worker.start()

@@ -1,0 +1,98 @@
+"""The live sampling configuration (table ``sampling_config``, single row id=1)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.db.models import SamplingConfig
+from shared.evaluators import UnknownEvaluator, get
+
+CONFIG_ROW_ID = 1
+DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
+
+
+class NotReferenceFree(ValueError):
+    """An evaluator that needs an expected output cannot score live traffic."""
+
+
+class SamplingFilters(BaseModel):
+    """A turn is eligible only if it matches every filter that is set."""
+
+    model: str | None = Field(default=None, description="Only turns of this model identity")
+    prompt_version: str | None = Field(default=None, description="Only turns of this prompt version")
+    finalized: bool | None = Field(default=None, description="Only finalized (True) / open (False) turns")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Only turns whose metadata has these exact key/values"
+    )
+
+
+def default_evaluators() -> list[EvaluatorSpec]:
+    return [EvaluatorSpec(name=name) for name in DEFAULT_EVALUATORS]
+
+
+class SamplingSettings(BaseModel):
+    """What ``GET/PUT /online/config`` exchange and the sampler applies."""
+
+    rate: float = Field(default=0.1, ge=0.0, le=1.0, description="Fraction of conversations sampled")
+    filters: SamplingFilters = Field(default_factory=SamplingFilters)
+    cap_per_minute: int | None = Field(
+        default=None, ge=1, description="At most this many sampled turns per minute (None: no cap)"
+    )
+    evaluators: list[EvaluatorSpec] = Field(default_factory=default_evaluators, min_length=1)
+    updated_at: datetime | None = Field(default=None, description="Set by the server on save")
+
+    @field_validator("evaluators")
+    @classmethod
+    def _known_reference_free(cls, specs: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
+        for spec in specs:
+            try:
+                entry = get(spec.name, "item")
+            except UnknownEvaluator as exc:  # a LookupError: re-raise as ValueError so pydantic → 422
+                raise ValueError(str(exc)) from exc
+            if not entry.reference_free:
+                raise NotReferenceFree(
+                    f"evaluator {spec.name!r} needs an expected output; choose a reference-free one "
+                    "(e.g. " + ", ".join(DEFAULT_EVALUATORS) + ")"
+                )
+        return specs
+
+
+def _from_row(row: SamplingConfig) -> SamplingSettings:
+    return SamplingSettings.model_validate(
+        {
+            "rate": row.rate,
+            "filters": row.filters or {},
+            "cap_per_minute": row.cap_per_minute,
+            "evaluators": row.evaluators or [s.model_dump() for s in default_evaluators()],
+            "updated_at": row.updated_at,
+        }
+    )
+
+
+async def load_config(session: AsyncSession) -> SamplingSettings:
+    """The stored config, or the defaults when none was saved yet."""
+    row = (
+        await session.execute(select(SamplingConfig).where(SamplingConfig.id == CONFIG_ROW_ID))
+    ).scalar_one_or_none()
+    return SamplingSettings() if row is None else _from_row(row)
+
+
+async def save_config(session: AsyncSession, config: SamplingSettings) -> SamplingSettings:
+    """Insert or replace the single config row (the caller commits)."""
+    row = await session.get(SamplingConfig, CONFIG_ROW_ID)
+    if row is None:
+        row = SamplingConfig(id=CONFIG_ROW_ID)
+        session.add(row)
+    row.rate = config.rate
+    row.filters = config.filters.model_dump(mode="json")
+    row.cap_per_minute = config.cap_per_minute
+    row.evaluators = [spec.model_dump(mode="json") for spec in config.evaluators]
+    row.updated_at = datetime.now(UTC)
+    await session.flush()
+    return _from_row(row)

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from nats.aio.client import Client as NatsClient
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.sampler.consumer import SamplerConsumer
+from services.sampler.sampling import in_sample
+from services.sampler.sampling_config import SamplingSettings, save_config
+from services.sampler.turn_handler import TurnHandler
+from shared.contracts.topology import SAMPLER_CONSUMER, Topology
+from shared.db.models import OnlineSample, OnlineScore
+from tests.services.sampler.turns import make_turn
+
+pytestmark = pytest.mark.integration
+
+Sessions = async_sessionmaker[AsyncSession]
+RATE = 0.3
+TURNS = 300
+
+
+async def _wait_handled(handler: TurnHandler, total: int, timeout_s: float = 30.0) -> None:
+    async def settled() -> None:
+        while sum(handler.outcomes.values()) < total:
+            await asyncio.sleep(0.02)  # polling a counter under an overall timeout
+
+    await asyncio.wait_for(settled(), timeout_s)
+
+
+async def test_turns_through_the_real_stream_are_sampled_deterministically(
+    session_factory: Sessions, nats_client: NatsClient, topology: Topology
+) -> None:
+    async with session_factory() as session:
+        await save_config(session, SamplingSettings(rate=RATE))
+        await session.commit()
+    js = nats_client.jetstream()
+    turns = [make_turn(f"stream-conv-{i}") for i in range(TURNS)]
+    for turn in turns:
+        await js.publish(
+            topology.traffic_agent, turn.model_dump_json().encode(), headers={"Nats-Msg-Id": turn.msg_id}
+        )
+    # The same sampled turn again under a different message id: a redelivery the stream cannot dedupe.
+    expected_ids = {t.conversation_id for t in turns if in_sample(t.conversation_id, RATE)}
+    repeat = next(t for t in turns if t.conversation_id in expected_ids)
+    await js.publish(
+        topology.traffic_agent, repeat.model_dump_json().encode(), headers={"Nats-Msg-Id": "again"}
+    )
+    await js.publish(topology.traffic_agent, b"not json", headers={"Nats-Msg-Id": "junk"})
+
+    handler = TurnHandler(session_factory)
+    consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)
+    await consumer.start()
+    try:
+        await _wait_handled(handler, TURNS + 1)
+    finally:
+        await consumer.stop()
+
+    assert handler.outcomes["stored"] == len(expected_ids)
+    assert handler.outcomes["duplicate"] == 1
+    assert abs(len(expected_ids) / TURNS - RATE) < 0.1  # a few hundred turns: loose bound
+    async with session_factory() as session:
+        stored = set((await session.execute(select(OnlineSample.conversation_id))).scalars().all())
+        scores = (await session.execute(select(func.count()).select_from(OnlineScore))).scalar_one()
+    assert stored == expected_ids
+    assert scores == 3 * len(expected_ids)
+    info = await js.consumer_info(topology.traffic_stream, SAMPLER_CONSUMER)
+    assert info.num_ack_pending == 0

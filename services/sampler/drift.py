@@ -1,0 +1,130 @@
+"""Drift check: the recent window of each (evaluator, model, prompt_version) against the offline
+baseline and against the previous window. A significant drop raises a :class:`DriftAlert`.
+
+Test: one-sided Welch t-test (see :mod:`services.sampler.drift_stats`); an alert needs
+``p < P_THRESHOLD`` and ``delta = window_mean - reference_mean < DELTA_THRESHOLD``. The same
+(evaluator, model, prompt_version, reference) is not alerted again within one window.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.sampler.drift_stats import welch_less_p, welch_less_p_samples
+from services.sampler.offline_reference import offline_reference
+from shared.contracts.experiment_events import DriftAlert
+from shared.db.models import DriftAlertRow, OnlineScore
+
+log = logging.getLogger(__name__)
+
+P_THRESHOLD = 0.01
+DELTA_THRESHOLD = -0.05
+MIN_SAMPLES = 5
+
+Key = tuple[str, str, str]
+
+
+async def _values(session: AsyncSession, start: datetime, end: datetime) -> dict[Key, list[float]]:
+    stmt = select(OnlineScore.name, OnlineScore.model, OnlineScore.prompt_version, OnlineScore.value).where(
+        OnlineScore.turn_at >= start, OnlineScore.turn_at < end, OnlineScore.value.is_not(None)
+    )
+    out: dict[Key, list[float]] = defaultdict(list)
+    for name, model, prompt_version, value in (await session.execute(stmt)).all():
+        out[(name, model, prompt_version)].append(float(value or 0.0))  # NULLs are filtered in SQL
+    return out
+
+
+async def _recently_alerted(session: AsyncSession, key: Key, reference: str, since: datetime) -> bool:
+    stmt = select(DriftAlertRow.id).where(
+        DriftAlertRow.evaluator == key[0],
+        DriftAlertRow.model == key[1],
+        DriftAlertRow.prompt_version == key[2],
+        DriftAlertRow.reference == reference,
+        DriftAlertRow.created_at >= since,
+    )
+    return (await session.execute(stmt.limit(1))).first() is not None
+
+
+def _alert(
+    key: Key, reference: str, ref_mean: float, recent: list[float], p: float, start: datetime, end: datetime
+) -> DriftAlert | None:
+    window_mean = sum(recent) / len(recent)
+    delta = window_mean - ref_mean
+    if p >= P_THRESHOLD or delta >= DELTA_THRESHOLD:
+        return None
+    return DriftAlert.model_validate(
+        {
+            "alert_id": "",
+            "evaluator": key[0],
+            "model": key[1],
+            "prompt_version": key[2],
+            "reference": reference,
+            "reference_mean": ref_mean,
+            "window_mean": window_mean,
+            "delta": delta,
+            "p_value": p,
+            "window_start": start,
+            "window_end": end,
+        }
+    )
+
+
+async def check_drift(session: AsyncSession, *, window: timedelta, now: datetime) -> list[DriftAlert]:
+    """Compare, store new alerts (the caller commits) and return them with their ids."""
+    start = now - window
+    recent_groups = await _values(session, start, now)
+    previous_groups = await _values(session, start - window, start)
+    alerts: list[DriftAlert] = []
+    for key, recent in sorted(recent_groups.items()):
+        if len(recent) < MIN_SAMPLES:
+            continue
+        candidates: list[tuple[str, dict[str, object], DriftAlert | None]] = []
+        offline = await offline_reference(session, key[0], key[1])
+        if offline is not None:
+            p = welch_less_p(recent, offline.mean, offline.sd, offline.count)
+            detail: dict[str, object] = {"experiment_id": offline.experiment_id, "reference_n": offline.count}
+            found = _alert(key, "offline", offline.mean, recent, p, start, now)
+            candidates.append(("offline", detail, found))
+        previous = previous_groups.get(key, [])
+        if len(previous) >= MIN_SAMPLES:
+            p = welch_less_p_samples(recent, previous)
+            ref_mean = sum(previous) / len(previous)
+            detail = {"reference_n": len(previous)}
+            candidates.append(
+                ("previous_window", detail, _alert(key, "previous_window", ref_mean, recent, p, start, now))
+            )
+        for reference, extra, alert in candidates:
+            if alert is None or await _recently_alerted(session, key, reference, start):
+                continue
+            row = DriftAlertRow(
+                evaluator=key[0],
+                model=key[1],
+                prompt_version=key[2],
+                reference=reference,
+                created_at=now,  # the check's clock, so "not again within one window" uses one time base
+                detail={
+                    **alert.model_dump(mode="json"),
+                    **extra,
+                    "window_n": len(recent),
+                    "test": "welch_t_less",
+                },
+            )
+            session.add(row)
+            await session.flush()
+            alert = alert.model_copy(update={"alert_id": row.id})
+            row.detail = {**row.detail, "alert_id": row.id}
+            alerts.append(alert)
+            log.warning(
+                "drift: %s %s %s vs %s: %.3f -> %.3f (p=%.2g)",
+                *key,
+                reference,
+                alert.reference_mean,
+                alert.window_mean,
+                alert.p_value,
+            )
+    return alerts

@@ -1,0 +1,20 @@
+"""Parse short durations such as ``30s``, ``5m``, ``1h``, ``7d``."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
+
+
+class InvalidDuration(ValueError):
+    """Not a duration like ``5m``."""
+
+
+def parse_duration(text: str) -> timedelta:
+    match = _PATTERN.match(text)
+    if match is None or float(match.group(1)) <= 0:
+        raise InvalidDuration(f"invalid duration {text!r}: use a positive number and s|m|h|d, e.g. 5m or 1h")
+    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])

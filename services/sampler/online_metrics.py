@@ -1,0 +1,64 @@
+"""Time-bucketed means with 95% CIs of the online scores, per evaluator, model and prompt version."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.db.models import OnlineScore
+from shared.stats import BucketMean, bucketed_means, summarize
+
+
+class MetricSeries(BaseModel):
+    evaluator: str
+    model: str
+    prompt_version: str
+    n: int = Field(description="Scores with a value in the window")
+    mean: float | None = Field(description="Mean over the whole window")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    buckets: list[BucketMean]
+
+
+class OnlineMetrics(BaseModel):
+    window_start: datetime
+    window_end: datetime
+    bucket_seconds: float
+    series: list[MetricSeries]
+
+
+async def online_metrics(
+    session: AsyncSession, *, window: timedelta, bucket: timedelta, now: datetime
+) -> OnlineMetrics:
+    start = now - window
+    s = OnlineScore
+    stmt = select(s.name, s.model, s.prompt_version, s.turn_at, s.value).where(
+        s.turn_at >= start, s.turn_at < now, s.value.is_not(None)
+    )
+    groups: dict[tuple[str, str, str], tuple[list[datetime], list[float]]] = defaultdict(lambda: ([], []))
+    for name, model, prompt_version, turn_at, value in (await session.execute(stmt)).all():
+        times, values = groups[(name, model, prompt_version)]
+        times.append(turn_at)
+        values.append(float(value or 0.0))  # NULLs are filtered in SQL
+    series: list[MetricSeries] = []
+    for (name, model, prompt_version), (times, values) in sorted(groups.items()):
+        overall = summarize(values)
+        series.append(
+            MetricSeries(
+                evaluator=name,
+                model=model,
+                prompt_version=prompt_version,
+                n=overall.n,
+                mean=overall.mean,
+                ci_low=overall.ci_low,
+                ci_high=overall.ci_high,
+                buckets=bucketed_means(times, values, width=bucket, origin=start),
+            )
+        )
+    return OnlineMetrics(
+        window_start=start, window_end=now, bucket_seconds=bucket.total_seconds(), series=series
+    )

@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.sampler.drift import check_drift
+from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment, OnlineSample, OnlineScore
+
+pytestmark = pytest.mark.integration
+
+Sessions = async_sessionmaker[AsyncSession]
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+WINDOW = timedelta(hours=1)
+EVALUATOR = "no_hallucinated_items"
+
+
+async def _offline_experiment(session: AsyncSession, mean: float) -> None:
+    dataset = Dataset(name="drive-thru")
+    session.add(dataset)
+    await session.flush()
+    version = DatasetVersion(dataset_id=dataset.id, version=1, content_hash="x", item_count=40, source="t")
+    session.add(version)
+    await session.flush()
+    session.add(
+        Experiment(
+            name="baseline",
+            dataset_id=dataset.id,
+            version_id=version.id,
+            status="completed",
+            config={"target": {"kind": "agent", "model": {"provider": "offline"}}},
+            aggregates={"metrics": {EVALUATOR: {"mean": mean, "sd": 0.15, "count": 40}}},
+            completed_at=NOW - timedelta(days=1),
+        )
+    )
+
+
+async def _scores(session: AsyncSession, values: list[float], start: datetime, tag: str) -> None:
+    for i, value in enumerate(values):
+        at = start + timedelta(seconds=10 * i)
+        sample = OnlineSample(
+            conversation_id=f"{tag}-{i}",
+            turn_index=0,
+            model="offline:ask",
+            prompt_version="v1",
+            turn={},
+            turn_at=at,
+        )
+        session.add(sample)
+        await session.flush()
+        session.add(
+            OnlineScore(
+                sample_id=sample.id,
+                name=EVALUATOR,
+                value=value,
+                model="offline:ask",
+                prompt_version="v1",
+                turn_at=at,
+            )
+        )
+
+
+async def test_a_synthetic_degradation_raises_alerts_once(session_factory: Sessions) -> None:
+    async with session_factory() as session:
+        await _offline_experiment(session, mean=0.98)
+        await _scores(session, [1.0] * 30, NOW - 2 * WINDOW, "before")
+        await _scores(session, [0.0] * 30, NOW - WINDOW, "after")
+        await session.commit()
+    async with session_factory() as session:
+        alerts = await check_drift(session, window=WINDOW, now=NOW)
+        await session.commit()
+    assert {a.reference for a in alerts} == {"offline", "previous_window"}
+    for alert in alerts:
+        assert alert.evaluator == EVALUATOR and alert.model == "offline:ask" and alert.prompt_version == "v1"
+        assert alert.window_mean == 0.0 and alert.delta < -0.9 and alert.p_value < 0.01
+        assert alert.alert_id
+    async with session_factory() as session:
+        rows = (await session.execute(select(DriftAlertRow))).scalars().all()
+        assert {r.id for r in rows} == {a.alert_id for a in alerts}
+        assert await check_drift(session, window=WINDOW, now=NOW + timedelta(seconds=30)) == []
+
+
+async def test_an_unchanged_agent_raises_no_alert(session_factory: Sessions) -> None:
+    same = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] * 3
+    async with session_factory() as session:
+        await _offline_experiment(session, mean=0.9)
+        await _scores(session, same, NOW - 2 * WINDOW, "before")
+        await _scores(session, same, NOW - WINDOW, "after")
+        await session.commit()
+    async with session_factory() as session:
+        assert await check_drift(session, window=WINDOW, now=NOW) == []
+
+
+async def test_an_experiment_of_another_model_is_not_a_reference(session_factory: Sessions) -> None:
+    async with session_factory() as session:
+        await _offline_experiment(session, mean=1.0)
+        await _scores(session, [0.0] * 10, NOW - WINDOW, "after")
+        await session.execute(
+            update(Experiment).values(
+                config={"target": {"kind": "agent", "model": {"provider": "mistral", "name": "m"}}}
+            )
+        )
+        await session.commit()
+    async with session_factory() as session:
+        assert await check_drift(session, window=WINDOW, now=NOW) == []

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from services.coordinator.api import comparisons, datasets, experiments
+from services.coordinator.api import comparisons, datasets, experiments, online
 from services.coordinator.errors import install_error_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
@@ -36,6 +36,7 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
     app.include_router(datasets.router)
     app.include_router(experiments.router)
     app.include_router(comparisons.router)
+    app.include_router(online.router)
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:

@@ -1,0 +1,161 @@
+"""Online (production traffic) endpoints: sampling config, metrics, drift alerts, promotion."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, Field
+from sqlalchemy import select
+
+from services.coordinator import dataset_store
+from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.errors import CoordinatorError
+from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
+from services.sampler.durations import InvalidDuration, parse_duration
+from services.sampler.online_metrics import OnlineMetrics, online_metrics
+from services.sampler.sampling_config import SamplingSettings, load_config, save_config
+from shared.datasets.files import DatasetItemIn
+from shared.db.models import DriftAlertRow, OnlineSample
+
+router = APIRouter(prefix="/online", tags=["online"], dependencies=[Depends(require_api_key)])
+
+_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._:/-]")
+
+
+class SampleNotFound(CoordinatorError):
+    status_code = 404
+
+
+class InvalidOnlineQuery(CoordinatorError):
+    status_code = 422
+
+
+class DriftAlertOut(BaseModel):
+    id: str
+    evaluator: str
+    model: str
+    prompt_version: str
+    reference: str = Field(description="'offline' or 'previous_window'")
+    detail: dict[str, Any] = Field(description="Means, delta, p-value, window, test")
+    created_at: datetime
+
+
+class PromoteRequest(BaseModel):
+    dataset: str = Field(
+        min_length=1, max_length=200, description="Dataset to add the turn to (created if missing)"
+    )
+
+
+class SampleOut(BaseModel):
+    id: int
+    conversation_id: str
+    turn_index: int
+    model: str
+    prompt_version: str
+    turn_at: datetime
+    utterance: str
+    response: str
+
+
+@router.get("/config")
+async def get_config(session: SessionDep) -> SamplingSettings:
+    return await load_config(session)
+
+
+@router.put("/config")
+async def put_config(body: SamplingSettings, session: SessionDep) -> SamplingSettings:
+    saved = await save_config(session, body)
+    await session.commit()
+    return saved
+
+
+@router.get("/metrics")
+async def get_metrics(
+    session: SessionDep,
+    window: Annotated[str, Query(description="e.g. 1h, 30m, 7d")] = "1h",
+    bucket: Annotated[str, Query(description="e.g. 5m")] = "5m",
+) -> OnlineMetrics:
+    try:
+        window_td, bucket_td = parse_duration(window), parse_duration(bucket)
+    except InvalidDuration as exc:
+        raise InvalidOnlineQuery(str(exc)) from exc
+    if bucket_td > window_td:
+        raise InvalidOnlineQuery(f"bucket {bucket} is longer than window {window}: use a smaller bucket")
+    return await online_metrics(session, window=window_td, bucket=bucket_td, now=datetime.now(UTC))
+
+
+@router.get("/alerts")
+async def list_alerts(
+    session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
+) -> list[DriftAlertOut]:
+    stmt = select(DriftAlertRow).order_by(DriftAlertRow.created_at.desc()).limit(limit)
+    return [
+        DriftAlertOut(
+            id=r.id,
+            evaluator=r.evaluator,
+            model=r.model,
+            prompt_version=r.prompt_version,
+            reference=r.reference,
+            detail=r.detail,
+            created_at=r.created_at,
+        )
+        for r in (await session.execute(stmt)).scalars()
+    ]
+
+
+@router.get("/samples")
+async def list_samples(
+    session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 50
+) -> list[SampleOut]:
+    """The most recent sampled turns (newest first), e.g. to pick one to promote."""
+    stmt = select(OnlineSample).order_by(OnlineSample.turn_at.desc(), OnlineSample.id.desc()).limit(limit)
+    return [
+        SampleOut(
+            id=r.id,
+            conversation_id=r.conversation_id,
+            turn_index=r.turn_index,
+            model=r.model,
+            prompt_version=r.prompt_version,
+            turn_at=r.turn_at,
+            utterance=str(r.turn.get("utterance", "")),
+            response=str(r.turn.get("response", "")),
+        )
+        for r in (await session.execute(stmt)).scalars()
+    ]
+
+
+def promoted_item(sample: OnlineSample) -> DatasetItemIn:
+    """The sampled turn as a dataset item to review: the agent's order becomes the draft expectation."""
+    turn = sample.turn
+    item_id = _UNSAFE_ID_CHARS.sub("-", f"production:{sample.conversation_id}:{sample.turn_index}")
+    return DatasetItemIn(
+        id=item_id[:200],
+        input={"customer_utterance": turn.get("utterance", "")},
+        expected_output={"expected_items": turn.get("order_items", [])},
+        metadata={
+            "source": "production",
+            "review_status": "needs_review",
+            "conversation_id": sample.conversation_id,
+            "turn_index": sample.turn_index,
+            "model": sample.model,
+            "prompt_version": sample.prompt_version,
+        },
+    )
+
+
+@router.post("/samples/{sample_id}/promote")
+async def promote_sample(sample_id: int, body: PromoteRequest, session: SessionDep) -> UpsertResult:
+    sample = await session.get(OnlineSample, sample_id)
+    if sample is None:
+        raise SampleNotFound(f"online sample {sample_id} not found; list sampled turns: GET /online/samples")
+    dataset = await dataset_store.create_or_get(
+        session, DatasetCreate(name=body.dataset, description="Promoted production turns", kind="drive-thru")
+    )
+    result = await dataset_store.upsert_items(
+        session, dataset, ItemsUpsert(items=[promoted_item(sample)], source="production")
+    )
+    await session.commit()
+    return result

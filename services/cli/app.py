@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from services.cli import datasets_cmd, keys_cmd, stack_cmd
+from services.cli import datasets_cmd, keys_cmd, online_cmd, stack_cmd, traffic_cmd
 from services.cli.compare_cmd import compare_command
 from services.cli.demo_cmd import demo_command
 from services.cli.generate_retrieval import generate_retrieval_command
@@ -21,6 +21,8 @@ app = typer.Typer(
 app.add_typer(stack_cmd.app, name="stack")
 app.add_typer(datasets_cmd.app, name="datasets")
 app.add_typer(keys_cmd.app, name="keys")
+app.add_typer(traffic_cmd.app, name="traffic")
+app.add_typer(online_cmd.app, name="online")
 datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
 app.command("run")(run_command)
 app.command("compare")(compare_command)

@@ -1,0 +1,191 @@
+"""`yardstick online config|metrics|alerts|samples|promote`: production traffic sampling."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from services.cli.api_client import ApiClient, ApiError
+
+app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, promotion.")
+out = Console()
+err = Console(stderr=True)
+
+
+def _client() -> ApiClient:
+    try:
+        return ApiClient.discover()
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def _fmt(value: Any) -> str:
+    return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def updated_config(
+    current: dict[str, Any],
+    *,
+    rate: float | None,
+    cap: int | None,
+    no_cap: bool,
+    evaluators: list[str] | None,
+    model: str | None,
+    prompt_version: str | None,
+    finalized: bool | None,
+    metadata: list[str] | None,
+    clear_filters: bool,
+) -> dict[str, Any]:
+    """The current config with the given options applied (options left out keep their value)."""
+    body = dict(current)
+    body.pop("updated_at", None)
+    filters: dict[str, Any] = {} if clear_filters else dict(body.get("filters") or {})
+    if rate is not None:
+        body["rate"] = rate
+    if no_cap:
+        body["cap_per_minute"] = None
+    elif cap is not None:
+        body["cap_per_minute"] = cap
+    if evaluators:
+        body["evaluators"] = [{"name": name} for name in evaluators]
+    for key, value in (("model", model), ("prompt_version", prompt_version), ("finalized", finalized)):
+        if value is not None:
+            filters[key] = value
+    for pair in metadata or []:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise typer.BadParameter(f"--metadata {pair!r}: use KEY=VALUE")
+        filters.setdefault("metadata", {})[key] = value
+    body["filters"] = filters
+    return body
+
+
+@app.command()
+def config(
+    rate: float | None = typer.Option(None, help="Fraction of conversations sampled, 0 to 1"),
+    cap: int | None = typer.Option(None, help="At most this many sampled turns per minute"),
+    no_cap: bool = typer.Option(False, "--no-cap", help="Remove the per-minute cap"),
+    evaluator: list[str] | None = typer.Option(
+        None, help="Reference-free evaluator (repeat); replaces the list"
+    ),
+    model: str | None = typer.Option(None, help="Filter: only this model identity, e.g. offline:ask"),
+    prompt_version: str | None = typer.Option(None, help="Filter: only this prompt version"),
+    finalized: bool | None = typer.Option(None, "--finalized/--open", help="Filter: finalized or open turns"),
+    metadata: list[str] | None = typer.Option(None, help="Filter: KEY=VALUE on turn metadata (repeat)"),
+    clear_filters: bool = typer.Option(False, help="Drop existing filters before applying these"),
+) -> None:
+    """Show the sampling config; with options, change it (the sampler picks it up within seconds)."""
+    client = _client()
+    try:
+        current: dict[str, Any] = client.get("/online/config")
+        changes = (rate, cap, evaluator, model, prompt_version, finalized, metadata)
+        if any(v is not None and v != [] for v in changes) or no_cap or clear_filters:
+            body = updated_config(
+                current,
+                rate=rate,
+                cap=cap,
+                no_cap=no_cap,
+                evaluators=evaluator,
+                model=model,
+                prompt_version=prompt_version,
+                finalized=finalized,
+                metadata=metadata,
+                clear_filters=clear_filters,
+            )
+            current = client.request("PUT", "/online/config", json=body).json()
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    out.print_json(json.dumps(current))
+
+
+@app.command()
+def metrics(
+    window: str = typer.Option("1h", help="How far back, e.g. 30m, 1h, 7d"),
+    bucket: str = typer.Option("5m", help="Bucket width"),
+) -> None:
+    """Online scores: mean and 95% CI per evaluator, model and prompt version, per time bucket."""
+    client = _client()
+    try:
+        data = client.get("/online/metrics", params={"window": window, "bucket": bucket})
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if not data["series"]:
+        err.print(f"no online scores in the last {window}")
+        return
+    table = Table(title=f"Online metrics, last {window} ({bucket} buckets)")
+    for column in ("evaluator", "model", "prompt", "n", "mean", "95% CI", "buckets (mean)"):
+        table.add_column(column)
+    for s in data["series"]:
+        ci = f"[{_fmt(s['ci_low'])}, {_fmt(s['ci_high'])}]"
+        trend = " ".join(f"{b['mean']:.2f}" for b in s["buckets"][-12:])
+        table.add_row(
+            s["evaluator"], s["model"], s["prompt_version"], str(s["n"]), _fmt(s["mean"]), ci, trend
+        )
+    out.print(table)
+
+
+@app.command()
+def alerts(limit: int = typer.Option(20, help="Most recent alerts to show")) -> None:
+    """Drift alerts raised by the sampler, newest first."""
+    client = _client()
+    try:
+        rows = client.get("/online/alerts", params={"limit": limit})
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    table = Table(title="Drift alerts")
+    for column in ("created", "evaluator", "model", "prompt", "vs", "reference", "window", "Δ", "p"):
+        table.add_column(column)
+    for a in rows:
+        d = a["detail"]
+        table.add_row(
+            a["created_at"][:19],
+            a["evaluator"],
+            a["model"],
+            a["prompt_version"],
+            a["reference"],
+            _fmt(d.get("reference_mean")),
+            _fmt(d.get("window_mean")),
+            _fmt(d.get("delta")),
+            f"{d['p_value']:.2g}" if d.get("p_value") is not None else "—",
+        )
+    out.print(table)
+
+
+@app.command()
+def samples(limit: int = typer.Option(20, help="Most recent sampled turns to show")) -> None:
+    """Recently sampled turns (ids to promote)."""
+    client = _client()
+    try:
+        rows = client.get("/online/samples", params={"limit": limit})
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    table = Table(title="Sampled turns")
+    for column in ("id", "conversation", "turn", "model", "utterance"):
+        table.add_column(column)
+    for s in rows:
+        table.add_row(str(s["id"]), s["conversation_id"], str(s["turn_index"]), s["model"], s["utterance"])
+    out.print(table)
+
+
+@app.command()
+def promote(
+    sample_id: int = typer.Argument(..., help="Sample id (see `yardstick online samples`)"),
+    dataset: str = typer.Option(..., help="Dataset to add it to (created if missing)"),
+) -> None:
+    """Add a sampled turn to a dataset as a new item marked needs_review."""
+    client = _client()
+    try:
+        result = client.post(f"/online/samples/{sample_id}/promote", {"dataset": dataset})
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    out.print(f"{result['dataset']} v{result['version']} ({result['item_count']} items, +{result['added']})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import time
@@ -36,6 +37,7 @@ class TurnHandler:
         self.cap = MinuteCap()
         self.previous = PreviousResponses()
         self.outcomes: collections.Counter[str] = collections.Counter()
+        self._settled = asyncio.Condition()
 
     async def config(self) -> SamplingSettings:
         now = time.monotonic()
@@ -63,4 +65,16 @@ class TurnHandler:
             log.debug("turn %s: %s", turn.msg_id, outcome)
         self.previous.remember(turn.conversation_id, turn.turn_index, turn.response)
         self.outcomes[outcome] += 1
+        async with self._settled:
+            self._settled.notify_all()
         return outcome
+
+    async def wait_handled(self, count: int, outcome: str | None = None) -> None:
+        """Return once ``count`` turns were handled (with ``outcome``, if given). Wrap in a timeout."""
+
+        def reached() -> bool:
+            done = self.outcomes[outcome] if outcome else sum(self.outcomes.values())
+            return done >= count
+
+        async with self._settled:
+            await self._settled.wait_for(reached)

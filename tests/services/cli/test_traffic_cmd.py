@@ -101,12 +101,7 @@ async def test_simulated_traffic_flows_through_the_agent_into_online_scores(
     consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)
     await consumer.start()
     try:
-
-        async def all_handled() -> None:
-            while handler.outcomes["stored"] < result.turns_sent:
-                await asyncio.sleep(0.02)  # polling a counter under an overall timeout
-
-        await asyncio.wait_for(all_handled(), 30.0)
+        await asyncio.wait_for(handler.wait_handled(result.turns_sent, "stored"), 30.0)
     finally:
         await consumer.stop()
     async with session_factory() as session:

@@ -22,14 +22,6 @@ RATE = 0.3
 TURNS = 300
 
 
-async def _wait_handled(handler: TurnHandler, total: int, timeout_s: float = 30.0) -> None:
-    async def settled() -> None:
-        while sum(handler.outcomes.values()) < total:
-            await asyncio.sleep(0.02)  # polling a counter under an overall timeout
-
-    await asyncio.wait_for(settled(), timeout_s)
-
-
 async def test_turns_through_the_real_stream_are_sampled_deterministically(
     session_factory: Sessions, nats_client: NatsClient, topology: Topology
 ) -> None:
@@ -54,7 +46,7 @@ async def test_turns_through_the_real_stream_are_sampled_deterministically(
     consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)
     await consumer.start()
     try:
-        await _wait_handled(handler, TURNS + 1)
+        await asyncio.wait_for(handler.wait_handled(TURNS + 1), 30.0)
     finally:
         await consumer.stop()
 

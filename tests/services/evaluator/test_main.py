@@ -58,15 +58,17 @@ async def test_two_worker_processes_share_the_load_and_serve_healthz(
     agent = await FakeAgent(nats_client, topology.agent_invoke, answer=held_until_four_in_flight).start()
     procs = [spawn(name, EVAL_CONCURRENCY="2") for name in ("proc-a", "proc-b")]
     await asyncio.gather(*(p.start() for p in procs))
-    ready = await asyncio.gather(*(p.wait_for_log("http listening") for p in procs))
+    await asyncio.gather(*(p.wait_for_log("eval worker ready") for p in procs))
     for i in range(8):
-        await publish_task(js, topology, agent_task(f"item-{i}"))
+        await publish_task(js, topology, agent_task(f"item-{i}", timeout_s=30))
 
     # Each process holds at most 2 tasks, so 4 requests in flight need both of them.
     in_flight = await agent.wait_for(lambda seen: len(seen) >= 4, within_s=20)
+    assert len({s.headers["Yardstick-Task-Id"] for s in in_flight}) == 4
+    port = (await procs[0].wait_for_log("http listening"))["http_port"]
     assert workers_of(in_flight) == {"proc-a", "proc-b"}
     async with httpx.AsyncClient() as http:
-        health = (await http.get(f"http://127.0.0.1:{ready[0]['http_port']}/healthz")).json()
+        health = (await http.get(f"http://127.0.0.1:{port}/healthz")).json()
     assert health["worker_id"] == "proc-a" and health["connected"] is True
     assert health["in_flight"] == 2 and health["concurrency"] == 2
     release.set()

@@ -106,12 +106,13 @@ class Finalizer:
                 baseline = await session.get(Experiment, experiment.baseline_id)
                 if baseline is not None:
                     baseline_run, _ = await load_run(session, baseline)
-                    report = await asyncio.to_thread(compare_runs, baseline_run, run, ComparisonConfig())
+                    config = ComparisonConfig()
+                    report = await asyncio.to_thread(compare_runs, baseline_run, run, config)
                     session.add(
                         Comparison(
                             baseline_id=baseline.id,
                             candidate_id=experiment.id,
-                            config=ComparisonConfig().model_dump(mode="json"),
+                            config=config.model_dump(mode="json"),
                             report=report.model_dump(mode="json"),
                             regression=report.regression,
                         )

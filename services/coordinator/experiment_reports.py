@@ -7,7 +7,7 @@ from typing import Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.aggregates import ExperimentAggregates, compute_aggregates
+from services.coordinator.aggregates import ExperimentAggregates
 from services.coordinator.errors import ExperimentNotComplete
 from services.coordinator.reports import experiment_json, experiment_junit, experiment_markdown
 from services.coordinator.run_loader import load_run
@@ -31,6 +31,3 @@ async def render_experiment_report(
         return experiment_junit(run, aggregates)
     payload = experiment_json(run, aggregates) | {"run": run.model_dump(mode="json")}
     return json.dumps(payload, indent=2, default=str)
-
-
-__all__ = ["compute_aggregates", "render_experiment_report"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 
-from services.agent.offline_model import OfflineDriveThruModel, offline_identity
+from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
 from shared.contracts.agent_messages import ModelConfig
 
@@ -53,7 +53,7 @@ class ModelFactory:
     def identity(self, config: ModelConfig) -> str:
         if config.provider == "mistral":
             return f"mistral:{config.name or self._settings.mistral_model}"
-        return offline_identity(config.offline)
+        return config.offline.identity
 
     def choose(self, config: ModelConfig) -> ChosenModel:
         """The model for ``config``; raises :class:`ModelUnavailableError` when it cannot be used."""

@@ -30,15 +30,6 @@ from shared.contracts.agent_messages import OfflineBehaviour
 _MENU_LINE = re.compile(r"^- (.+?) \[[a-z-]+\] \(default size: [a-z]+\)\s*$", re.MULTILINE)
 
 
-def offline_identity(behaviour: OfflineBehaviour) -> str:
-    flags: list[str] = [behaviour.ambiguous_policy]
-    if not behaviour.understand_modifiers:
-        flags.append("no-modifiers")
-    if not behaviour.understand_quantity_words:
-        flags.append("no-quantity-words")
-    return "offline:" + ",".join(flags)
-
-
 class OfflineDriveThruModel(BaseChatModel):
     """Deterministic stand-in for the orchestrator LLM (no network, no key)."""
 
@@ -51,7 +42,7 @@ class OfflineDriveThruModel(BaseChatModel):
 
     @property
     def identity(self) -> str:
-        return offline_identity(self.behaviour)
+        return self.behaviour.identity
 
     def bind_tools(
         self,

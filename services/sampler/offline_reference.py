@@ -8,7 +8,6 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.agent.offline_model import offline_identity
 from shared.contracts.agent_messages import ModelConfig
 from shared.db.models import Experiment
 
@@ -33,7 +32,7 @@ def target_model_identity(config: dict[str, Any]) -> str | None:
         return None
     if model.provider == "mistral":
         return f"mistral:{model.name}" if model.name else None
-    return offline_identity(model.offline)
+    return model.offline.identity
 
 
 async def offline_reference(session: AsyncSession, evaluator: str, model: str) -> OfflineReference | None:

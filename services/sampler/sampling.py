@@ -6,8 +6,8 @@ import hashlib
 from datetime import datetime
 from typing import Literal
 
-from services.sampler.sampling_config import SamplingFilters, SamplingSettings
 from shared.contracts.agent_messages import TrafficTurn
+from shared.online.sampling_config import SamplingFilters, SamplingSettings
 
 Decision = Literal["sampled", "not_sampled", "filtered", "capped"]
 

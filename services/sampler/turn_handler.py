@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.previous_responses import PreviousResponses
 from services.sampler.sample_store import store_and_score
 from services.sampler.sampling import MinuteCap, decide
-from services.sampler.sampling_config import SamplingSettings, load_config
 from shared.contracts.agent_messages import TrafficTurn
+from shared.online.sampling_config import SamplingSettings, load_config
 
 log = logging.getLogger(__name__)
 

@@ -27,6 +27,16 @@ class OfflineBehaviour(BaseModel, frozen=True):
         default=0.0, ge=0, description="BENCHMARK ONLY: sleep this long per model call (off by default)"
     )
 
+    @property
+    def identity(self) -> str:
+        """The model identity traffic and experiments carry, e.g. ``offline:ask,no-modifiers``."""
+        flags: list[str] = [self.ambiguous_policy]
+        if not self.understand_modifiers:
+            flags.append("no-modifiers")
+        if not self.understand_quantity_words:
+            flags.append("no-quantity-words")
+        return "offline:" + ",".join(flags)
+
 
 class ModelConfig(BaseModel, frozen=True):
     """Which chat model drives the agent for one request."""

@@ -14,11 +14,11 @@ from services.coordinator import dataset_store
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
-from services.sampler.durations import InvalidDuration, parse_duration
-from services.sampler.online_metrics import OnlineMetrics, online_metrics
-from services.sampler.sampling_config import SamplingSettings, load_config, save_config
 from shared.datasets.files import DatasetItemIn
 from shared.db.models import DriftAlertRow, OnlineSample
+from shared.online.durations import InvalidDuration, parse_duration
+from shared.online.metrics import OnlineMetrics, online_metrics
+from shared.online.sampling_config import SamplingSettings, load_config, save_config
 
 router = APIRouter(prefix="/online", tags=["online"], dependencies=[Depends(require_api_key)])
 

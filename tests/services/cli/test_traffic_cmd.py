@@ -23,11 +23,11 @@ from services.cli.traffic_cmd import (
     simulate,
 )
 from services.sampler.consumer import SamplerConsumer
-from services.sampler.sampling_config import SamplingSettings, save_config
 from services.sampler.turn_handler import TurnHandler
 from services.stack.state import StackState
 from shared.contracts.topology import Topology
 from shared.db.models import OnlineSample, OnlineScore
+from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.agent.conftest import offline_settings
 
 ITEMS = load_menu_items()

@@ -6,9 +6,9 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator import dataset_store
-from services.sampler.sampling_config import DEFAULT_EVALUATORS
 from services.sampler.turn_handler import TurnHandler
 from shared.db.models import DriftAlertRow
+from shared.online.sampling_config import DEFAULT_EVALUATORS
 from tests.services.coordinator.harness import Coordinator
 from tests.services.sampler.turns import make_turn
 

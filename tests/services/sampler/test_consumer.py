@@ -9,10 +9,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.consumer import SamplerConsumer
 from services.sampler.sampling import in_sample
-from services.sampler.sampling_config import SamplingSettings, save_config
 from services.sampler.turn_handler import TurnHandler
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
 from shared.db.models import OnlineSample, OnlineScore
+from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration

@@ -5,9 +5,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.sampler.durations import InvalidDuration, parse_duration
 from services.sampler.sampling import MinuteCap, decide, in_sample, matches_filters, sample_point
-from services.sampler.sampling_config import SamplingFilters, SamplingSettings
+from shared.online.sampling_config import SamplingFilters, SamplingSettings
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.unit
@@ -64,21 +63,3 @@ def test_cap_per_minute_skips_and_counts_then_resets() -> None:
     assert got == ["sampled"] * 3 + ["capped"] * 2
     assert cap.skipped == 2
     assert decide(make_turn("next"), config, cap, NOW + timedelta(minutes=1)) == "sampled"
-
-
-def test_config_validation() -> None:
-    with pytest.raises(ValueError, match="rate"):
-        SamplingSettings(rate=1.5)
-    with pytest.raises(ValueError, match="unknown item-level evaluator 'nope'"):
-        SamplingSettings.model_validate({"evaluators": [{"name": "nope"}]})
-    with pytest.raises(ValueError, match="needs an expected output"):
-        SamplingSettings.model_validate({"evaluators": [{"name": "order_correctness"}]})
-
-
-def test_durations() -> None:
-    assert parse_duration("5m") == timedelta(minutes=5)
-    assert parse_duration("1h") == timedelta(hours=1)
-    assert parse_duration("1.5d") == timedelta(hours=36)
-    for bad in ("", "5", "0m", "-1h", "5w"):
-        with pytest.raises(InvalidDuration, match="invalid duration"):
-            parse_duration(bad)

@@ -4,10 +4,10 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.sampling_config import SamplingSettings, save_config
 from services.sampler.turn_handler import TurnHandler
 from shared.db.models import OnlineSample, OnlineScore
 from shared.evaluators import REGISTRY
+from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration

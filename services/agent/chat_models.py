@@ -68,4 +68,4 @@ class ModelFactory:
             key = self._settings.mistral_api_key
             choice = "mistral" if key is not None and key.get_secret_value() else "offline"
         name = self._settings.mistral_model if choice == "mistral" else None
-        return ModelConfig(provider=choice, name=name)
+        return ModelConfig(provider=choice, name=name, offline=self._settings.chat_offline)

@@ -101,6 +101,8 @@ class OfflineDriveThruModel(BaseChatModel):
         intent = parsed.intent
         if intent in (Intent.AFFIRMATIVE, Intent.NEGATIVE) and say.CONFIRM_QUESTION in turn.previous_ai:
             return self._confirmation(turn, intent)
+        if intent is Intent.DONE and self.behaviour.simulate_silent_drift:
+            return self._confirmation(turn, Intent.AFFIRMATIVE)  # skips the read-back
         if intent in (Intent.DONE, Intent.READBACK):
             summary = turn.results.get(f"{turn.prefix}_order")
             if summary is None:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr
 
+from shared.contracts.agent_messages import OfflineBehaviour
 from shared.settings import CommonSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +30,11 @@ class AgentSettings(CommonSettings):
     menu_path: Path = Field(default=DEFAULT_MENU_PATH, description="Menu JSON (seed 002's Menu shape)")
     chat_model: Literal["auto", "offline", "mistral"] = Field(
         default="auto", description="Model of the chat API; 'auto' = mistral when a key is set, else offline"
+    )
+    chat_offline: OfflineBehaviour = Field(
+        default_factory=OfflineBehaviour,
+        description="The offline model's behaviour in the chat API, JSON in CHAT_OFFLINE",
+        examples=['{"ambiguous_policy": "guess_first", "simulate_silent_drift": true}'],
     )
     invoke_max_workers: int = Field(default=8, ge=1, description="agent.invoke requests handled at once")
     invoke_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one agent.invoke run")

@@ -26,10 +26,21 @@ class OfflineBehaviour(BaseModel, frozen=True):
     simulated_latency_ms: float = Field(
         default=0.0, ge=0, description="BENCHMARK ONLY: sleep this long per model call (off by default)"
     )
+    simulate_silent_drift: bool = Field(
+        default=False,
+        description=(
+            "SIMULATION ONLY: finalize as soon as the customer says they are done, skipping the"
+            " read-back, while keeping the same identity, as if the provider had changed the model"
+            " behind the same name (drift-detection tests and the demo)"
+        ),
+    )
 
     @property
     def identity(self) -> str:
-        """The model identity traffic and experiments carry, e.g. ``offline:ask,no-modifiers``."""
+        """The model identity traffic and experiments carry, e.g. ``offline:ask,no-modifiers``.
+
+        ``simulated_latency_ms`` and ``simulate_silent_drift`` are left out on purpose.
+        """
         flags: list[str] = [self.ambiguous_policy]
         if not self.understand_modifiers:
             flags.append("no-modifiers")

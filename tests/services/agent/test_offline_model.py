@@ -44,3 +44,12 @@ async def test_simulated_latency_is_off_by_default_and_slows_each_model_call(run
     started = time.perf_counter()
     await ask(runtime, "an egg mcmuffin", OfflineBehaviour(simulated_latency_ms=50))
     assert time.perf_counter() - started >= 0.15  # three model calls: lookup, add, reply
+
+
+async def test_silent_drift_finalizes_without_read_back_same_identity(runtime: AgentRuntime) -> None:
+    reply, calls = await ask(runtime, "That's all")
+    assert calls == ["get_current_order"] and "Your order" in reply
+    drifted = OfflineBehaviour(simulate_silent_drift=True)
+    _, calls = await ask(runtime, "That's all", drifted)
+    assert calls == ["finalize_order"]
+    assert drifted.identity == OfflineBehaviour().identity == "offline:ask"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from rich.rule import Rule
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.datasets_cmd import push_file
+from services.cli.demo_online import SAMPLER_ENV, online_demo
 from services.cli.progress_view import summary_table
 from services.cli.run_cmd import print_comparison, start_and_follow
 from services.stack import launcher
@@ -21,7 +23,8 @@ DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
 GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
 SCENARIOS = ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
 
-out = Console()
+# Wide tables: 120 columns when the output is not a terminal (a pipe or a log file).
+out = Console(width=None if sys.stdout.isatty() else 120)
 err = Console(stderr=True)
 
 
@@ -110,11 +113,17 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
     try:
         if started_here:
             with err.status("starting the embedded stack (NATS, PostgreSQL, services)…"):
-                state = launcher.up(DEFAULT_STATE_DIR)
+                state = launcher.up(DEFAULT_STATE_DIR, extra_env=SAMPLER_ENV)
             err.print(f"stack up: {', '.join(p.name for p in state.processes)}")
         client = ApiClient.discover()
         _drive_thru(client)
+        stack = StackState.load(DEFAULT_STATE_DIR)
+        if stack is None or not stack.agent_url:
+            raise RuntimeError(f"no agent URL in {StackState.path(DEFAULT_STATE_DIR)}")
+        online = online_demo(client, stack.agent_url, out, err, own_stack=started_here)
         _retrieval(client)
+        out.print(Rule("Summary"))
+        out.print(f"Production traffic: {online}")
     except (launcher.StackError, ApiError, RuntimeError) as exc:
         err.print(f"[red]demo failed:[/red] {exc}")
         raise typer.Exit(1) from exc

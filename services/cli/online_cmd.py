@@ -6,10 +6,12 @@ import json
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.key_values import parse_key_values
 
 app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, promotion.")
 out = Console()
@@ -56,11 +58,8 @@ def updated_config(
     for key, value in (("model", model), ("prompt_version", prompt_version), ("finalized", finalized)):
         if value is not None:
             filters[key] = value
-    for pair in metadata or []:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise typer.BadParameter(f"--metadata {pair!r}: use KEY=VALUE")
-        filters.setdefault("metadata", {})[key] = value
+    if metadata:
+        filters["metadata"] = dict(filters.get("metadata") or {}) | parse_key_values(metadata, "--metadata")
     body["filters"] = filters
     return body
 
@@ -119,16 +118,21 @@ def metrics(
     if not data["series"]:
         err.print(f"no online scores in the last {window}")
         return
-    table = Table(title=f"Online metrics, last {window} ({bucket} buckets)")
-    for column in ("evaluator", "model", "prompt", "n", "mean", "95% CI", "buckets (mean)"):
+    out.print(metrics_table(data, window, bucket))
+
+
+def metrics_table(data: dict[str, Any], window: str, bucket: str) -> Table:
+    """A ``GET /online/metrics`` answer as a table: one row per evaluator, model and prompt version."""
+    table = Table(title=f"Online metrics, last {window} ({bucket} buckets)", box=box.SIMPLE_HEAD)
+    table.add_column("evaluator", no_wrap=True)
+    for column in ("model@prompt", "n", "mean", "95% CI", "trend"):
         table.add_column(column)
     for s in data["series"]:
         ci = f"[{_fmt(s['ci_low'])}, {_fmt(s['ci_high'])}]"
         trend = " ".join(f"{b['mean']:.2f}" for b in s["buckets"][-12:])
-        table.add_row(
-            s["evaluator"], s["model"], s["prompt_version"], str(s["n"]), _fmt(s["mean"]), ci, trend
-        )
-    out.print(table)
+        model = f"{s['model']}@{s['prompt_version']}"
+        table.add_row(s["evaluator"], model, str(s["n"]), _fmt(s["mean"]), ci, trend)
+    return table
 
 
 @app.command()
@@ -140,23 +144,27 @@ def alerts(limit: int = typer.Option(20, help="Most recent alerts to show")) -> 
     except ApiError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    table = Table(title="Drift alerts")
-    for column in ("created", "evaluator", "model", "prompt", "vs", "reference", "window", "Δ", "p"):
-        table.add_column(column)
+    out.print(alerts_table(rows))
+
+
+def alerts_table(rows: list[dict[str, Any]]) -> Table:
+    """``GET /online/alerts`` rows as a table, newest first."""
+    table = Table(title="Drift alerts", box=box.SIMPLE_HEAD)
+    for column in ("created (UTC)", "evaluator", "model@prompt", "vs", "ref", "now", "Δ", "p"):
+        table.add_column(column, no_wrap=column == "evaluator")
     for a in rows:
         d = a["detail"]
         table.add_row(
-            a["created_at"][:19],
+            a["created_at"][11:19],
             a["evaluator"],
-            a["model"],
-            a["prompt_version"],
+            f"{a['model']}@{a['prompt_version']}",
             a["reference"],
             _fmt(d.get("reference_mean")),
             _fmt(d.get("window_mean")),
             _fmt(d.get("delta")),
             f"{d['p_value']:.2g}" if d.get("p_value") is not None else "—",
         )
-    out.print(table)
+    return table
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""`yardstick stack up|down|status`."""
+"""`yardstick stack up|down|status|restart`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from services.cli.key_values import parse_key_values
 from services.stack import launcher
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 from services.stack.status import stack_status
@@ -35,6 +36,22 @@ def down() -> None:
     """Stop everything `stack up` started (by pid) and leave no process behind."""
     stopped = launcher.down(DEFAULT_STATE_DIR)
     console.print(f"stopped: {', '.join(stopped)}" if stopped else "no running stack")
+
+
+@app.command()
+def restart(
+    name: str = typer.Argument(..., help="Service label as `stack status` shows it, e.g. agent"),
+    env: list[str] | None = typer.Option(None, help="KEY=VALUE added to its environment (repeat)"),
+) -> None:
+    """Restart one service of the running stack, optionally with changed settings."""
+    extra = parse_key_values(env, "--env")
+    with console.status(f"restarting {name}…"):
+        try:
+            record = launcher.restart_service(name, extra, DEFAULT_STATE_DIR)
+        except launcher.StackError as exc:
+            console.print(f"[red]restart failed:[/red] {exc}")
+            raise typer.Exit(1) from exc
+    console.print(f"[green]{name} restarted[/green]: pid {record.pid}, port {record.port}")
 
 
 @app.command()

@@ -39,6 +39,9 @@ class SimulationResult(BaseModel):
     turns_sent: int = 0
     errors: int = 0
     error_messages: list[str] = Field(default_factory=list, description="The first few errors")
+    turns_by_conversation: dict[str, int] = Field(
+        default_factory=dict, description="Turns answered, per conversation id the agent gave"
+    )
 
 
 def load_menu_items(path: Path = DEFAULT_MENU) -> list[dict[str, Any]]:
@@ -81,7 +84,10 @@ async def simulate(
     items: list[dict[str, Any]],
     on_conversation: Callable[[], None] = lambda: None,
 ) -> SimulationResult:
-    """Run ``conversations`` scripted conversations; an error ends that conversation, not the run."""
+    """Run ``conversations`` scripted conversations; an error ends that conversation, not the run.
+
+    A conversation also ends early when the agent finalizes the order (e.g. before the confirmation).
+    """
     rng = random.Random(seed)
     result = SimulationResult()
     for _ in range(conversations):
@@ -89,13 +95,17 @@ async def simulate(
         try:
             created = await client.post("/conversations")
             created.raise_for_status()
-            conversation_id = created.json()["conversation_id"]
+            conversation_id = str(created.json()["conversation_id"])
+            result.turns_by_conversation[conversation_id] = 0
             for text in script:
                 response = await client.post(
                     f"/conversations/{conversation_id}/messages", json={"text": text}
                 )
                 response.raise_for_status()
                 result.turns_sent += 1
+                result.turns_by_conversation[conversation_id] += 1
+                if response.json().get("finalized"):
+                    break  # the order is in: a customer drives on (more turns would get 409)
         except (httpx.HTTPError, KeyError, ValueError) as exc:
             result.errors += 1
             if len(result.error_messages) < 5:
@@ -117,6 +127,17 @@ async def _run(
         return await simulate(client, conversations, seed, items, on_conversation)
 
 
+def simulate_with_progress(
+    url: str, conversations: int, seed: int, timeout: float, console: Console
+) -> SimulationResult:
+    """:func:`simulate` against ``url`` with a progress bar on ``console`` (blocking)."""
+    items = load_menu_items()
+    columns = (TextColumn("conversations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("simulate", total=conversations)
+        return asyncio.run(_run(url, timeout, conversations, seed, items, lambda: bar.advance(task)))
+
+
 @app.command("simulate")
 def simulate_command(
     conversations: int = typer.Option(20, min=1, help="Conversations to run"),
@@ -130,11 +151,7 @@ def simulate_command(
     except AgentNotFound as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    items = load_menu_items()
-    columns = (TextColumn("conversations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err) as bar:
-        task = bar.add_task("simulate", total=conversations)
-        result = asyncio.run(_run(url, timeout, conversations, seed, items, lambda: bar.advance(task)))
+    result = simulate_with_progress(url, conversations, seed, timeout, err)
     out.print(
         f"turns sent: {result.turns_sent}  errors: {result.errors}  ({result.conversations} conversations)"
     )

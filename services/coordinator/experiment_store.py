@@ -30,8 +30,16 @@ from shared.db.models import (
 from shared.evaluators import UnknownEvaluator, validate_specs
 
 DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
+    # The reference-free ones are those the sampler scores live traffic with, so the last offline
+    # experiment is a drift reference for each of them.
     "drive_thru": (
-        ["order_correctness", "tool_call_accuracy", "no_hallucinated_items"],
+        [
+            "order_correctness",
+            "tool_call_accuracy",
+            "no_hallucinated_items",
+            "tool_call_protocol",
+            "finalize_after_confirmation",
+        ],
         ["avg_order_correctness", "score_breakdown"],
     ),
     "retrieval": (["retrieval"], ["score_breakdown"]),

@@ -98,7 +98,12 @@ def _wait_healthy(name: str, proc: subprocess.Popen[bytes], port: int, log: Path
 
 
 def _start_service(
-    state: StackState, spec: ServiceSpec, index: int, secret: str, logs: Path
+    state: StackState,
+    spec: ServiceSpec,
+    index: int,
+    secret: str,
+    logs: Path,
+    extra_env: dict[str, str] | None = None,
 ) -> ProcessRecord:
     port = port_base() + spec.port_offset + index
     label = spec.name if spec.replicas == 1 else f"{spec.name}-{index}"
@@ -108,7 +113,7 @@ def _start_service(
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", spec.module],
-            env=service_env(state, spec, port, secret, index),
+            env=service_env(state, spec, port, secret, index) | (extra_env or {}),
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -120,8 +125,13 @@ def _start_service(
     return record
 
 
-def up(state_dir: Path = DEFAULT_STATE_DIR, namespace: str = DEFAULT_NAMESPACE) -> StackState:
-    """Start NATS, Postgres, migrations, streams, then every service; returns the saved state."""
+def up(
+    state_dir: Path = DEFAULT_STATE_DIR,
+    namespace: str = DEFAULT_NAMESPACE,
+    extra_env: dict[str, str] | None = None,
+) -> StackState:
+    """Start NATS, Postgres, migrations, streams, then every service (``extra_env`` added to each
+    service's environment); returns the saved state."""
     existing = StackState.load(state_dir)
     if existing is not None and existing.alive_processes():
         names = ", ".join(p.name for p in existing.alive_processes())
@@ -153,13 +163,38 @@ def up(state_dir: Path = DEFAULT_STATE_DIR, namespace: str = DEFAULT_NAMESPACE) 
         for spec in service_specs():
             if spec.exists():
                 for index in range(spec.replicas):
-                    _start_service(state, spec, index, secret, logs)
+                    _start_service(state, spec, index, secret, logs, extra_env)
     except BaseException as exc:  # whatever went wrong, leave no process behind
         down(state_dir)
         if isinstance(exc, (ServerStartError, StackError, OSError)):
             raise StackError(str(exc)) from exc
         raise
     return state
+
+
+def restart_service(
+    name: str, extra_env: dict[str, str] | None = None, state_dir: Path = DEFAULT_STATE_DIR
+) -> ProcessRecord:
+    """Stop one service of the running stack and start it again on its port, with ``extra_env`` added.
+
+    ``name`` is the label ``stack status`` shows (``agent``, ``evaluator-1`` …).
+    """
+    state = StackState.load(state_dir)
+    if state is None or not state.alive_processes():
+        raise StackError(f"no stack is running from {state_dir}: `yardstick stack up` first")
+    labels = {
+        (spec.name if spec.replicas == 1 else f"{spec.name}-{index}"): (spec, index)
+        for spec in service_specs()
+        for index in range(spec.replicas)
+    }
+    if name not in labels:
+        raise StackError(f"no service {name!r} in this stack; services: {', '.join(labels)}")
+    spec, index = labels[name]
+    for record in [p for p in state.processes if p.name == name]:
+        _stop(record)
+        state.processes.remove(record)
+    state.save()
+    return _start_service(state, spec, index, _secret(state_dir), state_dir / "logs", extra_env)
 
 
 def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:

@@ -1,0 +1,307 @@
+"""``yardstick online …``: ``updated_config`` on its own, then the real Typer commands against a
+real coordinator served over HTTP (uvicorn in a thread) on the session's NATS and Postgres."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+import typer
+import uvicorn
+from nats.aio.client import Client as NatsClient
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from typer.testing import CliRunner, Result
+
+from services.cli.app import app as cli
+from services.cli.online_cmd import updated_config
+from services.coordinator import dataset_store
+from services.coordinator.api_keys import create_key_sync
+from services.coordinator.app import create_app
+from services.coordinator.settings import CoordinatorSettings
+from services.sampler.turn_handler import TurnHandler
+from shared.contracts.topology import Topology
+from shared.db.models import DriftAlertRow
+from shared.online.sampling_config import DEFAULT_EVALUATORS
+from tests.services.sampler.turns import make_turn
+
+Sessions = async_sessionmaker[AsyncSession]
+SECRET = "test-secret-not-for-production"
+START_TIMEOUT_S = 30.0
+
+CURRENT: dict[str, Any] = {
+    "rate": 0.2,
+    "filters": {
+        "model": "offline:ask",
+        "prompt_version": None,
+        "finalized": None,
+        "metadata": {"store": "17"},
+    },
+    "cap_per_minute": 100,
+    "evaluators": [{"name": "tool_call_protocol"}],
+    "updated_at": "2025-06-01T12:00:00Z",
+}
+
+
+def apply(**options: Any) -> dict[str, Any]:
+    """``updated_config(CURRENT, …)`` with every option left out unless given."""
+    defaults: dict[str, Any] = {
+        "rate": None,
+        "cap": None,
+        "no_cap": False,
+        "evaluators": None,
+        "model": None,
+        "prompt_version": None,
+        "finalized": None,
+        "metadata": None,
+        "clear_filters": False,
+    }
+    return updated_config(CURRENT, **(defaults | options))
+
+
+@pytest.mark.unit
+def test_options_left_out_keep_their_values() -> None:
+    before = copy.deepcopy(CURRENT)
+    unchanged = apply()
+    assert unchanged == {k: v for k, v in CURRENT.items() if k != "updated_at"}
+    assert apply(rate=0.5) == unchanged | {"rate": 0.5}
+    assert apply(rate=0.0)["rate"] == 0.0
+    assert apply(cap=5)["cap_per_minute"] == 5
+    assert apply(evaluators=["no_hallucinated_items", "tool_call_protocol"])["evaluators"] == [
+        {"name": "no_hallucinated_items"},
+        {"name": "tool_call_protocol"},
+    ]
+    assert apply(prompt_version="v2")["filters"] == CURRENT["filters"] | {"prompt_version": "v2"}
+    assert apply(finalized=False)["filters"]["finalized"] is False
+    assert before == CURRENT  # the current config is not modified in place
+
+
+@pytest.mark.unit
+def test_no_cap_wins_over_cap() -> None:
+    assert apply(no_cap=True)["cap_per_minute"] is None
+    assert apply(no_cap=True, cap=7)["cap_per_minute"] is None
+
+
+@pytest.mark.unit
+def test_clear_filters_drops_them_before_applying_new_ones() -> None:
+    assert apply(clear_filters=True)["filters"] == {}
+    assert apply(clear_filters=True, model="offline:v2", metadata=["lane=2"])["filters"] == {
+        "model": "offline:v2",
+        "metadata": {"lane": "2"},
+    }
+
+
+@pytest.mark.unit
+def test_metadata_pairs_merge_into_the_existing_ones() -> None:
+    merged = apply(metadata=["store=18", "region=eu-west", "note=a=b"])["filters"]["metadata"]
+    assert merged == {"store": "18", "region": "eu-west", "note": "a=b"}
+    assert CURRENT["filters"]["metadata"] == {"store": "17"}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("pair", ["store", "=17"])
+def test_a_metadata_pair_without_key_or_equals_is_a_bad_parameter(pair: str) -> None:
+    with pytest.raises(typer.BadParameter, match=f"--metadata '{pair}': use KEY=VALUE"):
+        apply(metadata=[pair])
+
+
+# --- the commands against a real coordinator ---------------------------------------------------
+
+
+class _Server(uvicorn.Server):
+    """Sets ``ready`` once startup (the coordinator's lifespan included) is over, however it ended."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.ready.set()
+
+
+@dataclass(frozen=True)
+class Api:
+    url: str
+    key: str
+
+    @property
+    def env(self) -> dict[str, str]:
+        # A wide terminal: at rich's default of 80 columns the tables crop "offline:ask@v1".
+        return {"YARDSTICK_API_URL": self.url, "YARDSTICK_API_KEY": self.key, "COLUMNS": "200"}
+
+
+@pytest.fixture
+def api(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Api]:
+    """The coordinator app (built as tests/services/coordinator/harness.py builds it) on a real port."""
+    settings = CoordinatorSettings.model_validate(
+        {
+            "database_url": database_url,
+            "nats_url": nats_url,
+            "nats_namespace": topology.namespace,
+            "dispatch_interval_s": 0.2,
+            "YARDSTICK_API_KEY_SECRET": SECRET,
+        }
+    )
+    key = create_key_sync(database_url, SECRET, "cli-tests")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = _Server(uvicorn.Config(create_app(settings), log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        assert server.ready.wait(START_TIMEOUT_S) and server.started, "the coordinator did not start"
+        yield Api(f"http://127.0.0.1:{port}", key)
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+
+
+def run(api: Api, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["online", *args], env=api.env)
+
+
+async def run_async(api: Api, *args: str) -> Result:
+    """The command in a thread: it is synchronous and must not block the test's event loop."""
+    return await asyncio.to_thread(run, api, *args)
+
+
+@pytest.mark.integration
+def test_config_changes_round_trip_through_the_api(api: Api) -> None:
+    shown = run(api, "config")
+    assert shown.exit_code == 0, shown.output
+    default = json.loads(shown.stdout)
+    assert default["rate"] == 0.1 and default["cap_per_minute"] is None
+    assert [e["name"] for e in default["evaluators"]] == list(DEFAULT_EVALUATORS)
+
+    changed = run(api, "config", "--rate", "0.25", "--model", "offline:ask", "--metadata", "store=17")
+    assert changed.exit_code == 0, changed.output
+    saved = json.loads(changed.stdout)
+    assert saved["rate"] == 0.25 and saved["updated_at"]
+    assert saved["filters"]["model"] == "offline:ask" and saved["filters"]["metadata"] == {"store": "17"}
+
+    again = json.loads(run(api, "config").stdout)
+    assert again == saved
+
+    capped = json.loads(
+        run(api, "config", "--cap", "40", "--open", "--evaluator", "tool_call_protocol").stdout
+    )
+    assert capped["rate"] == 0.25 and capped["cap_per_minute"] == 40
+    assert capped["filters"]["model"] == "offline:ask" and capped["filters"]["finalized"] is False
+    assert [e["name"] for e in capped["evaluators"]] == ["tool_call_protocol"]
+    cleared = json.loads(run(api, "config", "--no-cap", "--clear-filters").stdout)
+    assert cleared["cap_per_minute"] is None and cleared["filters"]["model"] is None
+    assert cleared["filters"]["metadata"] == {} and cleared["rate"] == 0.25
+
+
+@pytest.mark.integration
+def test_config_errors_exit_2_and_change_nothing(api: Api) -> None:
+    too_high = run(api, "config", "--rate", "1.5")
+    assert too_high.exit_code == 2
+    assert "PUT /online/config → 422" in too_high.stderr and "rate" in too_high.stderr
+    not_reference_free = run(api, "config", "--evaluator", "order_correctness")
+    assert not_reference_free.exit_code == 2
+    assert "needs an expected output" in not_reference_free.stderr
+    bad_pair = run(api, "config", "--metadata", "store")
+    assert bad_pair.exit_code == 2 and "use KEY=VALUE" in bad_pair.output
+    assert json.loads(run(api, "config").stdout)["rate"] == 0.1
+
+
+@pytest.mark.unit
+def test_an_unreachable_coordinator_is_reported(unused_tcp_port: int) -> None:
+    nowhere = Api(f"http://127.0.0.1:{unused_tcp_port}", "key")
+    result = run(nowhere, "samples")
+    assert result.exit_code == 2
+    assert "cannot reach the coordinator at http://127.0.0.1" in result.stderr
+
+
+@pytest.mark.integration
+async def test_metrics_samples_alerts_and_promote_on_sampled_traffic(
+    api: Api, session_factory: Sessions
+) -> None:
+    empty = await run_async(api, "metrics")
+    assert empty.exit_code == 0 and "no online scores in the last 1h" in empty.stderr
+
+    assert (await run_async(api, "config", "--rate", "1")).exit_code == 0
+    handler = TurnHandler(session_factory)
+    now = datetime.now(UTC)
+    for i in range(4):
+        assert await handler.handle(make_turn(f"conv-{i}", at=now - timedelta(minutes=i))) == "stored"
+    assert await handler.handle(make_turn("conv-0", 1, item_id="big-mac", at=now)) == "stored"
+    async with session_factory() as session:
+        session.add(
+            DriftAlertRow(
+                evaluator="no_hallucinated_items",
+                model="offline:ask",
+                prompt_version="v1",
+                reference="offline",
+                detail={"reference_mean": 0.95, "window_mean": 0.7, "delta": -0.25, "p_value": 0.0012},
+            )
+        )
+        await session.commit()
+
+    metrics = await run_async(api, "metrics", "--window", "2h", "--bucket", "10m")
+    assert metrics.exit_code == 0, metrics.output
+    assert "last 2h (10m buckets)" in metrics.stdout
+    for name in DEFAULT_EVALUATORS:
+        row = next(line for line in metrics.stdout.splitlines() if name in line)
+        assert "offline:ask@v1" in row and " 5 " in row  # five sampled turns, each scored
+    bad_window = await run_async(api, "metrics", "--window", "soon")
+    assert bad_window.exit_code == 2 and "invalid duration 'soon'" in bad_window.stderr
+
+    alerts = await run_async(api, "alerts")
+    assert alerts.exit_code == 0, alerts.output
+    alert_row = next(line for line in alerts.stdout.splitlines() if "no_hallucinated_items" in line)
+    assert alert_row.split()[2:] == ["offline:ask@v1", "offline", "0.950", "0.700", "-0.250", "0.0012"]
+
+    samples = await run_async(api, "samples", "--limit", "10")
+    assert samples.exit_code == 0, samples.output
+    rows = table_rows(samples.stdout)
+    assert [(r[1], r[2]) for r in rows] == [  # newest first
+        ("conv-0", "1"),
+        ("conv-0", "0"),
+        ("conv-1", "0"),
+        ("conv-2", "0"),
+        ("conv-3", "0"),
+    ]
+    assert rows[0][3:] == ["offline:ask", "one big-mac please"]
+    promoted_id, other_id = rows[0][0], rows[3][0]
+
+    first = await run_async(api, "promote", promoted_id, "--dataset", "prod-review")
+    assert first.exit_code == 0, first.output
+    assert first.stdout.strip() == "prod-review v1 (1 items, +1)"
+    second = await run_async(api, "promote", other_id, "--dataset", "prod-review")
+    assert second.stdout.strip() == "prod-review v2 (2 items, +1)"
+    async with session_factory() as session:
+        _, latest = await dataset_store.resolve_version(session, "prod-review", None)
+        items = {i.id: i for i in await dataset_store.version_items(session, latest.id)}
+    assert latest.version == 2 and set(items) == {"production:conv-0:1", "production:conv-2:0"}
+    assert items["production:conv-0:1"].input == {"customer_utterance": "one big-mac please"}
+    assert items["production:conv-0:1"].metadata["review_status"] == "needs_review"
+
+    unknown = await run_async(api, "promote", "999999", "--dataset", "prod-review")
+    assert unknown.exit_code == 2
+    assert "online sample 999999 not found" in unknown.stderr and "→ 404" in unknown.stderr
+    not_a_number = await run_async(api, "promote", "conv-0", "--dataset", "prod-review")
+    assert not_a_number.exit_code == 2 and "Invalid value for 'sample_id'" in not_a_number.output
+
+
+def table_rows(rendered: str) -> list[list[str]]:
+    """The cells of each body row of a rich table rendered with box borders (│ separated)."""
+    rows = []
+    for line in rendered.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("│").split("│")]
+        if len(cells) > 1 and cells[0].isdigit():
+            rows.append(cells)
+    return rows

@@ -142,7 +142,9 @@ class Api:
 
 @pytest.fixture
 def api(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Api]:
-    """The coordinator app (built as tests/services/coordinator/harness.py builds it) on a real port."""
+    """The coordinator app (configured as tests/services/coordinator/harness.py does) on a real port.
+
+    ``model_validate`` rather than the constructor: nothing is read from the environment or .env."""
     settings = CoordinatorSettings.model_validate(
         {
             "database_url": database_url,

@@ -79,8 +79,9 @@ async def insert_scores(
         }
         for e in evaluations
     ]
-    stmt = insert(OnlineScore).values(rows).on_conflict_do_nothing(index_elements=["sample_id", "name"])
-    await session.execute(stmt)
+    # One statement with the rows as parameters: compiled once and cached, unlike .values(rows).
+    stmt = insert(OnlineScore).on_conflict_do_nothing(index_elements=["sample_id", "name"])
+    await session.execute(stmt, rows)
 
 
 async def store_and_score(

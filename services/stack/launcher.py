@@ -48,9 +48,10 @@ def _record(
 
 def _secret(state_dir: Path) -> str:
     path = state_dir / "api-key-secret"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(32))
-        path.chmod(0o600)
+    if not path.exists():  # created 0600: never readable by others, not even for a moment
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_urlsafe(32))
     return path.read_text().strip()
 
 

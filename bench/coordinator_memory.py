@@ -9,9 +9,10 @@ category/difficulty metadata), restart the coordinator (so every size starts fro
 run one experiment on the search target (corpus backend, its answer cache on: the cheapest real
 target measured, ~250 items/s vs ~50-90 without the cache or ~190 over HTTP) with the default
 retrieval evaluators (14 scores per item) and run evaluator (score_breakdown), sampling the
-coordinator's RSS every 0.5 s through the run and its finalization. With --baseline, a second experiment per size is compared at completion
-with the first (the finalizer then loads two runs). With --reports, the md/junit/json reports and
-the first /items page are fetched afterwards and the RSS over those requests is reported too.
+coordinator's RSS every 0.5 s through the run and its finalization. With --baseline, a second
+experiment per size is compared at completion with the first (the finalizer then loads two runs).
+With --reports, the md/junit/json reports and the first /items page are fetched afterwards and the
+RSS over those requests is reported too.
 """
 
 from __future__ import annotations

@@ -11,7 +11,15 @@ from shared.stats.bootstrap import (
     percentile_interval,
 )
 from shared.stats.cleaning import FloatArray, PairedArrays, Values, drop_missing, is_binary, pair_values
-from shared.stats.descriptive import CiMethod, Percentiles, Summary, percentiles, summarize, t_interval
+from shared.stats.descriptive import (
+    CiMethod,
+    Percentiles,
+    Summary,
+    percentiles,
+    summarize,
+    t_interval,
+    wilson_interval,
+)
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.errors import StatsInputError
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
@@ -49,4 +57,5 @@ __all__ = [
     "percentiles",
     "summarize",
     "t_interval",
+    "wilson_interval",
 ]

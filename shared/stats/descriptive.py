@@ -2,8 +2,9 @@
 
 Percentiles use NumPy's default linear interpolation (Hyndman & Fan type 7), so p95 of a
 sample is a real quantile, not a single sorted element picked by ``floor(0.95 n)``.
-The interval is for the MEAN (Student t by default, percentile bootstrap on request), not
-a range of raw values.
+The interval is for the MEAN, not a range of raw values. By default (``auto``) pass/fail data
+(every value 0 or 1) gets the Wilson score interval, which stays inside [0, 1] and is not
+degenerate at 0 % or 100 %; anything else gets Student t. Percentile bootstrap on request.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from pydantic import BaseModel, Field
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
 
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means, percentile_interval
-from shared.stats.cleaning import FloatArray, Values, drop_missing
+from shared.stats.cleaning import FloatArray, Values, drop_missing, is_binary
 from shared.stats.errors import StatsInputError
 
-CiMethod = Literal["t", "bootstrap"]
+CiMethod = Literal["auto", "t", "wilson", "bootstrap"]
 
 
 class Percentiles(BaseModel, frozen=True):
@@ -42,7 +43,7 @@ class Summary(BaseModel, frozen=True):
     ci_low: float | None = Field(default=None, description="Lower bound of the CI of the mean; None if n < 2")
     ci_high: float | None = Field(default=None, description="Upper bound of the CI of the mean")
     confidence: float = 0.95
-    ci_method: CiMethod = "t"
+    ci_method: CiMethod = Field(default="t", description="The method used (``auto`` is resolved)")
 
 
 def percentiles(values: Values) -> Percentiles:
@@ -70,17 +71,37 @@ def t_interval(values: FloatArray, confidence: float = 0.95) -> tuple[float, flo
     return mean - half, mean + half
 
 
+def wilson_interval(values: FloatArray, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of the proportion of ones among 0/1 ``values``; ``None`` if empty."""
+    if not 0.0 < confidence < 1.0:
+        raise StatsInputError(f"confidence must be strictly between 0 and 1, got {confidence} (e.g. 0.95)")
+    n = int(values.size)
+    if n == 0:
+        return None
+    if not is_binary(values):
+        raise StatsInputError("the Wilson interval needs pass/fail values (each 0 or 1)")
+    ci = sps.binomtest(int(values.sum()), n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def _resolve(ci_method: CiMethod, values: FloatArray) -> CiMethod:
+    if ci_method != "auto":
+        return ci_method
+    return "wilson" if is_binary(values) else "t"
+
+
 def summarize(
     values: Values,
     *,
     confidence: float = 0.95,
-    ci_method: CiMethod = "t",
+    ci_method: CiMethod = "auto",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Summary:
-    """Mean, sample SD, median, p95 and a ``confidence`` CI of the mean (t or bootstrap)."""
+    """Mean, sample SD, median, p95 and a ``confidence`` CI of the mean (see the module docstring)."""
     arr, dropped = drop_missing(values)
     n = int(arr.size)
+    ci_method = _resolve(ci_method, arr)
     if n == 0:
         return Summary(n=0, n_dropped=dropped, confidence=confidence, ci_method=ci_method)
     median, p95 = np.percentile(arr, [50.0, 95.0])
@@ -89,6 +110,8 @@ def summarize(
         interval = None
     elif ci_method == "t":
         interval = t_interval(arr, confidence)
+    elif ci_method == "wilson":
+        interval = wilson_interval(arr, confidence)
     else:
         interval = percentile_interval(bootstrap_means(arr, resamples, seed), confidence)
     return Summary(

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from shared.stats import StatsInputError, percentiles, summarize, t_interval
+from shared.stats import StatsInputError, percentiles, summarize, t_interval, wilson_interval
 
 pytestmark = pytest.mark.unit
 
@@ -32,11 +32,26 @@ def test_t_interval_known_answer() -> None:
 
 def test_summary_is_a_ci_of_the_mean_not_of_raw_values() -> None:
     values = [0.0] * 10 + [1.0] * 90
-    s = summarize(values)
+    s = summarize(values, ci_method="t")
     assert s.mean == pytest.approx(0.9)
     assert s.ci_low is not None and s.ci_high is not None
     # Raw-value "percentile CI" would be [0, 1]; the CI of the mean is narrow around 0.9.
     assert 0.83 < s.ci_low < 0.9 < s.ci_high < 0.97
+
+
+def test_pass_fail_values_get_the_wilson_interval_inside_0_1() -> None:
+    s = summarize([0.0] * 10 + [1.0] * 90)
+    assert s.ci_method == "wilson"
+    # Wilson score interval for 90/100 (e.g. statsmodels proportion_confint(90, 100, method="wilson")).
+    assert (s.ci_low, s.ci_high) == (pytest.approx(0.8256, abs=1e-4), pytest.approx(0.9448, abs=1e-4))
+    few = summarize([0.0, 1.0, 1.0, 1.0, 1.0])
+    assert few.ci_low is not None and few.ci_high is not None
+    assert 0.0 <= few.ci_low < 0.8 < few.ci_high <= 1.0  # the t interval would reach past 1.3
+    perfect = summarize([1.0] * 25)
+    assert perfect.ci_high == pytest.approx(1.0) and perfect.ci_low == pytest.approx(0.8668, abs=1e-4)
+    assert summarize([0.5, 1.0]).ci_method == "t"
+    with pytest.raises(StatsInputError, match="pass/fail"):
+        wilson_interval(np.array([0.5, 1.0]))
 
 
 def test_summary_drops_missing_and_counts_them() -> None:

@@ -149,12 +149,14 @@ class Coordinator:
 
 
 async def start_coordinator(database_url: str, nats_url: str, topology: Topology) -> Coordinator:
-    settings = CoordinatorSettings(
-        database_url=database_url,
-        nats_url=nats_url,
-        nats_namespace=topology.namespace,
-        dispatch_interval_s=0.2,
-        **{"YARDSTICK_API_KEY_SECRET": SECRET},
+    settings = CoordinatorSettings.model_validate(  # validate: the secret is set by its env alias
+        {
+            "database_url": database_url,
+            "nats_url": nats_url,
+            "nats_namespace": topology.namespace,
+            "dispatch_interval_s": 0.2,
+            "YARDSTICK_API_KEY_SECRET": SECRET,
+        }
     )
     key = await asyncio.to_thread(create_key_sync, database_url, SECRET, "tests")
     app = create_app(settings)

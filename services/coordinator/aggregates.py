@@ -9,18 +9,32 @@ Conventions (the same as ``regression``):
   ``score <= 1 - pass_threshold`` for lower-is-better rates (e.g. ``hallucination_rate``).
   Millisecond metrics (``*_ms``) are not pass criteria. An ok item without scores passes.
   ``pass_rate`` = passed / all items (errors count as failures).
+- A NaN score or latency counts as missing (None).
+
+Computed from per-item columns (``run_columns``) one metric at a time, so aggregating a run of
+any size holds only a few arrays of item-count length: ``AggregateBuilder`` (the finalizer feeds
+it from Postgres), ``compute_aggregates`` for an in-memory ``RunData``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from services.coordinator.regression_rules import is_lower_better
+from services.coordinator.run_columns import (
+    BoolArray,
+    IndexArray,
+    MetricValues,
+    RunColumns,
+    columns_from_items,
+    item_metric_values,
+)
 from services.coordinator.run_data import RunData, ScoredItem
 from shared.contracts.evaluation import Evaluation
-from shared.stats import percentiles, summarize
+from shared.stats import FloatArray, percentiles, summarize
 
 DEFAULT_BREAKDOWN_KEYS = ("category", "difficulty", "query_type")
 
@@ -103,15 +117,17 @@ def item_passed(item: ScoredItem, pass_threshold: float = 0.5) -> bool:
     return True
 
 
-def _metric_names(items: Sequence[ScoredItem]) -> list[str]:
-    return sorted({name for item in items for name in item.scores})
+def metric_clears(name: str, values: FloatArray, pass_threshold: float) -> BoolArray:
+    """Per item: does this metric let the item pass? (missing values and ``*_ms`` metrics do)."""
+    if name.endswith("_ms"):
+        return np.ones(values.size, dtype=np.bool_)
+    with np.errstate(invalid="ignore"):
+        good = values <= 1.0 - pass_threshold if is_lower_better(name) else values >= pass_threshold
+    clears: BoolArray = np.isnan(values) | good
+    return clears
 
 
-def _values(items: Sequence[ScoredItem], metric: str) -> list[float | None]:
-    return [item.scores.get(metric) for item in items if item.status == "ok"]
-
-
-def _metric_aggregate(values: list[float | None]) -> MetricAggregate:
+def _metric_aggregate(values: FloatArray) -> MetricAggregate:
     s = summarize(values)
     return MetricAggregate(
         mean=s.mean,
@@ -125,39 +141,117 @@ def _metric_aggregate(values: list[float | None]) -> MetricAggregate:
     )
 
 
-def _group(items: Sequence[ScoredItem], metrics: list[str], pass_threshold: float) -> BreakdownGroup:
-    passed = sum(item_passed(i, pass_threshold) for i in items)
-    group_metrics: dict[str, GroupMetric] = {}
-    for m in metrics:
-        s = summarize(_values(items, m))
-        group_metrics[m] = GroupMetric(mean=s.mean, count=s.n, none_count=s.n_dropped)
-    return BreakdownGroup(
-        count=len(items),
-        passed=passed,
-        pass_rate=passed / len(items),
-        error_count=sum(i.status == "error" for i in items),
-        metrics=group_metrics,
-    )
-
-
-def _latency(items: Sequence[ScoredItem]) -> LatencyStats:
-    values = [i.latency_ms for i in items if i.status == "ok" and i.latency_ms is not None]
-    if not values:
+def _latency(columns: RunColumns) -> LatencyStats:
+    values = columns.latency[columns.ok & ~np.isnan(columns.latency)]
+    if values.size == 0:
         return LatencyStats(count=0)
     pct = percentiles(values)
-    return LatencyStats(count=pct.n, mean=sum(values) / len(values), p50=pct.p50, p95=pct.p95, p99=pct.p99)
+    mean = sum(values.tolist()) / values.size  # Python's sum, as over the items before
+    return LatencyStats(count=pct.n, mean=mean, p50=pct.p50, p95=pct.p95, p99=pct.p99)
 
 
-def _tokens(items: Sequence[ScoredItem]) -> TokenTotals | None:
-    usages = [i.usage for i in items if i.usage is not None]
-    if not usages:
+def _tokens(columns: RunColumns) -> TokenTotals | None:
+    usage = columns.usage
+    if not usage.items_reporting:
         return None
     return TokenTotals(
-        items_reporting=len(usages),
-        input_tokens=sum(u.input_tokens for u in usages),
-        output_tokens=sum(u.output_tokens for u in usages),
-        total_tokens=sum(u.total_tokens for u in usages),
+        items_reporting=usage.items_reporting,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
     )
+
+
+class AggregateBuilder:
+    """Aggregates of one run fed one metric at a time (only that metric's values in memory).
+
+    ``add_metric`` for every name in ``columns.metric_names`` (any order), then ``finish``.
+    """
+
+    def __init__(
+        self,
+        columns: RunColumns,
+        pass_threshold: float = 0.5,
+        breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+    ) -> None:
+        self.columns = columns
+        self.pass_threshold = pass_threshold
+        self.passed: BoolArray = columns.ok.copy()
+        self._metrics: dict[str, MetricAggregate] = {}
+        self._groups: dict[str, list[tuple[str, IndexArray]]] = {}
+        for key in breakdown_keys:
+            if key not in columns.groups:
+                raise ValueError(f"the run's columns have no metadata column {key!r}; load it first")
+            parts = columns.groups[key].partition()
+            if parts:
+                self._groups[key] = parts
+        self._group_metrics: dict[tuple[str, str], dict[str, GroupMetric]] = {
+            (key, label): {} for key, parts in self._groups.items() for label, _ in parts
+        }
+
+    def add_metric(self, name: str, values: FloatArray) -> None:
+        """``values``: the metric for every item of the run, in item order (NaN = missing)."""
+        ok = self.columns.ok
+        self._metrics[name] = _metric_aggregate(values[ok])
+        for key, parts in self._groups.items():
+            for label, members in parts:
+                s = summarize(values[members][ok[members]])
+                self._group_metrics[(key, label)][name] = GroupMetric(
+                    mean=s.mean, count=s.n, none_count=s.n_dropped
+                )
+        self.passed &= metric_clears(name, values, self.pass_threshold)
+
+    def _group(self, key: str, label: str, members: IndexArray) -> BreakdownGroup:
+        count = int(members.size)
+        passed = int(np.count_nonzero(self.passed[members]))
+        metrics = self._group_metrics[(key, label)]
+        return BreakdownGroup(
+            count=count,
+            passed=passed,
+            pass_rate=passed / count,
+            error_count=count - int(np.count_nonzero(self.columns.ok[members])),
+            metrics={m: metrics[m] for m in sorted(metrics)},
+        )
+
+    def finish(self) -> ExperimentAggregates:
+        c = self.columns
+        missing = set(c.metric_names) - set(self._metrics)
+        if missing:
+            raise ValueError(f"metrics {sorted(missing)} were never added; add_metric each of them first")
+        n, errors = c.size, c.error_count
+        passed = int(np.count_nonzero(self.passed))
+        return ExperimentAggregates(
+            experiment_id=c.experiment_id,
+            name=c.name,
+            item_count=n,
+            ok_count=n - errors,
+            error_count=errors,
+            error_rate=errors / n if n else None,
+            pass_threshold=self.pass_threshold,
+            passed=passed,
+            pass_rate=passed / n if n else None,
+            metrics={m: self._metrics[m] for m in sorted(self._metrics)},
+            breakdowns={
+                key: {label: self._group(key, label, members) for label, members in parts}
+                for key, parts in self._groups.items()
+            },
+            latency=_latency(c),
+            tokens=_tokens(c),
+            run_scores=list(c.run_scores),
+        )
+
+
+def aggregate_columns(
+    columns: RunColumns,
+    values: MetricValues,
+    pass_threshold: float = 0.5,
+    breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+) -> ExperimentAggregates:
+    """Aggregate a run whose metric values ``values(name)`` can fetch synchronously."""
+    builder = AggregateBuilder(columns, pass_threshold, breakdown_keys)
+    for name in columns.metric_names:
+        builder.add_metric(name, values(name))
+    return builder.finish()
 
 
 def compute_aggregates(
@@ -165,33 +259,6 @@ def compute_aggregates(
     pass_threshold: float = 0.5,
     breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
 ) -> ExperimentAggregates:
-    """Aggregate one run; see the module docstring for the conventions."""
-    items = run.items
-    metrics = _metric_names(items)
-    n = len(items)
-    errors = sum(i.status == "error" for i in items)
-    passed = sum(item_passed(i, pass_threshold) for i in items)
-    breakdowns: dict[str, dict[str, BreakdownGroup]] = {}
-    for key in breakdown_keys:
-        groups: dict[str, list[ScoredItem]] = {}
-        for item in items:
-            if item.metadata.get(key) is not None:
-                groups.setdefault(str(item.metadata[key]), []).append(item)
-        if groups:
-            breakdowns[key] = {v: _group(groups[v], metrics, pass_threshold) for v in sorted(groups)}
-    return ExperimentAggregates(
-        experiment_id=run.experiment_id,
-        name=run.name,
-        item_count=n,
-        ok_count=n - errors,
-        error_count=errors,
-        error_rate=errors / n if n else None,
-        pass_threshold=pass_threshold,
-        passed=passed,
-        pass_rate=passed / n if n else None,
-        metrics={m: _metric_aggregate(_values(items, m)) for m in metrics},
-        breakdowns=breakdowns,
-        latency=_latency(items),
-        tokens=_tokens(items),
-        run_scores=list(run.run_scores),
-    )
+    """Aggregate one in-memory run; see the module docstring for the conventions."""
+    columns = columns_from_items(run.experiment_id, run.name, run.items, breakdown_keys, run.run_scores)
+    return aggregate_columns(columns, item_metric_values(run.items), pass_threshold, breakdown_keys)

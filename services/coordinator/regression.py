@@ -11,13 +11,19 @@ Rules (also in the report's field descriptions):
 - Thresholds are signed deltas in the metric's bad direction (-0.05 for higher-is-better,
   +100 for latency in ms). Regression: delta worse than the threshold AND Holm-adjusted
   p < alpha. Improvement: delta better than the mirrored threshold AND Holm-adjusted p < alpha.
+- A NaN score or latency counts as missing (None).
+
+Computed from per-pair columns (``paired_columns``) one metric at a time: ``ComparisonBuilder``
+(the finalizer feeds it from Postgres), ``compare_runs`` for two in-memory ``RunData``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
+
+from services.coordinator.paired_columns import PairedColumns, PairedValues, pair_runs
 from services.coordinator.regression_models import (
     BreakdownResult,
     ComparisonReport,
@@ -34,40 +40,18 @@ from services.coordinator.regression_rules import (
     default_threshold,
     is_lower_better,
 )
-from services.coordinator.run_data import ItemKey, RunData, ScoredItem
-from shared.stats import PairedComparison, compare_paired, holm_adjust
-
-
-def _index(run: RunData) -> dict[ItemKey, ScoredItem]:
-    out: dict[ItemKey, ScoredItem] = {}
-    for item in run.items:
-        if item.key in out:
-            raise ComparisonError(
-                f"run {run.experiment_id!r} has item {item.item_id!r} trial {item.trial} twice; "
-                "pass one terminal result per (item_id, trial)"
-            )
-        out[item.key] = item
-    return out
-
-
-def _value(item: ScoredItem, metric: str) -> float | None:
-    if metric == ERROR_RATE_METRIC:
-        return 1.0 if item.status == "error" else 0.0
-    if item.status != "ok":
-        return None
-    return item.latency_ms if metric == LATENCY_METRIC else item.scores.get(metric)
-
-
-def _score_names(run: RunData) -> set[str]:
-    return {name for item in run.items for name in item.scores}
+from services.coordinator.run_columns import IndexArray
+from services.coordinator.run_data import RunData
+from shared.contracts.evaluation import Evaluation
+from shared.stats import FloatArray, PairedComparison, compare_paired, holm_adjust
 
 
 def _select_metrics(
-    baseline: RunData, candidate: RunData, config: ComparisonConfig
+    paired: PairedColumns, config: ComparisonConfig
 ) -> tuple[list[str], list[str], list[str]]:
-    base_names, cand_names = _score_names(baseline), _score_names(candidate)
+    base_names, cand_names = paired.baseline.metric_names, paired.candidate.metric_names
     extras = []
-    has_latency = all(any(i.latency_ms is not None for i in r.items) for r in (baseline, candidate))
+    has_latency = paired.baseline.has_latency and paired.candidate.has_latency
     if config.include_latency and has_latency:
         extras.append(LATENCY_METRIC)
     if config.include_error_rate:
@@ -89,12 +73,18 @@ def _check_threshold(metric: str, threshold: float, lower_better: bool) -> None:
         raise ComparisonError(f"threshold {threshold} for {metric!r} points the wrong way: it must be {sign}")
 
 
+def _threshold(metric: str, config: ComparisonConfig) -> float:
+    lower = is_lower_better(metric, config.lower_is_better)
+    threshold = config.thresholds.get(metric, default_threshold(metric, lower))
+    _check_threshold(metric, threshold, lower)
+    return threshold
+
+
 def _result(
     metric: str, comp: PairedComparison, p_adj: float | None, config: ComparisonConfig
 ) -> MetricResult:
     lower = is_lower_better(metric, config.lower_is_better)
-    threshold = config.thresholds.get(metric, default_threshold(metric, lower))
-    _check_threshold(metric, threshold, lower)
+    threshold = _threshold(metric, config)
     significant = p_adj is not None and p_adj < config.alpha
     status: Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
     if comp.delta is None or p_adj is None:
@@ -118,55 +108,94 @@ def _result(
     )
 
 
-def _family(
-    groups: Sequence[Sequence[tuple[ScoredItem, ScoredItem]]], metrics: list[str], config: ComparisonConfig
-) -> list[list[MetricResult]]:
-    """Compare every metric in every group; one Holm family over all of them."""
-    comps = [
-        [
-            compare_paired(
-                [_value(b, m) for b, _ in pairs],
-                [_value(c, m) for _, c in pairs],
-                resamples=config.resamples,
-                seed=config.seed,
-                confidence=config.confidence,
-            )
-            for m in metrics
-        ]
-        for pairs in groups
-    ]
-    flat_adj = holm_adjust([c.p_value for row in comps for c in row])
-    width = len(metrics)
-    return [
-        [_result(m, row[j], flat_adj[g * width + j], config) for j, m in enumerate(metrics)]
-        for g, row in enumerate(comps)
-    ]
+class ComparisonBuilder:
+    """The comparison fed one score metric at a time (only its per-pair values in memory).
 
+    ``add_metric`` for every name in ``score_metrics`` (any order), then ``report``. Latency and
+    the error indicator come from the paired columns themselves.
+    """
 
-def _breakdowns(
-    pairs: list[tuple[ScoredItem, ScoredItem]], metrics: list[str], config: ComparisonConfig
-) -> list[BreakdownResult]:
-    out: list[BreakdownResult] = []
-    for key in config.breakdown_keys:
-        groups: dict[str, list[tuple[ScoredItem, ScoredItem]]] = {}
-        for b, c in pairs:
-            value = b.metadata.get(key, c.metadata.get(key))
-            if value is not None:
-                groups.setdefault(str(value), []).append((b, c))
-        if not groups:
-            continue
-        values = sorted(groups)
-        results = _family([groups[v] for v in values], metrics, config)
-        out.extend(
-            BreakdownResult(key=key, value=v, n_pairs=len(groups[v]), metrics=r)
-            for v, r in zip(values, results, strict=True)
+    def __init__(self, paired: PairedColumns, config: ComparisonConfig) -> None:
+        self.paired = paired
+        self.config = config
+        self.metrics, self.only_baseline, self.only_candidate = _select_metrics(paired, config)
+        for metric in self.metrics:
+            _threshold(metric, config)  # a wrong threshold fails before any bootstrap runs
+        self._parts: dict[str, list[tuple[str, IndexArray]]] = {}
+        for key in config.breakdown_keys:
+            parts = paired.groups[key].partition()
+            if parts:
+                self._parts[key] = parts
+        self._comparisons: dict[str, tuple[PairedComparison, dict[str, list[PairedComparison]]]] = {}
+
+    @property
+    def score_metrics(self) -> list[str]:
+        """The compared metrics whose values ``add_metric`` must be given."""
+        return [m for m in self.metrics if m not in (LATENCY_METRIC, ERROR_RATE_METRIC)]
+
+    def _compare(self, baseline: FloatArray, candidate: FloatArray) -> PairedComparison:
+        c = self.config
+        return compare_paired(
+            baseline, candidate, resamples=c.resamples, seed=c.seed, confidence=c.confidence
         )
-    return out
+
+    def _add(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
+        per_key = {
+            key: [self._compare(baseline[members], candidate[members]) for _, members in parts]
+            for key, parts in self._parts.items()
+        }
+        self._comparisons[metric] = (self._compare(baseline, candidate), per_key)
+
+    def add_metric(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
+        """Raw per-pair values of a score metric; pairs with a failed item count as missing."""
+        p = self.paired
+        self._add(
+            metric,
+            np.where(p.baseline_ok, baseline, np.nan),
+            np.where(p.candidate_ok, candidate, np.nan),
+        )
+
+    def _add_builtin(self, metric: str) -> None:
+        p = self.paired
+        if metric == ERROR_RATE_METRIC:
+            self._add(metric, (~p.baseline_ok).astype(np.float64), (~p.candidate_ok).astype(np.float64))
+        else:
+            self._add(
+                metric,
+                np.where(p.baseline_ok, p.baseline_latency, np.nan),
+                np.where(p.candidate_ok, p.candidate_latency, np.nan),
+            )
+
+    def _family(self, comparisons: list[list[PairedComparison]]) -> list[list[MetricResult]]:
+        """One Holm family over every group (rows) x metric (columns)."""
+        flat_adj = holm_adjust([c.p_value for row in comparisons for c in row])
+        width = len(self.metrics)
+        return [
+            [_result(m, row[j], flat_adj[g * width + j], self.config) for j, m in enumerate(self.metrics)]
+            for g, row in enumerate(comparisons)
+        ]
+
+    def report(self) -> ComparisonReport:
+        for metric in self.metrics:
+            if metric in (LATENCY_METRIC, ERROR_RATE_METRIC):
+                self._add_builtin(metric)
+            elif metric not in self._comparisons:
+                raise ValueError(f"metric {metric!r} was never added; add_metric each score_metrics first")
+        comps = self._comparisons
+        overall = self._family([[comps[m][0] for m in self.metrics]])[0]
+        breakdowns: list[BreakdownResult] = []
+        for key, parts in self._parts.items():
+            rows = [[comps[m][1][key][g] for m in self.metrics] for g in range(len(parts))]
+            breakdowns.extend(
+                BreakdownResult(key=key, value=label, n_pairs=int(members.size), metrics=results)
+                for (label, members), results in zip(parts, self._family(rows), strict=True)
+            )
+        return _report(self, overall, breakdowns)
 
 
-def _run_score_deltas(baseline: RunData, candidate: RunData) -> list[RunScoreDelta]:
-    base = {e.name: e.numeric for e in baseline.run_scores}
-    cand = {e.name: e.numeric for e in candidate.run_scores}
+def _run_score_deltas(baseline: list[Evaluation], candidate: list[Evaluation]) -> list[RunScoreDelta]:
+    base = {e.name: e.numeric for e in baseline}
+    cand = {e.name: e.numeric for e in candidate}
     out: list[RunScoreDelta] = []
     for name in sorted(base.keys() | cand.keys()):
         b, c = base.get(name), cand.get(name)
@@ -190,46 +219,55 @@ def _verdict(report_n: int, regressions: list[MetricResult], improved: int, flag
     return head + tail
 
 
-def compare_runs(
-    baseline: RunData, candidate: RunData, config: ComparisonConfig | None = None
+def _report(
+    builder: ComparisonBuilder, overall: list[MetricResult], breakdowns: list[BreakdownResult]
 ) -> ComparisonReport:
-    """Paired statistical comparison of two runs; see the module docstring for the rules."""
-    config = config or ComparisonConfig()
-    base_idx, cand_idx = _index(baseline), _index(candidate)
-    keys = [k for k in base_idx if k in cand_idx]
-    pairs = [(base_idx[k], cand_idx[k]) for k in keys]
-    metrics, only_base, only_cand = _select_metrics(baseline, candidate, config)
-    overall = _family([pairs], metrics, config)[0]
-    breakdowns = _breakdowns(pairs, metrics, config)
+    paired, config = builder.paired, builder.config
     regressions = [r for r in overall if r.status == "regression"]
     flagged = [
         f"{b.key}={b.value}:{r.metric}" for b in breakdowns for r in b.metrics if r.status == "regression"
     ]
     improved = [r.metric for r in overall if r.status == "improvement"]
     return ComparisonReport(
-        baseline_id=baseline.experiment_id,
-        baseline_name=baseline.name,
-        candidate_id=candidate.experiment_id,
-        candidate_name=candidate.name,
+        baseline_id=paired.baseline.experiment_id,
+        baseline_name=paired.baseline.name,
+        candidate_id=paired.candidate.experiment_id,
+        candidate_name=paired.candidate.name,
         config=config.model_dump(mode="json"),
-        n_pairs=len(pairs),
-        unmatched_baseline=[k for k in base_idx if k not in cand_idx],
-        unmatched_candidate=[k for k in cand_idx if k not in base_idx],
-        metrics_only_in_baseline=only_base,
-        metrics_only_in_candidate=only_cand,
-        errors=ErrorCounts(
-            baseline=sum(i.status == "error" for i in baseline.items),
-            candidate=sum(i.status == "error" for i in candidate.items),
-        ),
+        n_pairs=paired.n_pairs,
+        unmatched_baseline=paired.unmatched_baseline,
+        unmatched_candidate=paired.unmatched_candidate,
+        metrics_only_in_baseline=builder.only_baseline,
+        metrics_only_in_candidate=builder.only_candidate,
+        errors=ErrorCounts(baseline=paired.baseline.error_count, candidate=paired.candidate.error_count),
         metrics=overall,
         breakdowns=breakdowns,
-        run_scores=_run_score_deltas(baseline, candidate),
+        run_scores=_run_score_deltas(paired.baseline.run_scores, paired.candidate.run_scores),
         regressions=[r.metric for r in regressions],
         improvements=improved,
         breakdown_regressions=flagged,
         regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
-        verdict=_verdict(len(pairs), regressions, len(improved), flagged),
+        verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged),
     )
+
+
+def compare_columns(
+    paired: PairedColumns, values: PairedValues, config: ComparisonConfig
+) -> ComparisonReport:
+    """Compare paired runs whose per-pair metric values ``values(name)`` can fetch synchronously."""
+    builder = ComparisonBuilder(paired, config)
+    for metric in builder.score_metrics:
+        builder.add_metric(metric, *values(metric))
+    return builder.report()
+
+
+def compare_runs(
+    baseline: RunData, candidate: RunData, config: ComparisonConfig | None = None
+) -> ComparisonReport:
+    """Paired statistical comparison of two in-memory runs; see the module docstring for the rules."""
+    config = config or ComparisonConfig()
+    paired, values = pair_runs(baseline, candidate, config.breakdown_keys)
+    return compare_columns(paired, values, config)
 
 
 __all__ = [

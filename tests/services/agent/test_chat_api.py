@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
 import httpx
 import pytest
-from fastapi import FastAPI
 from langchain_core.messages import AIMessage, BaseMessage
 from nats.aio.client import Client as NatsClient
 
@@ -18,6 +15,7 @@ from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import Topology
+from tests.services.agent.app_client import running
 
 from .conftest import offline_settings
 
@@ -33,14 +31,6 @@ class SwitchableModel(OfflineDriveThruModel):
         if SwitchableModel.broken:
             raise ValueError("model returned garbage")
         return super().next_message(messages)
-
-
-@asynccontextmanager
-async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://agent") as client:
-            yield client
 
 
 @pytest.fixture

@@ -2,14 +2,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import pytest
-from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -28,6 +24,7 @@ from services.stack.state import StackState
 from shared.contracts.topology import Topology
 from shared.db.models import OnlineSample, OnlineScore
 from shared.online.sampling_config import SamplingSettings, save_config
+from tests.services.agent.app_client import running
 from tests.services.agent.conftest import offline_settings
 
 ITEMS = load_menu_items()
@@ -67,14 +64,6 @@ def test_agent_url_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("AGENT_URL", "http://from-env")
     assert resolve_agent_url(None, tmp_path) == "http://from-env"
     assert resolve_agent_url("http://given", tmp_path) == "http://given"
-
-
-@asynccontextmanager
-async def running(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://agent") as client:
-            yield client
 
 
 @pytest.mark.integration

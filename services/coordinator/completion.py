@@ -1,5 +1,7 @@
 """Finalizer: when every item of an experiment is terminal, run the run-level evaluators, aggregate,
-compare against the baseline, and mark it completed. Idempotent and resumable after a restart."""
+compare against the baseline, and mark it completed. Idempotent and resumable after a restart.
+Its memory does not grow with the item count (``run_analysis``: compact columns, one metric at a
+time)."""
 
 from __future__ import annotations
 
@@ -10,15 +12,13 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.coordinator.aggregates import compute_aggregates
-from services.coordinator.regression import ComparisonConfig, compare_runs
-from services.coordinator.run_loader import load_run
+from services.coordinator.regression_rules import ComparisonConfig
+from services.coordinator.run_analysis import analyse_experiment, compare_experiments
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Comparison, Experiment
-from shared.evaluators import run_run_evaluators
 
 log = logging.getLogger(__name__)
 
@@ -97,17 +97,16 @@ class Finalizer:
             experiment = await self._claim(session, experiment_id)
             if experiment is None:
                 return
-            run, item_results = await load_run(session, experiment)
             specs = [EvaluatorSpec.model_validate(s) for s in experiment.config.get("run_evaluators", [])]
-            run.run_scores = await run_run_evaluators(specs, item_results=item_results)
             threshold = float(experiment.config.get("pass_threshold", 0.5))
-            aggregates = compute_aggregates(run, pass_threshold=threshold).model_dump(mode="json")
+            aggregates = await analyse_experiment(session, experiment, specs, pass_threshold=threshold)
             if experiment.baseline_id:
                 baseline = await session.get(Experiment, experiment.baseline_id)
                 if baseline is not None:
-                    baseline_run, _ = await load_run(session, baseline)
                     config = ComparisonConfig()
-                    report = await asyncio.to_thread(compare_runs, baseline_run, run, config)
+                    report = await compare_experiments(
+                        session, baseline, experiment, config, candidate_run_scores=aggregates.run_scores
+                    )
                     session.add(
                         Comparison(
                             baseline_id=baseline.id,
@@ -117,7 +116,7 @@ class Finalizer:
                             regression=report.regression,
                         )
                     )
-            experiment.aggregates = aggregates
+            experiment.aggregates = aggregates.model_dump(mode="json")
             experiment.status = "completed"
             experiment.completed_at = utcnow()
             await session.commit()

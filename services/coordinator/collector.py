@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.result_store import Progressed, store_results
 from services.coordinator.settings import CoordinatorSettings
+from shared.acks import settle
 from shared.contracts.eval_messages import EvalResult
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
@@ -75,7 +76,7 @@ class Collector:
                 good.append(msg)
             except ValidationError as exc:
                 log.error("dropping malformed result", extra={"error": str(exc)[:500]})
-                await msg.term()
+                await settle(msg, "term")
         try:
             async with self.sessions() as session:
                 progressed = await store_results(session, results)
@@ -85,8 +86,7 @@ class Collector:
             for msg in good:
                 await msg.nak(delay=1.0)
             return
-        for msg in good:
-            await msg.ack()
+        await asyncio.gather(*(settle(msg, "ack") for msg in good))
         if progressed:
             self.on_progress(progressed)
             for p in progressed:

@@ -17,6 +17,7 @@ from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
 from services.evaluator.targets.base import CallContext, Target
+from shared.acks import settle
 from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import run_item_evaluators
 
@@ -70,7 +71,7 @@ class TaskProcessor:
                 exc,
                 extra={"subject": msg.subject, "worker_id": self.worker_id},
             )
-            await msg.term()
+            await settle(msg, "term")
             return "terminated"
         attempt = msg.metadata.num_delivered
         fields = {"task_id": task.task_id, "attempt": attempt, "worker_id": self.worker_id}
@@ -91,7 +92,7 @@ class TaskProcessor:
                 log.error("%s; task nacked", exc, extra=fields)
                 await msg.nak(delay=delay)
                 return "retry"
-        await msg.ack()
+        await settle(msg, "ack")  # confirmed: once stop() returns, nothing is left pending
         log.info(
             "task done",
             extra={

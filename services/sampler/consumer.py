@@ -19,6 +19,7 @@ from nats.js.errors import NotFoundError
 from pydantic import ValidationError
 
 from services.sampler.turn_handler import TurnHandler
+from shared.acks import settle
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
 from shared.pull import fetch_ready
@@ -93,7 +94,7 @@ class SamplerConsumer:
             turn = TrafficTurn.model_validate_json(msg.data)
         except ValidationError as exc:
             log.error("terminating a traffic message that is not a TrafficTurn: %s", exc)
-            await msg.term()
+            await settle(msg, "term")
             return
         try:
             await self.handler.handle(turn)
@@ -102,7 +103,7 @@ class SamplerConsumer:
             with contextlib.suppress(nats.errors.Error):
                 await msg.nak(delay=RETRY_DELAY_S)
             return
-        await msg.ack()
+        await settle(msg, "ack")
 
     async def stop(self) -> None:
         """Finish the current turn, then stop fetching. Idempotent; the connection is the caller's."""

@@ -29,6 +29,8 @@ async def test_turns_through_the_real_stream_are_sampled_deterministically(
         await save_config(session, SamplingSettings(rate=RATE))
         await session.commit()
     js = nats_client.jetstream()
+    # junk first: it is settled (terminated) before the turns that the wait below counts
+    await js.publish(topology.traffic_agent, b"not json", headers={"Nats-Msg-Id": "junk"})
     turns = [make_turn(f"stream-conv-{i}") for i in range(TURNS)]
     for turn in turns:
         await js.publish(
@@ -40,7 +42,6 @@ async def test_turns_through_the_real_stream_are_sampled_deterministically(
     await js.publish(
         topology.traffic_agent, repeat.model_dump_json().encode(), headers={"Nats-Msg-Id": "again"}
     )
-    await js.publish(topology.traffic_agent, b"not json", headers={"Nats-Msg-Id": "junk"})
 
     handler = TurnHandler(session_factory)
     consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import CursorResult, func, insert, literal, select
+from sqlalchemy import CursorResult, func, insert, join, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.dataset_store import resolve_version
@@ -124,12 +124,13 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
     )
     session.add(experiment)
     await session.flush()
-    trial = func.generate_series(0, body.repetitions - 1).column_valued("trial_no")
+    # every item once per trial: an explicit cross join with generate_series(0, repetitions - 1)
+    trials = func.generate_series(0, body.repetitions - 1).table_valued("trial_no").render_derived("trials")
     source = (
         select(
             literal(experiment.id),
             DatasetItem.item_id,
-            trial,
+            trials.c.trial_no,
             DatasetItem.position,
             literal("pending"),
             DatasetItem.input,
@@ -137,7 +138,7 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
             DatasetItem.item_metadata,
             literal(0),
         )
-        .select_from(DatasetItem)
+        .select_from(join(DatasetItem, trials, true()))
         .where(DatasetItem.version_id == version.id, *_filter_clause(body.item_filter))
     )
     insert_stmt = insert(ExperimentItem).from_select(

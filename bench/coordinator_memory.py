@@ -34,7 +34,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("YARDSTICK_HOME", str(ROOT / ".yardstick-bench" / "coordinator-memory"))
 os.environ.setdefault("YARDSTICK_PORT_BASE", "8900")
 os.environ.setdefault("YARDSTICK_NATS_PORT", "14422")
-os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 os.environ.setdefault("EVAL_CONCURRENCY", "64")  # per worker process: the experiment's C is the limit
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 

@@ -31,7 +31,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("YARDSTICK_HOME", str(ROOT / ".yardstick-bench"))
 os.environ.setdefault("YARDSTICK_PORT_BASE", "8800")
 os.environ.setdefault("YARDSTICK_NATS_PORT", "14322")
-os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 os.environ.setdefault("EVAL_CONCURRENCY", "64")  # per worker process: the experiment's C is the limit
 os.environ.setdefault("INVOKE_MAX_WORKERS", "64")  # per agent process
 os.environ.setdefault("LOG_LEVEL", "WARNING")

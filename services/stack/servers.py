@@ -87,13 +87,30 @@ def start_nats(port: int, store_dir: Path, log_file: Path) -> subprocess.Popen[b
     return proc
 
 
+def ensure_runtime_dir() -> Path:
+    """Point ``XDG_RUNTIME_DIR`` at a private (0700) folder unless it already is one.
+
+    pgserver keeps its inter-process lock under the user's runtime folder. Without one, or with a
+    shared one such as /tmp, platformdirs warns and falls back to ``/tmp/runtime-UID``: use that
+    folder from the start, so every process of ours agrees on the lock and nothing warns.
+    """
+    current = os.environ.get("XDG_RUNTIME_DIR")
+    if current and Path(current).is_dir() and (Path(current).stat().st_mode & 0o777) == 0o700:
+        return Path(current)
+    private = Path(f"/tmp/runtime-{os.getuid()}")
+    private.mkdir(mode=0o700, exist_ok=True)
+    private.chmod(0o700)
+    os.environ["XDG_RUNTIME_DIR"] = str(private)
+    return private
+
+
 def start_postgres(data_dir: Path, *, keep_running: bool) -> tuple[str, int | None]:
     """Start (or attach to) PostgreSQL in data_dir; returns (postgresql:// URI, postmaster pid).
 
     ``keep_running=True`` leaves the server up after this process exits (the launcher stops it
     by pid); otherwise it stops with this process.
     """
-    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    ensure_runtime_dir()
     import pgserver  # slow import; only when needed
 
     data_dir.parent.mkdir(parents=True, exist_ok=True)

@@ -7,16 +7,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import typer
-from rich.console import Console
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.comparison_view import comparison_view
+from services.cli.consoles import stderr_console, stdout_console
 from services.coordinator.regression import ComparisonConfig, compare_runs
 from services.coordinator.regression_models import ComparisonReport
 from services.coordinator.reports import comparison_junit, comparison_markdown
 from services.coordinator.run_data import RunData
 
-err = Console(stderr=True)
+err = stderr_console()
 
 
 def _load_file(path: Path) -> RunData:
@@ -75,6 +75,6 @@ def compare_command(
     elif format == "junit":
         print(comparison_junit(report))
     else:
-        Console().print(comparison_view(report))
+        stdout_console().print(comparison_view(report))
     if fail_on_regression and report.regression:
         raise typer.Exit(1)

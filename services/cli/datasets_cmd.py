@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console, stdout_console
 from shared.datasets.files import DatasetFileError, load_dataset_file
 
 app = typer.Typer(help="Versioned datasets: push files, list datasets and versions.")
-err = Console(stderr=True)
+err = stderr_console()
 
 
 def push_file(
@@ -77,7 +77,7 @@ def list_() -> None:
             str(latest.get("item_count", 0)),
             str(latest.get("content_hash", ""))[:12],
         )
-    Console().print(table)
+    stdout_console().print(table)
 
 
 @app.command()
@@ -97,4 +97,4 @@ def versions(name: str) -> None:
             row["source"],
             row["created_at"],
         )
-    Console().print(table)
+    stdout_console().print(table)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.rule import Rule
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console, stdout_console
 from services.cli.datasets_cmd import push_file
 from services.cli.demo_online import SAMPLER_ENV, online_demo
 from services.cli.progress_view import summary_table
@@ -23,9 +22,8 @@ DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
 GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
 SCENARIOS = ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
 
-# Wide tables: 120 columns when the output is not a terminal (a pipe or a log file).
-out = Console(width=None if sys.stdout.isatty() else 120)
-err = Console(stderr=True)
+out = stdout_console()
+err = stderr_console()
 
 
 def _experiment(client: ApiClient, body: dict[str, Any]) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 import typer
-from rich.console import Console
 
+from services.cli.consoles import stderr_console
 from services.coordinator.api_keys import create_key_sync
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
@@ -23,7 +23,7 @@ def create(name: str = typer.Option("cli", help="A label to recognise the key by
     if not secret and secret_file.exists():
         secret = secret_file.read_text().strip()
     if not database_url or not secret:
-        Console(stderr=True).print(
+        stderr_console().print(
             "[red]error:[/red] need the database and the key secret: run inside a `yardstick stack up` "
             "folder, or set DATABASE_URL and YARDSTICK_API_KEY_SECRET"
         )

@@ -7,15 +7,15 @@ from typing import Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console, stdout_console
 from services.cli.key_values import parse_key_values
 
 app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, promotion.")
-out = Console()
-err = Console(stderr=True)
+out = stdout_console()
+err = stderr_console()
 
 
 def _client() -> ApiClient:

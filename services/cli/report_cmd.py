@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Literal
 
 import typer
-from rich.console import Console
 
 from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console
 
 
 def report_command(
@@ -20,7 +20,7 @@ def report_command(
     try:
         body = ApiClient.discover().text(f"/experiments/{experiment_id}/report", params={"format": format})
     except ApiError as exc:
-        Console(stderr=True).print(f"[red]error:[/red] {exc}")
+        stderr_console().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if output:
         output.write_text(body)

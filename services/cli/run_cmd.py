@@ -11,11 +11,12 @@ from rich.console import Console
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.comparison_view import comparison_view
+from services.cli.consoles import stderr_console, stdout_console
 from services.cli.progress_view import TERMINAL, follow, summary_table
 from services.cli.target_options import TargetOptionError, build_target
 from services.coordinator.regression_models import ComparisonReport
 
-err = Console(stderr=True)
+err = stderr_console()
 
 
 def start_and_follow(
@@ -36,7 +37,7 @@ def start_and_follow(
 def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
     if experiment.get("comparison_id"):
         body = client.get(f"/comparisons/{experiment['comparison_id']}")
-        Console().print(comparison_view(ComparisonReport.model_validate(body["report"])))
+        stdout_console().print(comparison_view(ComparisonReport.model_validate(body["report"])))
 
 
 def run_command(
@@ -84,7 +85,7 @@ def run_command(
     if as_json:
         print(json.dumps(experiment, indent=2))
     else:
-        Console().print(summary_table(experiment))
+        stdout_console().print(summary_table(experiment))
         print_comparison(client, experiment, err)
     if experiment["status"] != "completed":
         err.print(f"[red]experiment {experiment['status']}[/red]: {experiment.get('error') or ''}")

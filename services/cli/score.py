@@ -16,11 +16,11 @@ from typing import Any
 
 import typer
 from pydantic import BaseModel, Field, ValidationError
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from services.cli.consoles import stderr_console
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators import UnknownEvaluator, get, run_item_evaluators, run_run_evaluators
 from shared.evaluators.item_results import ItemResult
@@ -164,7 +164,7 @@ def score_command(
     ),
 ) -> None:
     """Score a JSONL file of outputs with named evaluators; one JSON line per record on stdout."""
-    err = Console(stderr=True)
+    err = stderr_console()
     # Evaluator failures are reported per line ("errors") and in the table; no tracebacks.
     logging.getLogger("shared.evaluators").setLevel(logging.ERROR)
     try:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from services.cli.consoles import stderr_console, stdout_console
 from services.cli.key_values import parse_key_values
 from services.stack import launcher
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 from services.stack.status import stack_status
 
 app = typer.Typer(help="Run the embedded stack (NATS, PostgreSQL, every service) on this machine.")
-console = Console(stderr=True)
+console = stderr_console()
 
 
 @app.command()
@@ -72,5 +72,5 @@ def _print_status(state: StackState) -> bool:
         table.add_row(
             c.name, "[green]healthy[/green]" if c.healthy else "[red]DOWN[/red]", str(c.pid or ""), c.detail
         )
-    Console().print(table)
+    stdout_console().print(table)
     return all(c.healthy for c in components)

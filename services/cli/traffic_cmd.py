@@ -16,11 +16,12 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from services.cli.consoles import stderr_console, stdout_console
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
 app = typer.Typer(help="Production-like traffic against the agent's chat API.")
-out = Console()
-err = Console(stderr=True)
+out = stdout_console()
+err = stderr_console()
 
 DEFAULT_MENU = Path(__file__).resolve().parents[2] / "datasets" / "drive-thru" / "menu.json"
 GREETINGS = ("Hi there", "Good morning", "Hello", "Hey, can I order?", "Morning!")

@@ -12,9 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import SamplingConfig
 from shared.evaluators import UnknownEvaluator, get
+from shared.evaluators.judge_model import judge_config, judge_model_for
 
 CONFIG_ROW_ID = 1
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
+JUDGE_EVALUATORS = ("drive_thru_tone",)
 
 
 class NotReferenceFree(ValueError):
@@ -33,7 +35,12 @@ class SamplingFilters(BaseModel):
 
 
 def default_evaluators() -> list[EvaluatorSpec]:
-    return [EvaluatorSpec(name=name) for name in DEFAULT_EVALUATORS]
+    """The deterministic reference-free evaluators, plus the tone judge when a judge model is
+    configured (``MISTRAL_API_KEY``); without one a judge would only record "skipped"."""
+    names = list(DEFAULT_EVALUATORS)
+    if judge_model_for(judge_config(None, 0.0)) is not None:
+        names += JUDGE_EVALUATORS
+    return [EvaluatorSpec(name=name) for name in names]
 
 
 class SamplingSettings(BaseModel):

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.online.sampling_config import SamplingSettings
+from shared.evaluators.judge_model import JudgeConfig, set_judge_factory
+from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingSettings
 
 pytestmark = pytest.mark.unit
 
@@ -14,3 +15,19 @@ def test_config_validation() -> None:
         SamplingSettings.model_validate({"evaluators": [{"name": "nope"}]})
     with pytest.raises(ValueError, match="needs an expected output"):
         SamplingSettings.model_validate({"evaluators": [{"name": "order_correctness"}]})
+
+
+def _default_names(judge: object | None) -> list[str]:
+    def factory(config: JudgeConfig) -> object | None:
+        return judge  # stands for a chat model; default_evaluators only asks whether there is one
+
+    set_judge_factory(factory)  # type: ignore[arg-type]
+    try:
+        return [e.name for e in SamplingSettings().evaluators]
+    finally:
+        set_judge_factory(None)
+
+
+def test_default_evaluators_add_the_tone_judge_only_when_a_judge_model_is_configured() -> None:
+    assert _default_names(None) == list(DEFAULT_EVALUATORS)
+    assert _default_names(object()) == [*DEFAULT_EVALUATORS, "drive_thru_tone"]

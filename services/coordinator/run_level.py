@@ -149,7 +149,7 @@ def _streamed(spec: EvaluatorSpec, columns: RunColumns) -> _Streamed | None:
         fn = get(spec.name, "run").fn
     except LookupError:
         return None
-    if fn not in _BUILTINS:
+    if fn not in _BUILTINS or "item_results" in spec.args:  # the registry lets args override it
         return None
     try:
         inspect.signature(fn).bind(item_results=[], **spec.args)
@@ -171,7 +171,9 @@ def _streamed(spec: EvaluatorSpec, columns: RunColumns) -> _Streamed | None:
             return _Mean(f"avg_{score}", score, lambda avg, n: f"Average {score}: {avg:.3f} across {n} items")
         if fn is builtin.score_breakdown:
             args = _BreakdownArgs.model_validate(spec.args)
-            if args.keys is not None and not set(args.keys) <= set(columns.groups):
+            if args.keys is not None and (
+                len(set(args.keys)) != len(args.keys) or not set(args.keys) <= set(columns.groups)
+            ):  # a repeated key counts its items once more in the registry's breakdown
                 return None
             return _Breakdown(columns, args.keys, args.scores)
     except ValidationError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,10 +24,11 @@ class Evaluation(BaseModel):
 
     @property
     def numeric(self) -> float | None:
-        """The value as a float (bools become 0/1), or None."""
+        """The value as a float (bools become 0/1), or None; NaN is no measurement either (None)."""
         if self.value is None:
             return None
-        return float(self.value)
+        value = float(self.value)
+        return None if math.isnan(value) else value
 
 
 class EvaluatorSpec(BaseModel, frozen=True):

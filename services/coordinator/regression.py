@@ -5,8 +5,9 @@ Rules (also in the report's field descriptions):
 - Score metrics and ``latency_ms`` use only pairs where both items have status ``ok`` and both
   values are present (pairwise deletion, counted in ``n_dropped``). Errors are compared on
   their own as the lower-is-better metric ``error_rate`` (per-pair 0/1, exact McNemar).
-- Test: exact McNemar when every paired value is 0/1, otherwise the two-sided paired
-  bootstrap (``shared.stats.paired_bootstrap``); Holm-corrected across the compared metrics.
+- Test: exact McNemar when every paired value is 0/1, otherwise the exact sign-flip test up to
+  16 pairs and the two-sided paired bootstrap beyond (``shared.stats.compare_paired``);
+  Holm-corrected across the compared metrics.
   Each breakdown key (e.g. all categories x all metrics) is its own Holm family.
 - Thresholds are signed deltas in the metric's bad direction (-0.05 for higher-is-better,
   +100 for latency in ms). Regression: delta worse than the threshold AND Holm-adjusted

@@ -12,7 +12,11 @@ _STATUS = {
     "no_significant_change": "⚪ no significant change",
     "insufficient_data": "⚫ insufficient data",
 }
-_TEST_LABEL = {"paired_bootstrap": "bootstrap", "mcnemar_exact": "McNemar"}
+_TEST_LABEL = {
+    "paired_bootstrap": "bootstrap",
+    "mcnemar_exact": "McNemar",
+    "sign_flip_exact": "exact sign-flip",
+}
 _MAX_LISTED = 20
 
 

@@ -25,10 +25,12 @@ from shared.stats.errors import StatsInputError
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
 from shared.stats.multiple_testing import holm_adjust, holm_reject
 from shared.stats.paired_comparison import PairedComparison, TestName, compare_paired
+from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 from shared.stats.time_buckets import BucketMean, bucketed_means
 
 __all__ = [
     "DEFAULT_RESAMPLES",
+    "EXACT_MAX_PAIRS",
     "BucketMean",
     "CiMethod",
     "FloatArray",
@@ -55,6 +57,7 @@ __all__ = [
     "paired_bootstrap",
     "percentile_interval",
     "percentiles",
+    "sign_flip_p_value",
     "summarize",
     "t_interval",
     "wilson_interval",

@@ -3,7 +3,9 @@
 All statistics are computed on the complete pairs only (a pair with a missing value on either
 side is dropped and counted), so the two summaries, the delta, the test and the effect sizes
 describe the same items. The test is the exact McNemar test when every paired value is 0/1,
-otherwise the two-sided paired bootstrap.
+otherwise the exact sign-flip test for up to ``EXACT_MAX_PAIRS`` pairs (the bootstrap is
+anti-conservative that small) and the two-sided paired bootstrap beyond. The delta's CI is the
+bootstrap percentile interval in every case.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from shared.stats.cleaning import Values, is_binary, pair_values
 from shared.stats.descriptive import Summary, summarize
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
+from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 
-TestName = Literal["paired_bootstrap", "mcnemar_exact"]
+TestName = Literal["paired_bootstrap", "mcnemar_exact", "sign_flip_exact"]
 
 
 class PairedComparison(BaseModel, frozen=True):
@@ -64,6 +67,8 @@ def compare_paired(
         test, p_value = None, None
     elif mcnemar is not None:
         test, p_value = "mcnemar_exact", mcnemar.p_value
+    elif pairs.n <= EXACT_MAX_PAIRS:
+        test, p_value = "sign_flip_exact", sign_flip_p_value(pairs.differences)
     else:
         test, p_value = "paired_bootstrap", boot.p_value
     return PairedComparison(

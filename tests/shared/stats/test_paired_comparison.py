@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared.stats import compare_paired
+from shared.stats import EXACT_MAX_PAIRS, compare_paired
 
 pytestmark = pytest.mark.unit
 
@@ -19,17 +19,28 @@ def test_binary_metric_uses_mcnemar() -> None:
     assert result.delta_pct == pytest.approx(-40.0)
 
 
-def test_continuous_metric_uses_bootstrap_on_complete_pairs_only() -> None:
+def test_few_continuous_pairs_use_the_exact_sign_flip_test_on_complete_pairs_only() -> None:
     baseline = [0.9, 0.8, None, 0.7, 0.6]
     candidate = [0.5, 0.4, 0.3, None, 0.2]
     result = compare_paired(baseline, candidate, resamples=1000)
-    assert result.test == "paired_bootstrap"
+    assert result.test == "sign_flip_exact"
     assert (result.n_pairs, result.n_dropped) == (3, 2)
     assert (result.baseline.n, result.candidate.n) == (3, 3)  # summaries describe the same items
     assert result.baseline.mean == pytest.approx(0.7667, abs=1e-4)
     assert result.delta == pytest.approx(-0.4)
-    assert result.p_value == result.bootstrap.p_value
+    # three drops of 0.4: 2 of the 8 sign patterns are as extreme; the bootstrap would say 1/1001
+    assert result.p_value == pytest.approx(0.25)
+    assert result.bootstrap.p_value == pytest.approx(1 / 1001)
     assert result.bootstrap.n_dropped == 2
+
+
+def test_many_continuous_pairs_use_the_bootstrap() -> None:
+    rng = np.random.default_rng(1)
+    baseline = rng.uniform(0.5, 1.0, EXACT_MAX_PAIRS + 1)
+    candidate = baseline - rng.uniform(0.0, 0.2, baseline.size)
+    result = compare_paired(baseline, candidate, resamples=1000)
+    assert result.test == "paired_bootstrap"
+    assert result.p_value == result.bootstrap.p_value
 
 
 def test_untestable_and_zero_baseline() -> None:

@@ -7,11 +7,13 @@ in every query, so the base columns and each metric's values line up.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -23,9 +25,30 @@ from shared.stats import FloatArray
 
 CHUNK_ROWS = 5_000
 
+log = logging.getLogger(__name__)
+
 
 class ColumnLoadError(RuntimeError):
     """The experiment's rows changed while they were being read (it was not finished)."""
+
+
+async def refresh_statistics(session: AsyncSession) -> None:
+    """ANALYZE the item and score tables, in a transaction of its own, before a run is read.
+
+    Right after a run, the planner's statistics do not know its experiment id yet: with only a
+    few experiments in the tables it then estimates one row per experiment and joins items to
+    scores with a nested loop that scans every score of the run for every item. Measured on
+    10,000 items: 11 s per metric and 56 s per paired metric, against 0.11 s and 0.15 s after an
+    ANALYZE, which took 0.7 s (two copies of a 10,000-item run of the memory benchmark, read with
+    the statistics gathered before they were written). A failure (e.g. not the tables'
+    owner) is logged and the run is read anyway.
+    """
+    try:
+        await session.execute(text("ANALYZE experiment_items, scores"))
+        await session.commit()
+    except DBAPIError as exc:
+        await session.rollback()
+        log.warning("ANALYZE before reading a run failed (%s); queries may plan badly", exc.orig)
 
 
 async def stream_rows(session: AsyncSession, stmt: Select[Any]) -> AsyncIterator[Sequence[Any]]:

@@ -12,6 +12,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.coordinator.column_loader import refresh_statistics
 from services.coordinator.regression_rules import ComparisonConfig
 from services.coordinator.run_analysis import analyse_experiment, compare_experiments
 from shared.contracts.evaluation import EvaluatorSpec
@@ -97,6 +98,7 @@ class Finalizer:
             experiment = await self._claim(session, experiment_id)
             if experiment is None:
                 return
+            await refresh_statistics(session)
             specs = [EvaluatorSpec.model_validate(s) for s in experiment.config.get("run_evaluators", [])]
             threshold = float(experiment.config.get("pass_threshold", 0.5))
             aggregates = await analyse_experiment(session, experiment, specs, pass_threshold=threshold)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator import column_loader, run_analysis
@@ -486,3 +486,23 @@ async def test_a_stable_experiment_loads_and_a_changing_one_raises(
             monkeypatch.setattr(column_loader, "count_items", miscount(by))
             with pytest.raises(ColumnLoadError, match=what):
                 await load_run_columns(session, baseline, ["category"])
+
+
+async def test_refresh_statistics_gives_the_planner_the_new_rows(
+    session_factory: Sessions, experiments: Ids
+) -> None:
+    tables = ("experiment_items", "scores")
+    reltuples = text("SELECT relname, reltuples FROM pg_class WHERE relname = ANY(:tables)")
+    async with session_factory() as session:
+        counts = {
+            table: (await session.execute(text(f"SELECT count(*) FROM {table}"))).scalar_one()
+            for table in tables
+        }
+        await column_loader.refresh_statistics(session)
+        planner = dict((await session.execute(reltuples, {"tables": list(tables)})).tuples().all())
+        # the session is usable afterwards: the analysis reads the run with fresh statistics
+        baseline = await fetch(session, experiments.baseline)
+        columns = await load_run_columns(session, baseline, [])
+    assert counts["experiment_items"] > 0 and counts["scores"] > 0
+    assert planner == {table: float(counts[table]) for table in tables}  # ANALYZE read every row
+    assert columns.size > 0

@@ -26,10 +26,10 @@ from services.coordinator.regression import compare_runs
 from services.coordinator.regression_rules import ComparisonConfig
 from services.coordinator.run_analysis import analyse_experiment, compare_experiments
 from services.coordinator.run_loader import load_run
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
-from shared.evaluators import REGISTRY, RegisteredEvaluator, run_run_evaluators
-from shared.evaluators.item_results import ItemResult, as_item_results
+from shared.evaluators import run_run_evaluators
+from shared.evaluators.item_results import ItemResult
 
 pytestmark = pytest.mark.integration
 
@@ -230,25 +230,6 @@ def chunk_rows(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     if request.param is not None:
         monkeypatch.setattr(column_loader, "CHUNK_ROWS", request.param)
     return column_loader.CHUNK_ROWS
-
-
-@pytest.fixture
-def item_ids_evaluator(monkeypatch: pytest.MonkeyPatch) -> list[list[ItemResult]]:
-    """Registers the run evaluator ``item_ids`` for this test; returns what it saw."""
-    seen: list[list[ItemResult]] = []
-
-    def item_ids(*, item_results: list[Any], **kwargs: Any) -> Evaluation:
-        results = as_item_results(item_results)
-        seen.append(results)
-        return Evaluation(
-            name="item_ids",
-            value=len(results),
-            metadata={"ids": [f"{r.item_id}/{r.trial}" for r in results]},
-        )
-
-    entry = RegisteredEvaluator("item_ids", item_ids, "run", "1", "test evaluator", False)
-    monkeypatch.setitem(REGISTRY, "item_ids", entry)
-    return seen
 
 
 @pytest.fixture

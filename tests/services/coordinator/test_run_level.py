@@ -24,9 +24,9 @@ from services.coordinator.run_columns import columns_from_items, item_metric_val
 from services.coordinator.run_data import ScoredItem
 from services.coordinator.run_level import RunLevelEvaluation, metadata_keys
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.evaluators import REGISTRY, RegisteredEvaluator, run_run_evaluators
+from shared.evaluators import run_run_evaluators
 from shared.evaluators.aggregates import MISSING_GROUP
-from shared.evaluators.item_results import ItemResult, as_item_results
+from shared.evaluators.item_results import ItemResult
 
 pytestmark = pytest.mark.unit
 
@@ -164,25 +164,6 @@ def run_items() -> list[ScoredItem]:
     assert any(v is None for i in items for v in i.scores.values())
     assert any(len(i.scores) < len(METRICS) for i in items)
     return items
-
-
-@pytest.fixture
-def item_ids_evaluator(monkeypatch: pytest.MonkeyPatch) -> list[list[ItemResult]]:
-    """A non-built-in run evaluator ``item_ids`` (registered for this test); returns what it saw."""
-    seen: list[list[ItemResult]] = []
-
-    def item_ids(*, item_results: list[Any], **kwargs: Any) -> Evaluation:
-        results = as_item_results(item_results)
-        seen.append(results)
-        return Evaluation(
-            name="item_ids",
-            value=len(results),
-            metadata={"ids": [f"{r.item_id}/{r.trial}" for r in results], "args": kwargs},
-        )
-
-    entry = RegisteredEvaluator("item_ids", item_ids, "run", "1", "test evaluator", False)
-    monkeypatch.setitem(REGISTRY, "item_ids", entry)
-    return seen
 
 
 async def test_avg_order_correctness(run_items: list[ScoredItem]) -> None:

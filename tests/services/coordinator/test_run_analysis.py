@@ -480,7 +480,7 @@ async def test_refresh_statistics_gives_the_planner_the_new_rows(
             for table in tables
         }
         await column_loader.refresh_statistics(session)
-        planner = dict((await session.execute(reltuples, {"tables": list(tables)})).tuples().all())
+        planner = {name: n for name, n in (await session.execute(reltuples, {"tables": list(tables)})).all()}
         # the session is usable afterwards: the analysis reads the run with fresh statistics
         baseline = await fetch(session, experiments.baseline)
         columns = await load_run_columns(session, baseline, [])

@@ -23,7 +23,7 @@ from services.agent.graph import compile_graph
 from services.agent.invoke_endpoint import register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
-from services.agent.traffic import JetStreamTrafficPublisher
+from services.agent.traffic import JetStreamTrafficPublisher, RetryingTrafficPublisher
 from shared.log_setup import configure_logging
 
 
@@ -36,12 +36,13 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with postgres_checkpointer(settings.database_url) as saver:
             await broker.start()
+            publisher = RetryingTrafficPublisher(JetStreamTrafficPublisher(broker, settings.topology))
             try:
-                publisher = JetStreamTrafficPublisher(broker, settings.topology)
                 app.state.conversations = ConversationService(compile_graph(saver), runtime, publisher)
                 yield
             finally:
                 app.state.conversations = None
+                await publisher.aclose()
                 await broker.stop()
 
     app = FastAPI(title="Yardstick drive-thru agent", lifespan=lifespan)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from services.cli import datasets_cmd, keys_cmd, online_cmd, stack_cmd, traffic_cmd
+from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
 from services.cli.demo_cmd import demo_command
 from services.cli.generate_retrieval import generate_retrieval_command
@@ -25,6 +26,7 @@ app.add_typer(traffic_cmd.app, name="traffic")
 app.add_typer(online_cmd.app, name="online")
 datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
 app.command("run")(run_command)
+app.command("cancel")(cancel_command)
 app.command("compare")(compare_command)
 app.command("report")(report_command)
 app.command("score")(score_command)

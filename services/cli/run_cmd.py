@@ -23,15 +23,23 @@ def start_and_follow(
     client: ApiClient, body: dict[str, Any], console: Console, quiet: bool = False
 ) -> dict[str, Any]:
     accepted = client.post("/experiments", body)
+    experiment_id = accepted["id"]
     if not quiet:
-        console.print(f"experiment [bold]{accepted['id']}[/bold]: {accepted['total']} tasks")
-    if quiet:
-        experiment: dict[str, Any] = client.get(f"/experiments/{accepted['id']}")
+        console.print(f"experiment [bold]{experiment_id}[/bold]: {accepted['total']} tasks")
+    try:
+        if not quiet:
+            return follow(client, experiment_id, console)
+        experiment: dict[str, Any] = client.get(f"/experiments/{experiment_id}")
         while experiment["status"] not in TERMINAL:
             time.sleep(0.25)
-            experiment = client.get(f"/experiments/{accepted['id']}")
+            experiment = client.get(f"/experiments/{experiment_id}")
         return experiment
-    return follow(client, accepted["id"], console)
+    except KeyboardInterrupt:
+        console.print(
+            f"\n[yellow]detached[/yellow]: experiment {experiment_id} keeps running on the stack; "
+            f"`yardstick cancel {experiment_id}` stops it, `yardstick report {experiment_id}` shows it"
+        )
+        raise typer.Exit(130) from None
 
 
 def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:

@@ -42,6 +42,10 @@ class ExperimentNotComplete(CoordinatorError):
     status_code = 409
 
 
+class ExperimentNotCancellable(CoordinatorError):
+    status_code = 409
+
+
 class InvalidComparison(CoordinatorError):
     status_code = 422
 

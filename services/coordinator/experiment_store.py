@@ -182,7 +182,7 @@ async def in_flight(session: AsyncSession, experiment_id: str) -> int:
 async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOut:
     dataset = await session.get(Dataset, row.dataset_id)
     version = await session.get(DatasetVersion, row.version_id)
-    flying = await in_flight(session, row.id) if row.status == "running" else 0
+    flying = await in_flight(session, row.id) if row.status in ("running", "cancelled") else 0
     comparison = (
         await session.execute(
             select(Comparison)

@@ -15,7 +15,7 @@ class ExperimentEvent(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     experiment_id: str
-    kind: Literal["started", "progress", "completed", "failed"]
+    kind: Literal["started", "progress", "completed", "failed", "cancelled"]
     status: str
     total: int = 0
     done: int = 0

@@ -1,4 +1,4 @@
-"""Experiment endpoints: create (202), list, status, items, live events (SSE), report."""
+"""Experiment endpoints: create (202), list, status, cancel, items, live events (SSE), report."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from nats.aio.msg import Msg
 
 from services.coordinator import experiment_store
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
+from services.coordinator.cancellation import cancel_experiment
 from services.coordinator.experiment_reports import render_experiment_report
 from services.coordinator.schemas import ExperimentAccepted, ExperimentCreate, ExperimentOut, ItemsPage
 from shared.contracts.experiment_events import ExperimentEvent
@@ -57,6 +58,25 @@ async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentO
     )
 
 
+@router.post("/{experiment_id}/cancel")
+async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> ExperimentOut:
+    """Stop dispatching the experiment's items; tasks already running finish and are stored.
+    409 if the experiment already completed or failed; cancelling twice is harmless."""
+    experiment = await cancel_experiment(session, experiment_id)
+    event = ExperimentEvent(
+        experiment_id=experiment_id,
+        kind="cancelled",
+        status="cancelled",
+        total=experiment.total,
+        done=experiment.done,
+        errors=experiment.errors,
+    )
+    await runtime.nc.publish(
+        runtime.topology.experiment_events(experiment_id), event.model_dump_json().encode()
+    )
+    return await experiment_store.experiment_out(session, experiment)
+
+
 @router.get("/{experiment_id}/items")
 async def list_items(
     experiment_id: str,
@@ -82,7 +102,8 @@ async def list_items(
 
 @router.get("/{experiment_id}/events", response_class=StreamingResponse)
 async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> StreamingResponse:
-    """Server-sent events: one `progress` event per batch of results, then `completed`/`failed`."""
+    """Server-sent events: one `progress` event per batch of results, then `completed`, `failed`
+    or `cancelled`."""
     experiment = await experiment_store.get_experiment(session, experiment_id)
     queue: asyncio.Queue[bytes] = asyncio.Queue()
 
@@ -92,7 +113,7 @@ async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     sub = await runtime.nc.subscribe(runtime.topology.experiment_events(experiment_id), cb=enqueue)
     first = ExperimentEvent(
         experiment_id=experiment_id,
-        kind="started" if experiment.status not in TERMINAL else "completed",
+        kind=experiment.status if experiment.status in TERMINAL else "started",  # type: ignore[arg-type]
         status=experiment.status,
         total=experiment.total,
         done=experiment.done,
@@ -112,7 +133,7 @@ async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
                     continue
                 event = ExperimentEvent.model_validate_json(data)
                 yield f"event: {event.kind}\ndata: {data.decode()}\n\n".encode()
-                if event.kind in ("completed", "failed"):
+                if event.kind in TERMINAL:
                     return
         finally:
             await sub.unsubscribe()

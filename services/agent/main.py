@@ -24,6 +24,7 @@ from services.agent.invoke_endpoint import register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
 from services.agent.traffic import JetStreamTrafficPublisher, RetryingTrafficPublisher
+from shared.broker_start import start_serving
 from shared.log_setup import configure_logging
 
 
@@ -35,7 +36,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with postgres_checkpointer(settings.database_url) as saver:
-            await broker.start()
+            await start_serving(broker)
             publisher = RetryingTrafficPublisher(JetStreamTrafficPublisher(broker, settings.topology))
             try:
                 app.state.conversations = ConversationService(compile_graph(saver), runtime, publisher)

@@ -13,6 +13,7 @@ from services.search_proxy.http_api import install_routes
 from services.search_proxy.nats_handler import register_search_subscriber
 from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
+from shared.broker_start import start_serving
 from shared.log_setup import configure_logging
 
 
@@ -28,7 +29,7 @@ def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
         runtime = await start_runtime(cfg)
         broker = NatsBroker(cfg.nats_url)
         register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
-        await broker.start()
+        await start_serving(broker)
         app.state.search_service = runtime.service
         app.state.default_backend = cfg.search_backend
         app.state.corpus_version = runtime.corpus_version

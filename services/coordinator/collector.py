@@ -16,11 +16,11 @@ from nats.js import JetStreamContext
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.coordinator.event_publisher import publish_event
 from services.coordinator.result_store import Progressed, store_results
 from services.coordinator.settings import CoordinatorSettings
 from shared.acks import settle
 from shared.contracts.eval_messages import EvalResult
-from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 from shared.pull import fetch_ready
 from shared.streams import coordinator_results_consumer
@@ -90,14 +90,13 @@ class Collector:
         if progressed:
             self.on_progress(progressed)
             for p in progressed:
-                event = ExperimentEvent(
-                    experiment_id=p.experiment_id,
-                    kind="progress",
+                await publish_event(
+                    self.nc,
+                    self.topology,
+                    p.experiment_id,
+                    "progress",
                     status="running",
                     total=p.total,
                     done=p.done,
                     errors=p.errors,
-                )
-                await self.nc.publish(
-                    self.topology.experiment_events(p.experiment_id), event.model_dump_json().encode()
                 )

@@ -13,10 +13,11 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.column_loader import refresh_statistics
+from services.coordinator.event_publisher import publish_event
 from services.coordinator.regression_rules import ComparisonConfig
 from services.coordinator.run_analysis import analyse_experiment, compare_experiments
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.experiment_events import ExperimentEvent
+from shared.contracts.experiment_events import EventKind
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Comparison, Experiment
@@ -125,19 +126,17 @@ class Finalizer:
         log.info("experiment completed", extra={"experiment_id": experiment_id})
         await self._event(experiment_id, "completed")
 
-    async def _event(self, experiment_id: str, kind: str) -> None:
+    async def _event(self, experiment_id: str, kind: EventKind) -> None:
         async with self.sessions() as session:
             row = await session.get(Experiment, experiment_id)
-            if row is None:
-                return
-            event = ExperimentEvent(
-                experiment_id=experiment_id,
-                kind=kind,
-                status=row.status,  # type: ignore[arg-type]
+        if row is not None:
+            await publish_event(
+                self.nc,
+                self.topology,
+                experiment_id,
+                kind,
+                status=row.status,
                 total=row.total,
                 done=row.done,
                 errors=row.errors,
             )
-        await self.nc.publish(
-            self.topology.experiment_events(experiment_id), event.model_dump_json().encode()
-        )

@@ -9,13 +9,15 @@ from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = 1
 
+EventKind = Literal["started", "progress", "completed", "failed", "cancelled"]
+
 
 class ExperimentEvent(BaseModel):
     """Published on ``<ns>.experiment.events.<id>`` whenever an experiment makes progress."""
 
     schema_version: int = SCHEMA_VERSION
     experiment_id: str
-    kind: Literal["started", "progress", "completed", "failed", "cancelled"]
+    kind: EventKind
     status: str
     total: int = 0
     done: int = 0

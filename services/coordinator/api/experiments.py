@@ -13,6 +13,7 @@ from nats.aio.msg import Msg
 from services.coordinator import experiment_store
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
 from services.coordinator.cancellation import cancel_experiment
+from services.coordinator.event_publisher import publish_event
 from services.coordinator.experiment_reports import render_experiment_report
 from services.coordinator.schemas import ExperimentAccepted, ExperimentCreate, ExperimentOut, ItemsPage
 from shared.contracts.experiment_events import ExperimentEvent
@@ -63,16 +64,15 @@ async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     """Stop dispatching the experiment's items; tasks already running finish and are stored.
     409 if the experiment already completed or failed; cancelling twice is harmless."""
     experiment = await cancel_experiment(session, experiment_id)
-    event = ExperimentEvent(
-        experiment_id=experiment_id,
-        kind="cancelled",
+    await publish_event(
+        runtime.nc,
+        runtime.topology,
+        experiment_id,
+        "cancelled",
         status="cancelled",
         total=experiment.total,
         done=experiment.done,
         errors=experiment.errors,
-    )
-    await runtime.nc.publish(
-        runtime.topology.experiment_events(experiment_id), event.model_dump_json().encode()
     )
     return await experiment_store.experiment_out(session, experiment)
 

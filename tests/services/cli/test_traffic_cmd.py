@@ -18,14 +18,12 @@ from services.cli.traffic_cmd import (
     resolve_agent_url,
     simulate,
 )
-from services.sampler.consumer import SamplerConsumer
-from services.sampler.turn_handler import TurnHandler
 from services.stack.state import StackState
 from shared.contracts.topology import Topology
 from shared.db.models import OnlineSample, OnlineScore
-from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.agent.app_client import running
 from tests.services.agent.conftest import offline_settings
+from tests.services.sampler.consuming import consuming, set_rate
 
 ITEMS = load_menu_items()
 NAMES = {item["name"] for item in ITEMS}
@@ -83,16 +81,9 @@ async def test_simulated_traffic_flows_through_the_agent_into_online_scores(
     assert result.errors == 0, result.error_messages
     assert result.conversations == 4 and result.turns_sent >= 4 * 4
 
-    async with session_factory() as session:
-        await save_config(session, SamplingSettings(rate=1.0))
-        await session.commit()
-    handler = TurnHandler(session_factory)
-    consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)
-    await consumer.start()
-    try:
+    await set_rate(session_factory, 1.0)
+    async with consuming(nats_client, topology, session_factory) as handler:
         await asyncio.wait_for(handler.wait_handled(result.turns_sent, "stored"), 30.0)
-    finally:
-        await consumer.stop()
     async with session_factory() as session:
         samples = (await session.execute(select(OnlineSample))).scalars().all()
         scores = (await session.execute(select(OnlineScore))).scalars().all()

@@ -7,12 +7,10 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.consumer import SamplerConsumer
 from services.sampler.sampling import in_sample
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
 from shared.db.models import OnlineSample, OnlineScore
-from shared.online.sampling_config import SamplingSettings, save_config
+from tests.services.sampler.consuming import consuming, set_rate
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration
@@ -25,9 +23,7 @@ TURNS = 300
 async def test_turns_through_the_real_stream_are_sampled_deterministically(
     session_factory: Sessions, nats_client: NatsClient, topology: Topology
 ) -> None:
-    async with session_factory() as session:
-        await save_config(session, SamplingSettings(rate=RATE))
-        await session.commit()
+    await set_rate(session_factory, RATE)
     js = nats_client.jetstream()
     # junk first: it is settled (terminated) before the turns that the wait below counts
     await js.publish(topology.traffic_agent, b"not json", headers={"Nats-Msg-Id": "junk"})
@@ -43,13 +39,8 @@ async def test_turns_through_the_real_stream_are_sampled_deterministically(
         topology.traffic_agent, repeat.model_dump_json().encode(), headers={"Nats-Msg-Id": "again"}
     )
 
-    handler = TurnHandler(session_factory)
-    consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)
-    await consumer.start()
-    try:
+    async with consuming(nats_client, topology, session_factory) as handler:
         await asyncio.wait_for(handler.wait_handled(TURNS + 1), 30.0)
-    finally:
-        await consumer.stop()
 
     assert handler.outcomes["stored"] == len(expected_ids)
     assert handler.outcomes["duplicate"] == 1

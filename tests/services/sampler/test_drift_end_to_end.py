@@ -21,16 +21,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.main import create_app as create_agent_app
 from services.cli.traffic_cmd import load_menu_items, simulate
-from services.sampler.consumer import SamplerConsumer
 from services.sampler.drift_monitor import run_drift_check
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.agent_messages import OfflineBehaviour
 from shared.contracts.experiment_events import DriftAlert
 from shared.contracts.topology import Topology
 from shared.db.models import DriftAlertRow, OnlineScore
-from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.agent.app_client import running
 from tests.services.agent.conftest import offline_settings
+from tests.services.sampler.consuming import consuming, set_rate
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -80,21 +78,14 @@ async def _traffic(
     second: OfflineBehaviour,
 ) -> Phases:
     """Both phases through the real sampler (rate 1.0); returns once every turn is stored and scored."""
-    async with sessions() as session:
-        await save_config(session, SamplingSettings(rate=1.0))
-        await session.commit()
-    handler = TurnHandler(sessions)
-    consumer = SamplerConsumer(nats_client, topology, handler, fetch_timeout_s=0.2)
-    await consumer.start()
-    try:
+    await set_rate(sessions, 1.0)
+    async with consuming(nats_client, topology, sessions) as handler:
         start = datetime.now(UTC)
         turns = await _phase(database_url, nats_url, topology, OfflineBehaviour(), seed=1)
         boundary = datetime.now(UTC)
         turns += await _phase(database_url, nats_url, topology, second, seed=2)
         end = datetime.now(UTC)
         await asyncio.wait_for(handler.wait_handled(turns, "stored"), 30.0)
-    finally:
-        await consumer.stop()
     return Phases(start=start, boundary=boundary, end=end)
 
 

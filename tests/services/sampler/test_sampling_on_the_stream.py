@@ -25,9 +25,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.consumer import SamplerConsumer
 from services.sampler.sampling import in_sample
-from services.sampler.turn_handler import TurnHandler
 from services.stack.servers import postgres_uri_for
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
@@ -36,6 +34,7 @@ from shared.db.session import make_engine, make_session_factory, plain_url
 from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingSettings, save_config
 from shared.streams import declare
 from tests.conftest import TEMPLATE_DB
+from tests.services.sampler.consuming import consuming
 from tests.services.sampler.turns import make_turn
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -96,13 +95,8 @@ async def sample_run(
 ) -> dict[str, int]:
     """Publish the traffic to ``topology``'s stream and consume all of it; the handler's outcomes."""
     await publish(nc, topology, turns)
-    handler = TurnHandler(sessions)
-    consumer = SamplerConsumer(nc, topology, handler, batch=200, fetch_timeout_s=0.2)
-    await consumer.start()
-    try:
+    async with consuming(nc, topology, sessions, batch=200) as handler:
         await asyncio.wait_for(handler.wait_handled(len(turns)), RUN_TIMEOUT_S)
-    finally:
-        await consumer.stop()
     info = await nc.jetstream().consumer_info(topology.traffic_stream, SAMPLER_CONSUMER)
     assert info.num_ack_pending == 0 and info.num_pending == 0
     return dict(handler.outcomes)

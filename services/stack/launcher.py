@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -98,14 +99,26 @@ def _wait_healthy(name: str, proc: subprocess.Popen[bytes], port: int, log: Path
     )
 
 
-def _start_service(
+@dataclass(frozen=True)
+class _Spawned:
+    record: ProcessRecord
+    proc: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    def wait_healthy(self) -> None:
+        _wait_healthy(self.record.name, self.proc, self.port, self.log)
+
+
+def _spawn_service(
     state: StackState,
     spec: ServiceSpec,
     index: int,
     secret: str,
     logs: Path,
     extra_env: dict[str, str] | None = None,
-) -> ProcessRecord:
+) -> _Spawned:
+    """Start one service process and record it in the state; does not wait for it."""
     port = port_base() + spec.port_offset + index
     label = spec.name if spec.replicas == 1 else f"{spec.name}-{index}"
     if not port_is_free(port):
@@ -122,8 +135,20 @@ def _start_service(
     record = _record(label, proc, port, log)
     state.processes.append(record)
     state.save()
-    _wait_healthy(label, proc, port, log)
-    return record
+    return _Spawned(record, proc, port, log)
+
+
+def _start_service(
+    state: StackState,
+    spec: ServiceSpec,
+    index: int,
+    secret: str,
+    logs: Path,
+    extra_env: dict[str, str] | None = None,
+) -> ProcessRecord:
+    spawned = _spawn_service(state, spec, index, secret, logs, extra_env)
+    spawned.wait_healthy()
+    return spawned.record
 
 
 def up(
@@ -161,10 +186,16 @@ def up(
         state.api_url = f"http://127.0.0.1:{port_base()}"
         state.api_key = _cli_api_key(state.database_url, secret)
         state.save()
-        for spec in service_specs():
-            if spec.exists():
-                for index in range(spec.replicas):
-                    _start_service(state, spec, index, secret, logs, extra_env)
+        # All at once, then each waited for: they depend only on NATS and Postgres, and their
+        # start-up is mostly imports, which overlap on two cores.
+        started = [
+            _spawn_service(state, spec, index, secret, logs, extra_env)
+            for spec in service_specs()
+            if spec.exists()
+            for index in range(spec.replicas)
+        ]
+        for spawned in started:
+            spawned.wait_healthy()
     except BaseException as exc:  # whatever went wrong, leave no process behind
         down(state_dir)
         if isinstance(exc, (ServerStartError, StackError, OSError)):

@@ -254,28 +254,37 @@ def _cli_api_key(database_url: str, secret: str) -> str:
     return create_key_sync(database_url, secret, name="cli (local stack)")
 
 
+SERVERS = ("nats", "postgres")
+
+
 def _stop(record: ProcessRecord, timeout: float = 15.0) -> None:
-    if not record.alive():
-        return
-    proc = psutil.Process(record.pid)
-    # Postgres: SIGINT is its "fast shutdown"; everything else stops cleanly on SIGTERM.
-    proc.send_signal(signal.SIGINT if record.name == "postgres" else signal.SIGTERM)
-    try:
-        proc.wait(timeout)
-    except psutil.TimeoutExpired:
+    _stop_all([record], timeout)
+
+
+def _stop_all(records: list[ProcessRecord], timeout: float = 15.0) -> None:
+    """Signal every live process at once, then wait for each (killed after ``timeout``)."""
+    procs: list[psutil.Process] = []
+    for record in records:
+        if not record.alive():
+            continue
+        proc = psutil.Process(record.pid)
+        # Postgres: SIGINT is its "fast shutdown"; everything else stops cleanly on SIGTERM.
+        proc.send_signal(signal.SIGINT if record.name == "postgres" else signal.SIGTERM)
+        procs.append(proc)
+    _gone, alive = psutil.wait_procs(procs, timeout=timeout)
+    for proc in alive:
         proc.kill()
-        proc.wait(5)
+    psutil.wait_procs(alive, timeout=5)
 
 
 def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
-    """Stop everything the launcher started (services first, servers last), by pid."""
+    """Stop everything the launcher started by pid: the services together, then the servers."""
     state = StackState.load(state_dir)
     if state is None:
         return []
-    stopped: list[str] = []
-    for record in reversed(state.processes):
-        if record.alive():
-            _stop(record)
-            stopped.append(record.name)
+    live = [record for record in reversed(state.processes) if record.alive()]
+    _stop_all([r for r in live if r.name not in SERVERS])
+    for server in (r for r in live if r.name in SERVERS):  # postgres before nats: reverse start order
+        _stop(server)
     state.remove()
-    return stopped
+    return [record.name for record in live]

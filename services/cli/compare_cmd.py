@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
 from services.cli.api_client import ApiClient, ApiError
-from services.cli.comparison_view import comparison_view
 from services.cli.consoles import stderr_console, stdout_console
-from services.coordinator.regression import ComparisonConfig, compare_runs
-from services.coordinator.regression_models import ComparisonReport
-from services.coordinator.reports import comparison_junit, comparison_markdown
-from services.coordinator.run_data import RunData
+
+if TYPE_CHECKING:
+    from services.coordinator.run_data import RunData
 
 err = stderr_console()
 
 
 def _load_file(path: Path) -> RunData:
+    from services.coordinator.run_data import RunData
+
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as exc:
@@ -52,6 +52,12 @@ def compare_command(
     fail_on_regression: bool = typer.Option(False, help="Exit 1 on a significant regression (for CI)"),
 ) -> None:
     """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
+    # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
+    from services.cli.comparison_view import comparison_view
+    from services.coordinator.regression import ComparisonConfig, compare_runs
+    from services.coordinator.regression_models import ComparisonReport
+    from services.coordinator.reports import comparison_junit, comparison_markdown
+
     config = ComparisonConfig(metrics=metric or None, alpha=alpha)
     try:
         if Path(baseline).is_file() and Path(candidate).is_file():

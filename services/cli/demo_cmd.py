@@ -11,10 +11,9 @@ from rich.rule import Rule
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.datasets_cmd import push_file
-from services.cli.demo_online import SAMPLER_ENV, online_demo
 from services.cli.progress_view import summary_table
 from services.cli.run_cmd import print_comparison, start_and_follow
-from services.stack import launcher
+from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +105,10 @@ def _retrieval(client: ApiClient) -> None:
 
 def demo_command(keep: bool = typer.Option(False, help="Leave the stack running afterwards")) -> None:
     """Bring the stack up, push datasets, run baseline + candidate experiments, compare, bring it down."""
+    # Deferred (the launcher, the sampler's code): see services/cli/stack_cmd.py.
+    from services.cli.demo_online import SAMPLER_ENV, online_demo
+    from services.stack import launcher
+
     existing = StackState.load(DEFAULT_STATE_DIR)
     started_here = existing is None or not existing.alive_processes()
     try:
@@ -122,7 +125,7 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
         _retrieval(client)
         out.print(Rule("Summary"))
         out.print(f"Production traffic: {online}")
-    except (launcher.StackError, ApiError, RuntimeError) as exc:
+    except (StackError, ApiError, RuntimeError) as exc:
         err.print(f"[red]demo failed:[/red] {exc}")
         raise typer.Exit(1) from exc
     finally:

@@ -10,11 +10,9 @@ import typer
 from rich.console import Console
 
 from services.cli.api_client import ApiClient, ApiError
-from services.cli.comparison_view import comparison_view
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.progress_view import TERMINAL, follow, summary_table
 from services.cli.target_options import TargetOptionError, build_target
-from services.coordinator.regression_models import ComparisonReport
 
 err = stderr_console()
 
@@ -45,6 +43,9 @@ def start_and_follow(
 def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
     if experiment.get("comparison_id"):
         body = client.get(f"/comparisons/{experiment['comparison_id']}")
+        from services.cli.comparison_view import comparison_view  # deferred: SciPy
+        from services.coordinator.regression_models import ComparisonReport
+
         stdout_console().print(comparison_view(ComparisonReport.model_validate(body["report"])))
 
 

@@ -1,4 +1,9 @@
-"""`yardstick stack up|down|status|restart`."""
+"""`yardstick stack up|down|status|restart`.
+
+The launcher (Alembic, SQLAlchemy, nats-py) is imported inside the commands, as the other heavy
+modules are across the CLI: every `yardstick` invocation imports every command module, and should
+not pay for the ones it does not run.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,8 @@ from rich.table import Table
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.key_values import parse_key_values
-from services.stack import launcher
+from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
-from services.stack.status import stack_status
 
 app = typer.Typer(help="Run the embedded stack (NATS, PostgreSQL, every service) on this machine.")
 console = stderr_console()
@@ -18,10 +22,12 @@ console = stderr_console()
 @app.command()
 def up() -> None:
     """Start NATS + JetStream, PostgreSQL, migrations, streams and every service; wait until healthy."""
+    from services.stack import launcher
+
     with console.status("starting the stack…"):
         try:
             state = launcher.up(DEFAULT_STATE_DIR)
-        except launcher.StackError as exc:
+        except StackError as exc:
             console.print(f"[red]stack up failed:[/red] {exc}")
             raise typer.Exit(1) from exc
     console.print(
@@ -34,6 +40,8 @@ def up() -> None:
 @app.command()
 def down() -> None:
     """Stop everything `stack up` started (by pid) and leave no process behind."""
+    from services.stack import launcher
+
     stopped = launcher.down(DEFAULT_STATE_DIR)
     console.print(f"stopped: {', '.join(stopped)}" if stopped else "no running stack")
 
@@ -44,11 +52,13 @@ def restart(
     env: list[str] | None = typer.Option(None, help="KEY=VALUE added to its environment (repeat)"),
 ) -> None:
     """Restart one service of the running stack, optionally with changed settings."""
+    from services.stack import launcher
+
     extra = parse_key_values(env, "--env")
     with console.status(f"restarting {name}…"):
         try:
             record = launcher.restart_service(name, extra, DEFAULT_STATE_DIR)
-        except launcher.StackError as exc:
+        except StackError as exc:
             console.print(f"[red]restart failed:[/red] {exc}")
             raise typer.Exit(1) from exc
     console.print(f"[green]{name} restarted[/green]: pid {record.pid}, port {record.port}")
@@ -66,6 +76,8 @@ def status() -> None:
 
 
 def _print_status(state: StackState) -> bool:
+    from services.stack.status import stack_status
+
     table = Table("component", "health", "pid", "detail", title="Yardstick stack")
     components = stack_status(state)
     for c in components:

@@ -17,6 +17,7 @@ import httpx
 import psutil
 import psycopg
 
+from services.stack.errors import StackError
 from services.stack.servers import (
     ServerStartError,
     port_is_free,
@@ -34,10 +35,6 @@ from shared.streams import declare_at
 
 DATABASE_NAME = "yardstick"
 HEALTH_TIMEOUT_S = 90.0
-
-
-class StackError(RuntimeError):
-    """The stack could not be brought up or down; the message says why and what to do."""
 
 
 def _record(

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, field_validator
 
 from services.agent.chat_models import ModelUnavailableError
+from services.agent.conversation_lock import AgentOverloadedError, ConversationBusyError
 from services.agent.conversations import (
     AgentTurnFailedError,
     AgentTurnTimeoutError,
@@ -133,6 +134,8 @@ async def get_conversation(
 _STATUS: list[tuple[type[Exception], int]] = [
     (ConversationNotFoundError, status.HTTP_404_NOT_FOUND),
     (ConversationFinalizedError, status.HTTP_409_CONFLICT),
+    (ConversationBusyError, status.HTTP_409_CONFLICT),
+    (AgentOverloadedError, status.HTTP_503_SERVICE_UNAVAILABLE),
     (ModelUnavailableError, status.HTTP_503_SERVICE_UNAVAILABLE),
     (ServiceNotReadyError, status.HTTP_503_SERVICE_UNAVAILABLE),
     (AgentTurnTimeoutError, status.HTTP_504_GATEWAY_TIMEOUT),

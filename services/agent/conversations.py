@@ -10,7 +10,6 @@ import asyncio
 import logging
 import time
 import uuid
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -20,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
 from services.agent.chat_models import ModelUnavailableError
+from services.agent.conversation_lock import ConversationLocks
 from services.agent.graph import AgentContext, DriveThruState, initial_state
 from services.agent.runtime import AgentRuntime
 from services.agent.tools import TOOLS
@@ -81,11 +81,13 @@ def _config(conversation_id: str, recursion_limit: int) -> RunnableConfig:
 
 
 class ConversationService:
-    def __init__(self, graph: Graph, runtime: AgentRuntime, publisher: TrafficPublisher) -> None:
+    def __init__(
+        self, graph: Graph, runtime: AgentRuntime, publisher: TrafficPublisher, locks: ConversationLocks
+    ) -> None:
         self._graph = graph
         self._runtime = runtime
         self._publisher = publisher
-        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._locks = locks
 
     def _cfg(self, conversation_id: str) -> RunnableConfig:
         return _config(conversation_id, self._runtime.settings.recursion_limit)
@@ -118,7 +120,7 @@ class ConversationService:
         )
 
     async def send(self, conversation_id: str, text: str) -> TurnResult:
-        async with self._locks[conversation_id]:
+        async with self._locks.hold(conversation_id):
             return await self._turn(conversation_id, text)
 
     async def _turn(self, conversation_id: str, text: str) -> TurnResult:

@@ -18,6 +18,7 @@ from faststream.nats import NatsBroker
 from services.agent.chat_api import install_error_handlers, router
 from services.agent.chat_models import ModelFactory
 from services.agent.checkpointer import postgres_checkpointer
+from services.agent.conversation_lock import conversation_locks
 from services.agent.conversations import ConversationService
 from services.agent.graph import compile_graph
 from services.agent.invoke_endpoint import register_invoke_handler
@@ -35,11 +36,17 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with postgres_checkpointer(settings.database_url) as saver:
+        # A turn waits for an earlier one of its conversation at most as long as that one can run.
+        lock_wait_s = settings.turn_timeout_s + 5
+        async with (
+            postgres_checkpointer(settings.database_url) as saver,
+            conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
+        ):
             await start_serving(broker)
             publisher = RetryingTrafficPublisher(JetStreamTrafficPublisher(broker, settings.topology))
             try:
-                app.state.conversations = ConversationService(compile_graph(saver), runtime, publisher)
+                graph = compile_graph(saver)
+                app.state.conversations = ConversationService(graph, runtime, publisher, locks)
                 yield
             finally:
                 app.state.conversations = None

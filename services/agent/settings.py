@@ -39,4 +39,7 @@ class AgentSettings(CommonSettings):
     invoke_max_workers: int = Field(default=8, ge=1, description="agent.invoke requests handled at once")
     invoke_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one agent.invoke run")
     turn_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one chat turn")
+    chat_concurrent_turns: int = Field(
+        default=32, ge=1, description="Chat turns served at once (each holds a Postgres connection)"
+    )
     recursion_limit: int = Field(default=25, ge=5, description="Graph steps allowed per turn")

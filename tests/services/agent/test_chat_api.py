@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, ClassVar
 
 import httpx
@@ -147,3 +148,26 @@ async def test_input_errors_and_missing_model_key(
         assert no_key.status_code == 503 and "MISTRAL_API_KEY" in no_key.json()["detail"]
         view = (await client.get(f"/conversations/{conversation_id}")).json()
         assert view["turn_count"] == 0 and view["order"] == []
+
+
+async def test_two_replicas_serialise_the_turns_of_one_conversation(
+    database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient
+) -> None:
+    """Two agent processes behind a load balancer, one conversation, two messages at once: each turn
+    sees the other's result (a slow model makes the turns overlap if nothing serialises them)."""
+    settings = offline_settings(
+        database_url=database_url,
+        nats_url=nats_url,
+        nats_namespace=topology.namespace,
+        chat_offline={"simulated_latency_ms": 200},
+    )
+    async with running(create_app(settings)) as one, running(create_app(settings)) as two:
+        conversation_id = (await one.post("/conversations")).json()["conversation_id"]
+        first, second = await asyncio.gather(
+            say(one, conversation_id, "two egg mcmuffins"),
+            say(two, conversation_id, "and a large coffee"),
+        )
+        assert sorted([first["turn_index"], second["turn_index"]]) == [0, 1]
+        view = (await two.get(f"/conversations/{conversation_id}")).json()
+    assert view["turn_count"] == 2
+    assert sorted(line["item_id"] for line in view["order"]) == ["coffee", "egg-mcmuffin"]

@@ -135,19 +135,6 @@ def _spawn_service(
     return _Spawned(record, proc, port, log)
 
 
-def _start_service(
-    state: StackState,
-    spec: ServiceSpec,
-    index: int,
-    secret: str,
-    logs: Path,
-    extra_env: dict[str, str] | None = None,
-) -> ProcessRecord:
-    spawned = _spawn_service(state, spec, index, secret, logs, extra_env)
-    spawned.wait_healthy()
-    return spawned.record
-
-
 def up(
     state_dir: Path = DEFAULT_STATE_DIR,
     namespace: str = DEFAULT_NAMESPACE,
@@ -223,7 +210,9 @@ def restart_service(
         _stop(record)
         state.processes.remove(record)
     state.save()
-    return _start_service(state, spec, index, _secret(state_dir), state_dir / "logs", extra_env)
+    spawned = _spawn_service(state, spec, index, _secret(state_dir), state_dir / "logs", extra_env)
+    spawned.wait_healthy()
+    return spawned.record
 
 
 def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:

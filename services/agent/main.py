@@ -6,14 +6,12 @@ Postgres checkpointer and the FastAPI chat API.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Response, status
-from faststream.nats import NatsBroker
 
 from services.agent.chat_api import install_error_handlers, router
 from services.agent.chat_models import ModelFactory
@@ -25,13 +23,13 @@ from services.agent.invoke_endpoint import register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
 from services.agent.traffic import JetStreamTrafficPublisher, RetryingTrafficPublisher
-from shared.broker_start import start_serving
+from shared.faststream_broker import new_broker, start_serving
 from shared.log_setup import configure_logging
 
 
 def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
     runtime = AgentRuntime.from_settings(settings, models)
-    broker = NatsBroker(settings.nats_url, logger=logging.getLogger("faststream"))
+    broker = new_broker(settings.nats_url, "services.agent.nats")
     register_invoke_handler(broker, runtime)
 
     @asynccontextmanager

@@ -7,13 +7,12 @@ from contextlib import asynccontextmanager
 
 import uvicorn
 from fastapi import FastAPI
-from faststream.nats import NatsBroker
 
 from services.search_proxy.http_api import install_routes
 from services.search_proxy.nats_handler import register_search_subscriber
 from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
-from shared.broker_start import start_serving
+from shared.faststream_broker import new_broker, start_serving
 from shared.log_setup import configure_logging
 
 
@@ -27,7 +26,7 @@ def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
             cfg = SearchProxySettings()  # type: ignore[call-arg]  # DATABASE_URL from env
             configure_logging("search-proxy", cfg.log_level, cfg.log_json)
         runtime = await start_runtime(cfg)
-        broker = NatsBroker(cfg.nats_url)
+        broker = new_broker(cfg.nats_url, "services.search_proxy.nats")
         register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
         await start_serving(broker)
         app.state.search_service = runtime.service

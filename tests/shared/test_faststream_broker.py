@@ -6,8 +6,8 @@ import pytest
 from faststream.nats import NatsBroker
 from nats.aio.client import Client as NatsClient
 
-from shared.broker_start import start_serving
 from shared.contracts.topology import Topology
+from shared.faststream_broker import start_serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

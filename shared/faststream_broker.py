@@ -1,0 +1,28 @@
+"""FastStream NATS brokers for the services that answer requests (agent, search-proxy).
+
+``new_broker`` routes FastStream's own logs through the service's logger, so they come out as the
+service's structured JSON lines; by default FastStream writes them with its own colourised handler
+and a "Received"/"Processed" pair per message at INFO. Those per-message lines are at DEBUG here.
+
+``start_serving`` starts a broker so that its request/reply endpoints are live on return:
+``broker.start()`` queues the SUB commands for the server and returns before the server has
+applied them; a request sent from another connection in that gap gets "no responders". A flush is
+a PING/PONG round trip, and the server answers the PONG only after the SUBs sent before it, so
+after it every core subscription of the broker is registered.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from faststream.nats import NatsBroker
+
+
+def new_broker(nats_url: str, logger_name: str) -> NatsBroker:
+    return NatsBroker(nats_url, logger=logging.getLogger(logger_name), log_level=logging.DEBUG)
+
+
+async def start_serving(broker: NatsBroker) -> None:
+    """``broker.start()``, then wait until the server has registered its subscriptions."""
+    await broker.start()
+    await broker.connection.flush()

@@ -58,15 +58,16 @@ class ConversationLocks:
     @asynccontextmanager
     async def hold(self, conversation_id: str) -> AsyncIterator[None]:
         local = self._local.setdefault(conversation_id, asyncio.Lock())
+        key = lock_key(conversation_id)
         async with local, self._connection() as conn:
             try:
-                await conn.execute("SELECT pg_advisory_lock(%s)", (lock_key(conversation_id),))
+                await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
             except LockNotAvailable as exc:
                 raise ConversationBusyError(conversation_id, self._wait_s) from exc
             try:
                 yield
             finally:
-                await conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(conversation_id),))
+                await conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[AsyncConnection]:

@@ -207,7 +207,7 @@ def restart_service(
         raise StackError(f"no service {name!r} in this stack; services: {', '.join(labels)}")
     spec, index = labels[name]
     for record in [p for p in state.processes if p.name == name]:
-        _stop(record)
+        _stop([record])
         state.processes.remove(record)
     state.save()
     spawned = _spawn_service(state, spec, index, _secret(state_dir), state_dir / "logs", extra_env)
@@ -243,11 +243,7 @@ def _cli_api_key(database_url: str, secret: str) -> str:
 SERVERS = ("nats", "postgres")
 
 
-def _stop(record: ProcessRecord, timeout: float = 15.0) -> None:
-    _stop_all([record], timeout)
-
-
-def _stop_all(records: list[ProcessRecord], timeout: float = 15.0) -> None:
+def _stop(records: list[ProcessRecord], timeout: float = 15.0) -> None:
     """Signal every live process at once, then wait for each (killed after ``timeout``)."""
     procs: list[psutil.Process] = []
     for record in records:
@@ -269,8 +265,8 @@ def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
     if state is None:
         return []
     live = [record for record in reversed(state.processes) if record.alive()]
-    _stop_all([r for r in live if r.name not in SERVERS])
+    _stop([r for r in live if r.name not in SERVERS])
     for server in (r for r in live if r.name in SERVERS):  # postgres before nats: reverse start order
-        _stop(server)
+        _stop([server])
     state.remove()
     return [record.name for record in live]

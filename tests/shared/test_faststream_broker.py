@@ -1,33 +1,64 @@
-"""A broker started with ``start_serving`` answers a request sent the moment it returns."""
+"""A broker started with ``start_serving`` answers a request sent the moment it returns.
+
+The request goes out on a plain blocking socket, without yielding to the event loop, so it reaches
+the server before anything the broker's connection still holds in its write buffer: without the
+flush in ``start_serving`` the SUB is still in that buffer and the server answers "no responders".
+"""
 
 from __future__ import annotations
 
+import asyncio
+import socket
+from urllib.parse import urlsplit
+
 import pytest
 from faststream.nats import NatsBroker
-from nats.aio.client import Client as NatsClient
 
 from shared.contracts.topology import Topology
 from shared.faststream_broker import start_serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
-STARTS = 25
+INBOX = "_INBOX.raw"
 
 
-async def test_request_right_after_start_finds_the_responder(
-    nats_url: str, nats_client: NatsClient, topology: Topology
+def raw_client(nats_url: str) -> socket.socket:
+    """A NATS protocol connection subscribed to INBOX, handshake complete (PONG received)."""
+    url = urlsplit(nats_url)
+    sock = socket.create_connection((url.hostname, url.port), timeout=10)
+    connect = b'CONNECT {"verbose":false,"headers":true,"no_responders":true,"protocol":1}\r\n'
+    sock.sendall(connect + f"SUB {INBOX} 1\r\nPING\r\n".encode())
+    received = b""
+    while b"PONG\r\n" not in received:
+        received += sock.recv(4096)
+    return sock
+
+
+def read_reply(sock: socket.socket, expected: bytes) -> bytes:
+    """Bytes received until the echoed payload or a status line arrives."""
+    received = b""
+    while expected not in received and b"NATS/1.0 503" not in received:
+        received += sock.recv(4096)
+    return received
+
+
+async def test_a_request_sent_the_moment_it_returns_finds_the_responder(
+    nats_url: str, topology: Topology
 ) -> None:
     subject = f"{topology.namespace}.echo"
-    for attempt in range(STARTS):
-        broker = NatsBroker(nats_url)
+    sock = raw_client(nats_url)
+    broker = NatsBroker(nats_url)
 
-        @broker.subscriber(subject)
-        async def echo(body: str) -> str:
-            return body.upper()
+    @broker.subscriber(subject)
+    async def echo(body: str) -> str:
+        return body.upper()
 
+    try:
         await start_serving(broker)
-        try:
-            reply = await nats_client.request(subject, f"ping {attempt}".encode(), timeout=5)
-            assert reply.data == f"PING {attempt}".encode()
-        finally:
-            await broker.stop()
+        sock.sendall(f"PUB {subject} {INBOX} 4\r\nping\r\n".encode())  # no await before this
+        reply = await asyncio.to_thread(read_reply, sock, b"PING")
+        assert b"NATS/1.0 503" not in reply, "no responders: the SUB had not reached the server"
+        assert b"PING" in reply
+    finally:
+        sock.close()
+        await broker.stop()

@@ -10,6 +10,7 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import nats
 import psycopg
@@ -18,9 +19,12 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres
+from shared.contracts.evaluation import Evaluation
 from shared.contracts.topology import Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import make_engine, make_session_factory, plain_url
+from shared.evaluators import REGISTRY, RegisteredEvaluator
+from shared.evaluators.item_results import ItemResult, as_item_results
 from shared.streams import declare
 
 TEMPLATE_DB = "yardstick_template"
@@ -109,3 +113,22 @@ async def nats_client(nats_url: str, topology: Topology) -> AsyncIterator[NatsCl
         with contextlib.suppress(Exception):
             await js.delete_stream(stream)
     await nc.close()
+
+
+@pytest.fixture
+def item_ids_evaluator(monkeypatch: pytest.MonkeyPatch) -> list[list[ItemResult]]:
+    """A non-built-in run evaluator ``item_ids`` (registered for this test); returns what it saw."""
+    seen: list[list[ItemResult]] = []
+
+    def item_ids(*, item_results: list[Any], **kwargs: Any) -> Evaluation:
+        results = as_item_results(item_results)
+        seen.append(results)
+        return Evaluation(
+            name="item_ids",
+            value=len(results),
+            metadata={"ids": [f"{r.item_id}/{r.trial}" for r in results], "args": kwargs},
+        )
+
+    entry = RegisteredEvaluator("item_ids", item_ids, "run", "1", "test evaluator", False)
+    monkeypatch.setitem(REGISTRY, "item_ids", entry)
+    return seen

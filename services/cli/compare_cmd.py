@@ -12,13 +12,13 @@ from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
 
 if TYPE_CHECKING:
-    from services.coordinator.run_data import RunData
+    from shared.analysis.run_data import RunData
 
 err = stderr_console()
 
 
 def _load_file(path: Path) -> RunData:
-    from services.coordinator.run_data import RunData
+    from shared.analysis.run_data import RunData
 
     try:
         data = json.loads(path.read_text())
@@ -54,9 +54,9 @@ def compare_command(
     """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
     from services.cli.comparison_view import comparison_view
-    from services.coordinator.regression import ComparisonConfig, compare_runs
-    from services.coordinator.regression_models import ComparisonReport
-    from services.coordinator.reports import comparison_junit, comparison_markdown
+    from shared.analysis.comparison import ComparisonConfig, compare_runs
+    from shared.analysis.comparison_models import ComparisonReport
+    from shared.reports.json_export import comparison_junit, comparison_markdown
 
     config = ComparisonConfig(metrics=metric or None, alpha=alpha)
     try:

@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from services.coordinator.regression_models import ComparisonReport, MetricResult
+from shared.analysis.comparison_models import ComparisonReport, MetricResult
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
 HEADLINE = (

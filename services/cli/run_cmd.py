@@ -44,7 +44,7 @@ def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Con
     if experiment.get("comparison_id"):
         body = client.get(f"/comparisons/{experiment['comparison_id']}")
         from services.cli.comparison_view import comparison_view  # deferred: SciPy
-        from services.coordinator.regression_models import ComparisonReport
+        from shared.analysis.comparison_models import ComparisonReport
 
         stdout_console().print(comparison_view(ComparisonReport.model_validate(body["report"])))
 

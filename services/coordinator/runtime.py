@@ -11,11 +11,11 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from services.coordinator.collector import Collector
-from services.coordinator.completion import Finalizer
-from services.coordinator.fanout import Dispatcher
-from services.coordinator.result_store import Progressed
+from services.coordinator.execution.collector import Collector
+from services.coordinator.execution.dispatcher import Dispatcher
+from services.coordinator.execution.finalizer import Finalizer
 from services.coordinator.settings import CoordinatorSettings
+from services.coordinator.store.results import Progressed
 from shared.db.session import make_engine, make_session_factory
 
 log = logging.getLogger(__name__)

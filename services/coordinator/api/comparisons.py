@@ -9,16 +9,16 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
-from services.coordinator import experiment_store
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.errors import ExperimentNotComplete, ExperimentNotFound, InvalidComparison
-from services.coordinator.regression import ComparisonConfig, compare_runs
-from services.coordinator.regression_models import ComparisonReport
-from services.coordinator.regression_rules import ComparisonError
-from services.coordinator.reports import comparison_junit, comparison_markdown
-from services.coordinator.run_loader import load_run
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
+from services.coordinator.store import experiments as experiment_store
+from services.coordinator.store.full_run import load_run
+from shared.analysis.comparison import ComparisonConfig, compare_runs
+from shared.analysis.comparison_models import ComparisonReport
+from shared.analysis.comparison_rules import ComparisonError
 from shared.db.models import Comparison
+from shared.reports.json_export import comparison_junit, comparison_markdown
 
 router = APIRouter(prefix="/comparisons", tags=["comparisons"], dependencies=[Depends(require_api_key)])
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
-from services.coordinator import dataset_store
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.schemas import (
     DatasetCreate,
@@ -13,6 +12,7 @@ from services.coordinator.schemas import (
     ItemsUpsert,
     UpsertResult,
 )
+from services.coordinator.store import datasets as dataset_store
 
 router = APIRouter(prefix="/datasets", tags=["datasets"], dependencies=[Depends(require_api_key)])
 

@@ -9,9 +9,9 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.api_keys import verify_key
 from services.coordinator.errors import Unauthorized
 from services.coordinator.runtime import Runtime
+from services.coordinator.store.api_keys import verify_key
 
 _bearer = HTTPBearer(auto_error=False, description="API key from `yardstick keys create`")
 

@@ -10,12 +10,12 @@ from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from nats.aio.msg import Msg
 
-from services.coordinator import experiment_store
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
-from services.coordinator.cancellation import cancel_experiment
-from services.coordinator.event_publisher import publish_event
-from services.coordinator.experiment_reports import render_experiment_report
+from services.coordinator.execution.cancellation import cancel_experiment
+from services.coordinator.execution.events import publish_event
+from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import ExperimentAccepted, ExperimentCreate, ExperimentOut, ItemsPage
+from services.coordinator.store import experiments as experiment_store
 from shared.contracts.experiment_events import ExperimentEvent
 
 router = APIRouter(prefix="/experiments", tags=["experiments"], dependencies=[Depends(require_api_key)])

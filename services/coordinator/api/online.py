@@ -10,10 +10,10 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
-from services.coordinator import dataset_store
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
+from services.coordinator.store import datasets as dataset_store
 from shared.datasets.files import DatasetItemIn
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration

@@ -12,9 +12,9 @@ import pytest
 import uvicorn
 from nats.aio.client import Client as NatsClient
 
-from services.coordinator.api_keys import create_key_sync
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
+from services.coordinator.store.api_keys import create_key_sync
 from shared.contracts.topology import Topology
 
 SECRET = "test-secret-not-for-production"

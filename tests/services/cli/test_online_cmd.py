@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 
 from services.cli.app import app as cli
 from services.cli.online_cmd import updated_config
-from services.coordinator import dataset_store
+from services.coordinator.store import datasets as dataset_store
 from services.sampler.turn_handler import TurnHandler
 from shared.db.models import DriftAlertRow
 from shared.online.sampling_config import DEFAULT_EVALUATORS

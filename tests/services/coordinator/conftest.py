@@ -8,9 +8,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Evaluation, Topology
-from shared.evaluators import REGISTRY, RegisteredEvaluator
-from shared.evaluators.item_results import ItemResult, as_item_results
+from shared.contracts import Topology
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, start_coordinator
 
 
@@ -63,22 +61,3 @@ def experiment_body(**overrides: Any) -> dict[str, Any]:
         "run_evaluators": ["avg_order_correctness"],
     }
     return body | overrides
-
-
-@pytest.fixture
-def item_ids_evaluator(monkeypatch: pytest.MonkeyPatch) -> list[list[ItemResult]]:
-    """A non-built-in run evaluator ``item_ids`` (registered for this test); returns what it saw."""
-    seen: list[list[ItemResult]] = []
-
-    def item_ids(*, item_results: list[Any], **kwargs: Any) -> Evaluation:
-        results = as_item_results(item_results)
-        seen.append(results)
-        return Evaluation(
-            name="item_ids",
-            value=len(results),
-            metadata={"ids": [f"{r.item_id}/{r.trial}" for r in results], "args": kwargs},
-        )
-
-    entry = RegisteredEvaluator("item_ids", item_ids, "run", "1", "test evaluator", False)
-    monkeypatch.setitem(REGISTRY, "item_ids", entry)
-    return seen

@@ -14,10 +14,10 @@ from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
-from services.coordinator.api_keys import create_key_sync
 from services.coordinator.app import create_app
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
+from services.coordinator.store.api_keys import create_key_sync
 from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
 
 SECRET = "test-secret-not-for-production"

@@ -1,0 +1,142 @@
+"""Finalizer: when every item of an experiment is terminal, run the run-level evaluators, aggregate,
+compare against the baseline, and mark it completed. Idempotent and resumable after a restart.
+Its memory does not grow with the item count (``run_analysis``: compact columns, one metric at a
+time)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from nats.aio.client import Client as NatsClient
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.coordinator.execution.analysis import analyse_experiment, compare_experiments
+from services.coordinator.execution.events import publish_event
+from services.coordinator.store.run_columns import refresh_statistics
+from shared.analysis.comparison_rules import ComparisonConfig
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.experiment_events import EventKind
+from shared.contracts.topology import Topology
+from shared.db.base import utcnow
+from shared.db.models import Comparison, Experiment
+
+log = logging.getLogger(__name__)
+
+
+class Finalizer:
+    def __init__(
+        self,
+        nc: NatsClient,
+        topology: Topology,
+        sessions: async_sessionmaker[AsyncSession],
+        queue: asyncio.Queue[str],
+    ) -> None:
+        self.nc = nc
+        self.topology = topology
+        self.sessions = sessions
+        self.queue = queue
+        self._stopping = False
+
+    def submit(self, experiment_id: str) -> None:
+        self.queue.put_nowait(experiment_id)
+
+    def stop(self) -> None:
+        self._stopping = True
+
+    async def resume_interrupted(self) -> None:
+        async with self.sessions() as session:
+            ids = (
+                (
+                    await session.execute(
+                        select(Experiment.id).where(
+                            (Experiment.status == "finalizing")
+                            | ((Experiment.status == "running") & (Experiment.done >= Experiment.total))
+                        )
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        for experiment_id in ids:
+            self.submit(experiment_id)
+
+    async def run(self) -> None:
+        while not self._stopping:
+            experiment_id = await self.queue.get()
+            try:
+                await self.finalize(experiment_id)
+            except Exception as exc:
+                log.exception("finalizing %s failed", experiment_id)
+                async with self.sessions() as session:
+                    await session.execute(
+                        update(Experiment)
+                        .where(Experiment.id == experiment_id)
+                        .values(status="failed", error=f"finalization failed: {type(exc).__name__}: {exc}")
+                    )
+                    await session.commit()
+                await self._event(experiment_id, "failed")
+
+    async def _claim(self, session: AsyncSession, experiment_id: str) -> Experiment | None:
+        claimed = (
+            await session.execute(
+                update(Experiment)
+                .where(
+                    Experiment.id == experiment_id,
+                    Experiment.status.in_(["running", "finalizing"]),
+                    Experiment.done >= Experiment.total,
+                )
+                .values(status="finalizing")
+                .returning(Experiment.id)
+            )
+        ).scalar_one_or_none()
+        await session.commit()
+        return await session.get(Experiment, experiment_id) if claimed else None
+
+    async def finalize(self, experiment_id: str) -> None:
+        async with self.sessions() as session:
+            experiment = await self._claim(session, experiment_id)
+            if experiment is None:
+                return
+            await refresh_statistics(session)
+            specs = [EvaluatorSpec.model_validate(s) for s in experiment.config.get("run_evaluators", [])]
+            threshold = float(experiment.config.get("pass_threshold", 0.5))
+            aggregates = await analyse_experiment(session, experiment, specs, pass_threshold=threshold)
+            if experiment.baseline_id:
+                baseline = await session.get(Experiment, experiment.baseline_id)
+                if baseline is not None:
+                    config = ComparisonConfig()
+                    report = await compare_experiments(
+                        session, baseline, experiment, config, candidate_run_scores=aggregates.run_scores
+                    )
+                    session.add(
+                        Comparison(
+                            baseline_id=baseline.id,
+                            candidate_id=experiment.id,
+                            config=config.model_dump(mode="json"),
+                            report=report.model_dump(mode="json"),
+                            regression=report.regression,
+                        )
+                    )
+            experiment.aggregates = aggregates.model_dump(mode="json")
+            experiment.status = "completed"
+            experiment.completed_at = utcnow()
+            await session.commit()
+        log.info("experiment completed", extra={"experiment_id": experiment_id})
+        await self._event(experiment_id, "completed")
+
+    async def _event(self, experiment_id: str, kind: EventKind) -> None:
+        async with self.sessions() as session:
+            row = await session.get(Experiment, experiment_id)
+        if row is not None:
+            await publish_event(
+                self.nc,
+                self.topology,
+                experiment_id,
+                kind,
+                status=row.status,
+                total=row.total,
+                done=row.done,
+                errors=row.errors,
+            )

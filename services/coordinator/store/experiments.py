@@ -1,0 +1,300 @@
+"""Experiments in Postgres: creation (with the dataset snapshot), lookup, listing, item pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import CursorResult, func, insert, join, literal, select, true
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.errors import BaselineNotFound, ExperimentNotFound, UnknownEvaluatorError
+from services.coordinator.schemas import (
+    ExperimentCreate,
+    ExperimentItemOut,
+    ExperimentOut,
+    ItemsPage,
+    Progress,
+)
+from services.coordinator.store.datasets import resolve_version
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.db.base import utcnow
+from shared.db.models import (
+    Comparison,
+    Dataset,
+    DatasetItem,
+    DatasetVersion,
+    Experiment,
+    ExperimentItem,
+    Score,
+)
+from shared.evaluators import UnknownEvaluator, validate_specs
+
+DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
+    # The reference-free ones are those the sampler scores live traffic with, so the last offline
+    # experiment is a drift reference for each of them.
+    "drive_thru": (
+        [
+            "order_correctness",
+            "tool_call_accuracy",
+            "no_hallucinated_items",
+            "tool_call_protocol",
+            "finalize_after_confirmation",
+        ],
+        ["avg_order_correctness", "score_breakdown"],
+    ),
+    "retrieval": (["retrieval"], ["score_breakdown"]),
+    "trajectory": (
+        [
+            "trajectory_match",
+            "mandatory_tools_check",
+            "forbidden_tools_check",
+            "trajectory_pass",
+            "trajectory_similarity",
+        ],
+        ["score_breakdown"],
+    ),
+}
+
+
+def _defaults(kind: str, target_kind: str) -> tuple[list[EvaluatorSpec], list[EvaluatorSpec]]:
+    key = (
+        kind
+        if kind in DEFAULT_EVALUATORS
+        else {"agent": "drive_thru", "search": "retrieval"}.get(target_kind, "")
+    )
+    items, runs = DEFAULT_EVALUATORS.get(key, ([], []))
+    return [EvaluatorSpec(name=n) for n in items], [EvaluatorSpec(name=n) for n in runs]
+
+
+async def _resolve_baseline(session: AsyncSession, body: ExperimentCreate) -> str | None:
+    if body.baseline_id:
+        if await session.get(Experiment, body.baseline_id) is None:
+            raise BaselineNotFound(f"baseline experiment {body.baseline_id!r} not found")
+        return body.baseline_id
+    if body.baseline_name:
+        stmt = (
+            select(Experiment.id)
+            .where(Experiment.name == body.baseline_name, Experiment.status == "completed")
+            .order_by(Experiment.completed_at.desc())
+            .limit(1)
+        )
+        found = (await session.execute(stmt)).scalar_one_or_none()
+        if found is None:
+            raise BaselineNotFound(f"no completed experiment named {body.baseline_name!r} to use as baseline")
+        return found
+    return None
+
+
+def _filter_clause(item_filter: dict[str, Any]) -> list[Any]:
+    clauses = []
+    for key, wanted in item_filter.items():
+        values = wanted if isinstance(wanted, list) else [wanted]
+        clauses.append(DatasetItem.item_metadata[key].astext.in_([str(v) for v in values]))
+    return clauses
+
+
+async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Experiment:
+    """Validate references, store the experiment and snapshot its (item, trial) rows in one statement."""
+    dataset, version = await resolve_version(session, body.dataset, body.dataset_version)
+    default_items, default_runs = _defaults(dataset.kind, body.target.kind)
+    evaluators = body.evaluators if body.evaluators is not None else default_items
+    run_evaluators = body.run_evaluators if body.run_evaluators is not None else default_runs
+    if not evaluators:
+        raise UnknownEvaluatorError(
+            "no evaluators given and the dataset kind has no defaults; pass 'evaluators'"
+        )
+    try:
+        validate_specs(evaluators, "item")
+        validate_specs(run_evaluators, "run")
+    except UnknownEvaluator as exc:
+        raise UnknownEvaluatorError(str(exc)) from exc
+    baseline_id = await _resolve_baseline(session, body)
+    config = body.model_dump(mode="json") | {
+        "evaluators": [e.model_dump() for e in evaluators],
+        "run_evaluators": [e.model_dump() for e in run_evaluators],
+    }
+    experiment = Experiment(
+        name=body.name,
+        dataset_id=dataset.id,
+        version_id=version.id,
+        status="running",
+        config=config,
+        baseline_id=baseline_id,
+        started_at=utcnow(),
+    )
+    session.add(experiment)
+    await session.flush()
+    # every item once per trial: an explicit cross join with generate_series(0, repetitions - 1)
+    trials = func.generate_series(0, body.repetitions - 1).table_valued("trial_no").render_derived("trials")
+    source = (
+        select(
+            literal(experiment.id),
+            DatasetItem.item_id,
+            trials.c.trial_no,
+            DatasetItem.position,
+            literal("pending"),
+            DatasetItem.input,
+            DatasetItem.expected_output,
+            DatasetItem.item_metadata,
+            literal(0),
+        )
+        .select_from(join(DatasetItem, trials, true()))
+        .where(DatasetItem.version_id == version.id, *_filter_clause(body.item_filter))
+    )
+    insert_stmt = insert(ExperimentItem).from_select(
+        [
+            "experiment_id",
+            "item_id",
+            "trial",
+            "position",
+            "status",
+            "input",
+            "expected_output",
+            "metadata",
+            "attempts",
+        ],
+        source,
+    )
+    result: CursorResult[Any] = await session.execute(insert_stmt)  # type: ignore[assignment]
+    experiment.total = int(result.rowcount or 0)
+    if experiment.total == 0:
+        experiment.status = "failed"
+        experiment.error = (
+            f"no items matched: dataset {body.dataset!r} v{version.version}, filter {body.item_filter}"
+        )
+    return experiment
+
+
+async def get_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
+    row = await session.get(Experiment, experiment_id)
+    if row is None:
+        raise ExperimentNotFound(f"experiment {experiment_id!r} not found")
+    return row
+
+
+async def in_flight(session: AsyncSession, experiment_id: str) -> int:
+    stmt = select(func.count()).where(
+        ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "dispatched"
+    )
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOut:
+    dataset = await session.get(Dataset, row.dataset_id)
+    version = await session.get(DatasetVersion, row.version_id)
+    flying = await in_flight(session, row.id) if row.status in ("running", "cancelled") else 0
+    comparison = (
+        await session.execute(
+            select(Comparison)
+            .where(Comparison.candidate_id == row.id)
+            .order_by(Comparison.created_at.desc())
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    return ExperimentOut(
+        id=row.id,
+        name=row.name,
+        status=row.status,  # type: ignore[arg-type]
+        dataset=dataset.name if dataset else "?",
+        dataset_version=version.version if version else 0,
+        target=row.config.get("target", {}),
+        concurrency=int(row.config.get("concurrency", 0)),
+        progress=Progress(
+            total=row.total,
+            done=row.done,
+            errors=row.errors,
+            in_flight=flying,
+            pending=row.total - row.done - flying,
+        ),
+        aggregates=row.aggregates,
+        baseline_id=row.baseline_id,
+        error=row.error,
+        comparison_id=comparison.id if comparison else None,
+        regression=comparison.regression if comparison else None,
+        metadata=row.config.get("metadata", {}),
+        created_at=row.created_at,
+        started_at=row.started_at,
+        completed_at=row.completed_at,
+    )
+
+
+async def list_experiments(session: AsyncSession, name: str | None, limit: int) -> list[Experiment]:
+    stmt = select(Experiment).order_by(Experiment.created_at.desc()).limit(limit)
+    if name:
+        stmt = stmt.where(Experiment.name == name)
+    return list((await session.execute(stmt)).scalars().all())
+
+
+async def items_page(
+    session: AsyncSession,
+    experiment_id: str,
+    *,
+    offset: int,
+    limit: int,
+    category: str | None,
+    failing: str | None,
+    pass_threshold: float,
+) -> ItemsPage:
+    stmt = select(ExperimentItem).where(ExperimentItem.experiment_id == experiment_id)
+    if category:
+        stmt = stmt.where(ExperimentItem.item_metadata["category"].astext == category)
+    if failing:
+        failing_keys = select(Score.item_id, Score.trial).where(
+            Score.experiment_id == experiment_id,
+            Score.name == failing,
+            (Score.value < pass_threshold) | Score.value.is_(None),
+        )
+        stmt = stmt.where(ExperimentItem.status.in_(["ok", "error"])).where(
+            (ExperimentItem.status == "error")
+            | ExperimentItem.item_id.in_(failing_keys.with_only_columns(Score.item_id))
+        )
+    total = int((await session.execute(select(func.count()).select_from(stmt.subquery()))).scalar_one())
+    rows = (
+        (
+            await session.execute(
+                stmt.order_by(ExperimentItem.position, ExperimentItem.trial).offset(offset).limit(limit)
+            )
+        )
+        .scalars()
+        .all()
+    )
+    scores: dict[tuple[str, int], list[Evaluation]] = {}
+    if rows:
+        score_rows = (
+            (
+                await session.execute(
+                    select(Score).where(
+                        Score.experiment_id == experiment_id, Score.item_id.in_({r.item_id for r in rows})
+                    )
+                )
+            )
+            .scalars()
+            .all()
+        )
+        for s in score_rows:
+            scores.setdefault((s.item_id, s.trial), []).append(
+                Evaluation(
+                    name=s.name, value=s.value, comment=s.comment, metadata=s.score_metadata, error=s.error
+                )
+            )
+    return ItemsPage(
+        items=[
+            ExperimentItemOut(
+                item_id=r.item_id,
+                trial=r.trial,
+                status=r.status,
+                input=r.input,
+                expected_output=r.expected_output,
+                metadata=r.item_metadata,
+                output=r.output,
+                error=r.error,
+                latency_ms=r.latency_ms,
+                attempts=r.attempts,
+                scores=scores.get((r.item_id, r.trial), []),
+            )
+            for r in rows
+        ],
+        total=total,
+        offset=offset,
+        limit=limit,
+    )

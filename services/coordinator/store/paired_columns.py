@@ -1,0 +1,162 @@
+"""Pair two finished experiments in Postgres by (item_id, trial) into ``PairedColumns``.
+
+The join runs in the database; rows stream in the baseline's item order. Only unmatched items'
+ids reach Python (they are listed in the report); per-pair metric values are fetched one
+metric at a time (``load_paired_metric``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from sqlalchemy import and_, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
+
+from services.coordinator.store.run_columns import (
+    ColumnLoadError,
+    count_items,
+    item_order,
+    metadata_columns,
+    metric_names,
+    score_join,
+    stored_run_scores,
+    stream_rows,
+)
+from shared.analysis.columns import GroupCoder
+from shared.analysis.paired_columns import PairedColumns, RunSide
+from shared.analysis.run_data import ItemKey
+from shared.db.models import Experiment, ExperimentItem
+from shared.stats import FloatArray
+
+
+async def run_side(session: AsyncSession, experiment: Experiment) -> RunSide:
+    stmt = select(
+        func.count().filter(ExperimentItem.status != "ok"),
+        func.coalesce(func.bool_or(ExperimentItem.latency_ms.is_not(None)), False),
+    ).where(ExperimentItem.experiment_id == experiment.id)
+    errors, has_latency = (await session.execute(stmt)).one()
+    return RunSide(
+        experiment_id=experiment.id,
+        name=experiment.name,
+        error_count=int(errors),
+        metric_names=set(await metric_names(session, experiment.id)),
+        has_latency=bool(has_latency),
+        run_scores=stored_run_scores(experiment),
+    )
+
+
+def _aliases() -> tuple[Any, Any]:
+    return aliased(ExperimentItem), aliased(ExperimentItem)
+
+
+def _same_item(b: Any, c: Any, candidate_id: str) -> Any:
+    return and_(c.experiment_id == candidate_id, c.item_id == b.item_id, c.trial == b.trial)
+
+
+async def load_paired_columns(
+    session: AsyncSession, baseline: Experiment, candidate: Experiment, keys: Iterable[str]
+) -> PairedColumns:
+    """Pairs in the baseline's item order; per key, the baseline's metadata value if it has the
+    key, else the candidate's."""
+    keys = list(dict.fromkeys(keys))
+    b, c = _aliases()
+    size = await count_items(session, baseline.id)
+    ok = np.zeros((2, size), dtype=np.bool_)
+    latency = np.full((2, size), np.nan, dtype=np.float64)
+    coders = [GroupCoder(size) for _ in keys]
+    unmatched_baseline: list[ItemKey] = []
+    stmt = (
+        select(
+            c.id.is_(None),
+            b.item_id,
+            b.trial,
+            b.status,
+            c.status,
+            b.latency_ms,
+            c.latency_ms,
+            *metadata_columns(b, keys),
+            *metadata_columns(c, keys),
+        )
+        .select_from(b)
+        .outerjoin(c, _same_item(b, c, candidate.id))
+        .where(b.experiment_id == baseline.id)
+        .order_by(*item_order(b))
+    )
+    row = 0
+    async for part in stream_rows(session, stmt):
+        for unmatched, item_id, trial, b_status, c_status, b_lat, c_lat, *meta in part:
+            if unmatched:
+                unmatched_baseline.append(ItemKey(item_id=item_id, trial=trial))
+                continue
+            if row >= size:
+                raise ColumnLoadError(f"experiment {baseline.id} gained items while being read; retry")
+            ok[:, row] = (b_status == "ok", c_status == "ok")
+            latency[:, row] = (b_lat, c_lat)  # None becomes NaN
+            b_meta, c_meta = meta[: 2 * len(keys)], meta[2 * len(keys) :]
+            for index, coder in enumerate(coders):
+                b_has, b_value = b_meta[2 * index : 2 * index + 2]
+                c_has, c_value = c_meta[2 * index : 2 * index + 2]
+                if b_has:
+                    coder.set(row, True, b_value)
+                else:
+                    coder.set(row, bool(c_has), c_value)
+            row += 1
+    groups = {key: coder.column() for key, coder in zip(keys, coders, strict=True)}
+    for column in groups.values():
+        column.codes = column.codes[:row].copy()
+    return PairedColumns(
+        baseline=await run_side(session, baseline),
+        candidate=await run_side(session, candidate),
+        baseline_ok=ok[0, :row].copy(),
+        candidate_ok=ok[1, :row].copy(),
+        baseline_latency=latency[0, :row].copy(),
+        candidate_latency=latency[1, :row].copy(),
+        groups=groups,
+        unmatched_baseline=unmatched_baseline,
+        unmatched_candidate=await _unmatched_candidate(session, baseline.id, candidate.id),
+    )
+
+
+async def _unmatched_candidate(session: AsyncSession, baseline_id: str, candidate_id: str) -> list[ItemKey]:
+    c, b = _aliases()
+    stmt = (
+        select(c.item_id, c.trial)
+        .where(c.experiment_id == candidate_id)
+        .where(~select(b.id).where(_same_item(c, b, baseline_id)).exists())
+        .order_by(*item_order(c))
+    )
+    out: list[ItemKey] = []
+    async for part in stream_rows(session, stmt):
+        out += [ItemKey(item_id=item_id, trial=trial) for item_id, trial in part]
+    return out
+
+
+async def load_paired_metric(
+    session: AsyncSession, baseline_id: str, candidate_id: str, metric: str, n_pairs: int
+) -> tuple[FloatArray, FloatArray]:
+    """(baseline, candidate) values of ``metric`` per pair, in pair order (NaN = no value)."""
+    b, c = _aliases()
+    b_score, b_on = score_join(b, metric)
+    c_score, c_on = score_join(c, metric)
+    stmt = (
+        select(b_score.value, c_score.value)
+        .select_from(b)
+        .join(c, _same_item(b, c, candidate_id))
+        .outerjoin(b_score, b_on)
+        .outerjoin(c_score, c_on)
+        .where(b.experiment_id == baseline_id)
+        .order_by(*item_order(b))
+    )
+    out = np.full((2, n_pairs), np.nan, dtype=np.float64)
+    row = 0
+    async for part in stream_rows(session, stmt):
+        if row + len(part) > n_pairs:
+            raise ColumnLoadError(f"experiments {baseline_id}/{candidate_id} changed while being read; retry")
+        out[:, row : row + len(part)] = np.array([tuple(pair) for pair in part], dtype=np.float64).T
+        row += len(part)
+    if row != n_pairs:
+        raise ColumnLoadError(f"experiments {baseline_id}/{candidate_id} changed while being read; retry")
+    return out[0].copy(), out[1].copy()

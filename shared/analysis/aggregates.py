@@ -1,0 +1,264 @@
+"""Aggregates of one experiment: per-metric summaries, breakdowns, pass rate, latency, tokens.
+
+Conventions (the same as ``regression``):
+- Scores of items with status ``error`` are ignored; errors are counted separately.
+- A metric's ``count`` is the ok items with a value; ``none_count`` the ok items where the
+  evaluator returned None or did not report the metric.
+- An item PASSES when its status is ``ok`` and every non-None score clears the pass
+  threshold: ``score >= pass_threshold`` for higher-is-better metrics and
+  ``score <= 1 - pass_threshold`` for lower-is-better rates (e.g. ``hallucination_rate``).
+  Millisecond metrics (``*_ms``) are not pass criteria. An ok item without scores passes.
+  ``pass_rate`` = passed / all items (errors count as failures).
+- A NaN score or latency counts as missing (None).
+
+Computed from per-item columns (``run_columns``) one metric at a time, so aggregating a run of
+any size holds only a few arrays of item-count length: ``AggregateBuilder`` (the finalizer feeds
+it from Postgres), ``compute_aggregates`` for an in-memory ``RunData``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from shared.analysis.columns import (
+    BoolArray,
+    IndexArray,
+    MetricValues,
+    RunColumns,
+    columns_from_items,
+    item_metric_values,
+)
+from shared.analysis.comparison_rules import is_lower_better
+from shared.analysis.run_data import RunData, ScoredItem
+from shared.contracts.evaluation import Evaluation
+from shared.stats import FloatArray, percentiles, summarize
+
+DEFAULT_BREAKDOWN_KEYS = ("category", "difficulty", "query_type")
+
+
+class MetricAggregate(BaseModel):
+    """One evaluator over the ok items."""
+
+    mean: float | None
+    median: float | None
+    p95: float | None
+    sd: float | None = Field(description="Sample SD (ddof=1)")
+    ci_low: float | None = Field(description="95% t-interval of the mean (lower)")
+    ci_high: float | None = Field(description="95% t-interval of the mean (upper)")
+    count: int = Field(description="Ok items with a value")
+    none_count: int = Field(description="Ok items where the score was None or missing")
+
+
+class GroupMetric(BaseModel):
+    mean: float | None
+    count: int
+    none_count: int
+
+
+class BreakdownGroup(BaseModel):
+    """Items sharing one metadata value."""
+
+    count: int = Field(description="Items (ok + error)")
+    passed: int
+    pass_rate: float
+    error_count: int
+    metrics: dict[str, GroupMetric]
+
+
+class LatencyStats(BaseModel):
+    count: int = Field(description="Ok items with a latency")
+    mean: float | None = None
+    p50: float | None = None
+    p95: float | None = None
+    p99: float | None = None
+
+
+class TokenTotals(BaseModel):
+    items_reporting: int = Field(description="Items whose target reported usage")
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+
+
+class ExperimentAggregates(BaseModel):
+    """What the coordinator stores in ``experiments.aggregates`` (``model_dump(mode="json")``)."""
+
+    experiment_id: str
+    name: str
+    item_count: int
+    ok_count: int
+    error_count: int
+    error_rate: float | None = Field(description="error_count / item_count; None for an empty run")
+    pass_threshold: float
+    passed: int
+    pass_rate: float | None = Field(description="passed / item_count; None for an empty run")
+    metrics: dict[str, MetricAggregate]
+    breakdowns: dict[str, dict[str, BreakdownGroup]] = Field(
+        description="metadata key → value → group aggregates"
+    )
+    latency: LatencyStats
+    tokens: TokenTotals | None = Field(description="None when no item reported usage")
+    run_scores: list[Evaluation]
+
+
+def item_passed(item: ScoredItem, pass_threshold: float = 0.5) -> bool:
+    """The pass rule of the module docstring."""
+    if item.status != "ok":
+        return False
+    for name, value in item.scores.items():
+        if value is None or name.endswith("_ms"):
+            continue
+        ok = value <= 1.0 - pass_threshold if is_lower_better(name) else value >= pass_threshold
+        if not ok:
+            return False
+    return True
+
+
+def metric_clears(name: str, values: FloatArray, pass_threshold: float) -> BoolArray:
+    """Per item: does this metric let the item pass? (missing values and ``*_ms`` metrics do)."""
+    if name.endswith("_ms"):
+        return np.ones(values.size, dtype=np.bool_)
+    with np.errstate(invalid="ignore"):
+        good = values <= 1.0 - pass_threshold if is_lower_better(name) else values >= pass_threshold
+    clears: BoolArray = np.isnan(values) | good
+    return clears
+
+
+def _metric_aggregate(values: FloatArray) -> MetricAggregate:
+    s = summarize(values)
+    return MetricAggregate(
+        mean=s.mean,
+        median=s.median,
+        p95=s.p95,
+        sd=s.sd,
+        ci_low=s.ci_low,
+        ci_high=s.ci_high,
+        count=s.n,
+        none_count=s.n_dropped,
+    )
+
+
+def _latency(columns: RunColumns) -> LatencyStats:
+    values = columns.latency[columns.ok & ~np.isnan(columns.latency)]
+    if values.size == 0:
+        return LatencyStats(count=0)
+    pct = percentiles(values)
+    mean = sum(values.tolist()) / values.size  # Python's sum, as over the items before
+    return LatencyStats(count=pct.n, mean=mean, p50=pct.p50, p95=pct.p95, p99=pct.p99)
+
+
+def _tokens(columns: RunColumns) -> TokenTotals | None:
+    usage = columns.usage
+    if not usage.items_reporting:
+        return None
+    return TokenTotals(
+        items_reporting=usage.items_reporting,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+    )
+
+
+class AggregateBuilder:
+    """Aggregates of one run fed one metric at a time (only that metric's values in memory).
+
+    ``add_metric`` for every name in ``columns.metric_names`` (any order), then ``finish``.
+    """
+
+    def __init__(
+        self,
+        columns: RunColumns,
+        pass_threshold: float = 0.5,
+        breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+    ) -> None:
+        self.columns = columns
+        self.pass_threshold = pass_threshold
+        self.passed: BoolArray = columns.ok.copy()
+        self._metrics: dict[str, MetricAggregate] = {}
+        self._groups: dict[str, list[tuple[str, IndexArray]]] = {}
+        for key in breakdown_keys:
+            if key not in columns.groups:
+                raise ValueError(f"the run's columns have no metadata column {key!r}; load it first")
+            parts = columns.groups[key].partition()
+            if parts:
+                self._groups[key] = parts
+        self._group_metrics: dict[tuple[str, str], dict[str, GroupMetric]] = {
+            (key, label): {} for key, parts in self._groups.items() for label, _ in parts
+        }
+
+    def add_metric(self, name: str, values: FloatArray) -> None:
+        """``values``: the metric for every item of the run, in item order (NaN = missing)."""
+        ok = self.columns.ok
+        self._metrics[name] = _metric_aggregate(values[ok])
+        for key, parts in self._groups.items():
+            for label, members in parts:
+                s = summarize(values[members][ok[members]])
+                self._group_metrics[(key, label)][name] = GroupMetric(
+                    mean=s.mean, count=s.n, none_count=s.n_dropped
+                )
+        self.passed &= metric_clears(name, values, self.pass_threshold)
+
+    def _group(self, key: str, label: str, members: IndexArray) -> BreakdownGroup:
+        count = int(members.size)
+        passed = int(np.count_nonzero(self.passed[members]))
+        metrics = self._group_metrics[(key, label)]
+        return BreakdownGroup(
+            count=count,
+            passed=passed,
+            pass_rate=passed / count,
+            error_count=count - int(np.count_nonzero(self.columns.ok[members])),
+            metrics={m: metrics[m] for m in sorted(metrics)},
+        )
+
+    def finish(self) -> ExperimentAggregates:
+        c = self.columns
+        missing = set(c.metric_names) - set(self._metrics)
+        if missing:
+            raise ValueError(f"metrics {sorted(missing)} were never added; add_metric each of them first")
+        n, errors = c.size, c.error_count
+        passed = int(np.count_nonzero(self.passed))
+        return ExperimentAggregates(
+            experiment_id=c.experiment_id,
+            name=c.name,
+            item_count=n,
+            ok_count=n - errors,
+            error_count=errors,
+            error_rate=errors / n if n else None,
+            pass_threshold=self.pass_threshold,
+            passed=passed,
+            pass_rate=passed / n if n else None,
+            metrics={m: self._metrics[m] for m in sorted(self._metrics)},
+            breakdowns={
+                key: {label: self._group(key, label, members) for label, members in parts}
+                for key, parts in self._groups.items()
+            },
+            latency=_latency(c),
+            tokens=_tokens(c),
+            run_scores=list(c.run_scores),
+        )
+
+
+def aggregate_columns(
+    columns: RunColumns,
+    values: MetricValues,
+    pass_threshold: float = 0.5,
+    breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+) -> ExperimentAggregates:
+    """Aggregate a run whose metric values ``values(name)`` can fetch synchronously."""
+    builder = AggregateBuilder(columns, pass_threshold, breakdown_keys)
+    for name in columns.metric_names:
+        builder.add_metric(name, values(name))
+    return builder.finish()
+
+
+def compute_aggregates(
+    run: RunData,
+    pass_threshold: float = 0.5,
+    breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+) -> ExperimentAggregates:
+    """Aggregate one in-memory run; see the module docstring for the conventions."""
+    columns = columns_from_items(run.experiment_id, run.name, run.items, breakdown_keys, run.run_scores)
+    return aggregate_columns(columns, item_metric_values(run.items), pass_threshold, breakdown_keys)

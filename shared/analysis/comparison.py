@@ -1,0 +1,284 @@
+"""Baseline vs candidate: paired per-metric tests, thresholds, Holm correction, verdict.
+
+Rules (also in the report's field descriptions):
+- Items are paired by (item_id, trial); unmatched ones are listed on each side.
+- Score metrics and ``latency_ms`` use only pairs where both items have status ``ok`` and both
+  values are present (pairwise deletion, counted in ``n_dropped``). Errors are compared on
+  their own as the lower-is-better metric ``error_rate`` (per-pair 0/1, exact McNemar).
+- Test: exact McNemar when every paired value is 0/1, otherwise the exact sign-flip test up to
+  16 pairs and the two-sided paired bootstrap beyond (``shared.stats.compare_paired``);
+  Holm-corrected across the compared metrics.
+  Each breakdown key (e.g. all categories x all metrics) is its own Holm family.
+- Thresholds are signed deltas in the metric's bad direction (-0.05 for higher-is-better,
+  +100 for latency in ms). Regression: delta worse than the threshold AND Holm-adjusted
+  p < alpha. Improvement: delta better than the mirrored threshold AND Holm-adjusted p < alpha.
+- A NaN score or latency counts as missing (None).
+
+Computed from per-pair columns (``paired_columns``) one metric at a time: ``ComparisonBuilder``
+(the finalizer feeds it from Postgres), ``compare_runs`` for two in-memory ``RunData``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from shared.analysis.columns import IndexArray
+from shared.analysis.comparison_models import (
+    BreakdownResult,
+    ComparisonReport,
+    ErrorCounts,
+    MetricResult,
+    RunScoreDelta,
+)
+from shared.analysis.comparison_rules import (
+    DEFAULT_THRESHOLDS,
+    ERROR_RATE_METRIC,
+    LATENCY_METRIC,
+    ComparisonConfig,
+    ComparisonError,
+    default_threshold,
+    is_lower_better,
+)
+from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
+from shared.analysis.run_data import RunData
+from shared.contracts.evaluation import Evaluation
+from shared.stats import FloatArray, PairedComparison, compare_paired, holm_adjust
+
+
+def _select_metrics(
+    paired: PairedColumns, config: ComparisonConfig
+) -> tuple[list[str], list[str], list[str]]:
+    base_names, cand_names = paired.baseline.metric_names, paired.candidate.metric_names
+    extras = []
+    has_latency = paired.baseline.has_latency and paired.candidate.has_latency
+    if config.include_latency and has_latency:
+        extras.append(LATENCY_METRIC)
+    if config.include_error_rate:
+        extras.append(ERROR_RATE_METRIC)
+    if config.metrics is None:
+        chosen = sorted(base_names & cand_names) + extras
+    else:
+        known = base_names | cand_names | {LATENCY_METRIC, ERROR_RATE_METRIC}
+        unknown = [m for m in config.metrics if m not in known]
+        if unknown:
+            raise ComparisonError(f"metrics {unknown} are scored in neither run; available: {sorted(known)}")
+        chosen = list(dict.fromkeys(config.metrics))
+    return chosen, sorted(base_names - cand_names), sorted(cand_names - base_names)
+
+
+def _check_threshold(metric: str, threshold: float, lower_better: bool) -> None:
+    if (lower_better and threshold < 0) or (not lower_better and threshold > 0):
+        sign = "≥ 0 (an allowed increase)" if lower_better else "≤ 0 (an allowed drop)"
+        raise ComparisonError(f"threshold {threshold} for {metric!r} points the wrong way: it must be {sign}")
+
+
+def _threshold(metric: str, config: ComparisonConfig) -> float:
+    lower = is_lower_better(metric, config.lower_is_better)
+    threshold = config.thresholds.get(metric, default_threshold(metric, lower))
+    _check_threshold(metric, threshold, lower)
+    return threshold
+
+
+def _result(
+    metric: str, comp: PairedComparison, p_adj: float | None, config: ComparisonConfig
+) -> MetricResult:
+    lower = is_lower_better(metric, config.lower_is_better)
+    threshold = _threshold(metric, config)
+    significant = p_adj is not None and p_adj < config.alpha
+    status: Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
+    if comp.delta is None or p_adj is None:
+        status = "insufficient_data"
+    else:
+        sign = -1.0 if lower else 1.0  # flip lower-is-better metrics so "bigger is better"
+        if sign * comp.delta < sign * threshold and significant:
+            status = "regression"
+        elif sign * comp.delta > -sign * threshold and significant:
+            status = "improvement"
+        else:
+            status = "no_significant_change"
+    return MetricResult(
+        metric=metric,
+        direction="lower_is_better" if lower else "higher_is_better",
+        threshold=threshold,
+        comparison=comp,
+        p_adjusted=p_adj,
+        significant=significant,
+        status=status,
+    )
+
+
+class ComparisonBuilder:
+    """The comparison fed one score metric at a time (only its per-pair values in memory).
+
+    ``add_metric`` for every name in ``score_metrics`` (any order), then ``report``. Latency and
+    the error indicator come from the paired columns themselves.
+    """
+
+    def __init__(self, paired: PairedColumns, config: ComparisonConfig) -> None:
+        self.paired = paired
+        self.config = config
+        self.metrics, self.only_baseline, self.only_candidate = _select_metrics(paired, config)
+        for metric in self.metrics:
+            _threshold(metric, config)  # a wrong threshold fails before any bootstrap runs
+        self._parts: dict[str, list[tuple[str, IndexArray]]] = {}
+        for key in config.breakdown_keys:
+            parts = paired.groups[key].partition()
+            if parts:
+                self._parts[key] = parts
+        self._comparisons: dict[str, tuple[PairedComparison, dict[str, list[PairedComparison]]]] = {}
+
+    @property
+    def score_metrics(self) -> list[str]:
+        """The compared metrics whose values ``add_metric`` must be given."""
+        return [m for m in self.metrics if m not in (LATENCY_METRIC, ERROR_RATE_METRIC)]
+
+    def _compare(self, baseline: FloatArray, candidate: FloatArray) -> PairedComparison:
+        c = self.config
+        return compare_paired(
+            baseline, candidate, resamples=c.resamples, seed=c.seed, confidence=c.confidence
+        )
+
+    def _add(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
+        per_key = {
+            key: [self._compare(baseline[members], candidate[members]) for _, members in parts]
+            for key, parts in self._parts.items()
+        }
+        self._comparisons[metric] = (self._compare(baseline, candidate), per_key)
+
+    def add_metric(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
+        """Raw per-pair values of a score metric; pairs with a failed item count as missing."""
+        p = self.paired
+        self._add(
+            metric,
+            np.where(p.baseline_ok, baseline, np.nan),
+            np.where(p.candidate_ok, candidate, np.nan),
+        )
+
+    def _add_builtin(self, metric: str) -> None:
+        p = self.paired
+        if metric == ERROR_RATE_METRIC:
+            self._add(metric, (~p.baseline_ok).astype(np.float64), (~p.candidate_ok).astype(np.float64))
+        else:
+            self._add(
+                metric,
+                np.where(p.baseline_ok, p.baseline_latency, np.nan),
+                np.where(p.candidate_ok, p.candidate_latency, np.nan),
+            )
+
+    def _family(self, comparisons: list[list[PairedComparison]]) -> list[list[MetricResult]]:
+        """One Holm family over every group (rows) x metric (columns)."""
+        flat_adj = holm_adjust([c.p_value for row in comparisons for c in row])
+        width = len(self.metrics)
+        return [
+            [_result(m, row[j], flat_adj[g * width + j], self.config) for j, m in enumerate(self.metrics)]
+            for g, row in enumerate(comparisons)
+        ]
+
+    def report(self) -> ComparisonReport:
+        for metric in self.metrics:
+            if metric in (LATENCY_METRIC, ERROR_RATE_METRIC):
+                self._add_builtin(metric)
+            elif metric not in self._comparisons:
+                raise ValueError(f"metric {metric!r} was never added; add_metric each score_metrics first")
+        comps = self._comparisons
+        overall = self._family([[comps[m][0] for m in self.metrics]])[0]
+        breakdowns: list[BreakdownResult] = []
+        for key, parts in self._parts.items():
+            rows = [[comps[m][1][key][g] for m in self.metrics] for g in range(len(parts))]
+            breakdowns.extend(
+                BreakdownResult(key=key, value=label, n_pairs=int(members.size), metrics=results)
+                for (label, members), results in zip(parts, self._family(rows), strict=True)
+            )
+        return _report(self, overall, breakdowns)
+
+
+def _run_score_deltas(baseline: list[Evaluation], candidate: list[Evaluation]) -> list[RunScoreDelta]:
+    base = {e.name: e.numeric for e in baseline}
+    cand = {e.name: e.numeric for e in candidate}
+    out: list[RunScoreDelta] = []
+    for name in sorted(base.keys() | cand.keys()):
+        b, c = base.get(name), cand.get(name)
+        delta = None if b is None or c is None else c - b
+        out.append(RunScoreDelta(name=name, baseline=b, candidate=c, delta=delta))
+    return out
+
+
+def _verdict(report_n: int, regressions: list[MetricResult], improved: int, flagged: list[str]) -> str:
+    if report_n == 0:
+        return "INCONCLUSIVE: no (item_id, trial) pairs match between baseline and candidate"
+    if regressions:
+        what = ", ".join(f"{r.metric} {r.comparison.delta:+.3g}" for r in regressions[:3])
+        what += ", …" if len(regressions) > 3 else ""
+        head = f"REGRESSION: {len(regressions)} metric(s) regressed ({what})"
+    else:
+        head = "OK: no significant regression"
+    tail = f" on {report_n} paired items; {improved} improved"
+    if flagged:
+        tail += f"; breakdown regressions: {', '.join(flagged)}"
+    return head + tail
+
+
+def _report(
+    builder: ComparisonBuilder, overall: list[MetricResult], breakdowns: list[BreakdownResult]
+) -> ComparisonReport:
+    paired, config = builder.paired, builder.config
+    regressions = [r for r in overall if r.status == "regression"]
+    flagged = [
+        f"{b.key}={b.value}:{r.metric}" for b in breakdowns for r in b.metrics if r.status == "regression"
+    ]
+    improved = [r.metric for r in overall if r.status == "improvement"]
+    return ComparisonReport(
+        baseline_id=paired.baseline.experiment_id,
+        baseline_name=paired.baseline.name,
+        candidate_id=paired.candidate.experiment_id,
+        candidate_name=paired.candidate.name,
+        config=config.model_dump(mode="json"),
+        n_pairs=paired.n_pairs,
+        unmatched_baseline=paired.unmatched_baseline,
+        unmatched_candidate=paired.unmatched_candidate,
+        metrics_only_in_baseline=builder.only_baseline,
+        metrics_only_in_candidate=builder.only_candidate,
+        errors=ErrorCounts(baseline=paired.baseline.error_count, candidate=paired.candidate.error_count),
+        metrics=overall,
+        breakdowns=breakdowns,
+        run_scores=_run_score_deltas(paired.baseline.run_scores, paired.candidate.run_scores),
+        regressions=[r.metric for r in regressions],
+        improvements=improved,
+        breakdown_regressions=flagged,
+        regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
+        verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged),
+    )
+
+
+def compare_columns(
+    paired: PairedColumns, values: PairedValues, config: ComparisonConfig
+) -> ComparisonReport:
+    """Compare paired runs whose per-pair metric values ``values(name)`` can fetch synchronously."""
+    builder = ComparisonBuilder(paired, config)
+    for metric in builder.score_metrics:
+        builder.add_metric(metric, *values(metric))
+    return builder.report()
+
+
+def compare_runs(
+    baseline: RunData, candidate: RunData, config: ComparisonConfig | None = None
+) -> ComparisonReport:
+    """Paired statistical comparison of two in-memory runs; see the module docstring for the rules."""
+    config = config or ComparisonConfig()
+    paired, values = pair_runs(baseline, candidate, config.breakdown_keys)
+    return compare_columns(paired, values, config)
+
+
+__all__ = [
+    "DEFAULT_THRESHOLDS",
+    "ERROR_RATE_METRIC",
+    "LATENCY_METRIC",
+    "ComparisonConfig",
+    "ComparisonError",
+    "ComparisonReport",
+    "compare_runs",
+    "default_threshold",
+    "is_lower_better",
+]

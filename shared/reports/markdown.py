@@ -1,0 +1,195 @@
+"""Markdown reports: a comparison (seed 004's table) and a single experiment."""
+
+from __future__ import annotations
+
+from shared.analysis.aggregates import ExperimentAggregates, item_passed
+from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.run_data import RunData
+
+_STATUS = {
+    "regression": "🔴 regression",
+    "improvement": "🟢 improvement",
+    "no_significant_change": "⚪ no significant change",
+    "insufficient_data": "⚫ insufficient data",
+}
+_TEST_LABEL = {
+    "paired_bootstrap": "bootstrap",
+    "mcnemar_exact": "McNemar",
+    "sign_flip_exact": "exact sign-flip",
+}
+_MAX_LISTED = 20
+
+
+def fmt_num(x: float | None, signed: bool = False) -> str:
+    """3 decimals below 100, 1 above (latency in ms); '-' when missing."""
+    if x is None:
+        return "-"
+    spec = ".1f" if abs(x) >= 100 else ".3f"
+    return format(x, ("+" if signed else "") + spec)
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def cell(text: str) -> str:
+    """Text safe inside a markdown table cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [_row(header), _row(["---"] * len(header)), *(_row(r) for r in rows)]
+
+
+def _metric_row(r: MetricResult, label: str) -> list[str]:
+    c = r.comparison
+    arrow = "↓" if r.direction == "lower_is_better" else "↑"
+    delta = fmt_num(c.delta, signed=True)
+    if c.delta_ci_low is not None:
+        delta += f" [{fmt_num(c.delta_ci_low)}, {fmt_num(c.delta_ci_high)}]"
+    pct = "-" if c.delta_pct is None else f"{c.delta_pct:+.1f}%"
+    test = f" ({_TEST_LABEL[c.test]})" if c.test else ""
+    effect = f"d={fmt_num(c.cohens_d)}, dz={fmt_num(c.cohens_dz)}"
+    return [
+        cell(f"{label} {arrow}"),
+        fmt_num(c.baseline.mean),
+        fmt_num(c.candidate.mean),
+        delta,
+        pct,
+        fmt_p(r.p_adjusted) + test,
+        effect,
+        _STATUS[r.status],
+    ]
+
+
+_HEADER = ["Metric", "Baseline", "Candidate", "Delta [95% CI]", "Delta %", "p-value", "Effect Size", "Status"]
+
+
+def comparison_markdown(report: ComparisonReport) -> str:
+    """Seed 004's comparison table plus summary, regressions, per-category deltas and run scores."""
+    out = [
+        "# Eval Comparison Report",
+        "",
+        f"- **Baseline**: {cell(report.baseline_name)} (`{report.baseline_id}`)",
+        f"- **Candidate**: {cell(report.candidate_name)} (`{report.candidate_id}`)",
+        f"- **Verdict**: {cell(report.verdict)}",
+        f"- Paired items: {report.n_pairs}; unmatched: {len(report.unmatched_baseline)} baseline-only, "
+        f"{len(report.unmatched_candidate)} candidate-only; errors: {report.errors.baseline} → "
+        f"{report.errors.candidate}",
+        "",
+        *_table(_HEADER, [_metric_row(r, r.metric) for r in report.metrics]),
+        "",
+        "p-values are Holm-adjusted across the metrics above (raw p-values are in the JSON report); "
+        "0/1 metrics use the exact McNemar test, others the two-sided paired bootstrap. "
+        "d = pooled Cohen's d, dz = paired effect size. ↑ higher is better, ↓ lower is better.",
+    ]
+    counts = {s: sum(r.status == s for r in report.metrics) for s in _STATUS}
+    out += [
+        "",
+        "## Summary",
+        "",
+        f"- **Regressions**: {counts['regression']}",
+        f"- **Improvements**: {counts['improvement']}",
+        f"- **No significant change**: {counts['no_significant_change']}",
+        f"- **Insufficient data**: {counts['insufficient_data']}",
+    ]
+    regressed = [r for r in report.metrics if r.status == "regression"]
+    if regressed:
+        out += ["", "### ⚠️ Regressions Detected", ""]
+        for r in regressed:
+            c = r.comparison
+            pct = "" if c.delta_pct is None else f"{c.delta_pct:+.1f}%, "
+            out.append(
+                f"- **{cell(r.metric)}**: {pct}delta {fmt_num(c.delta, signed=True)} "
+                f"(threshold {fmt_num(r.threshold, signed=True)}, Holm p {fmt_p(r.p_adjusted)})"
+            )
+    if report.breakdowns:
+        out += ["", "## Per-category deltas", "", "Holm-corrected within each breakdown key.", ""]
+        rows = [
+            [cell(f"{b.key}={b.value}"), str(b.n_pairs), *_metric_row(r, r.metric)]
+            for b in report.breakdowns
+            for r in b.metrics
+        ]
+        out += _table(["Group", "n", *_HEADER], rows)
+    if report.run_scores:
+        out += ["", "## Run-level scores (one value per run, not tested)", ""]
+        out += _table(
+            ["Score", "Baseline", "Candidate", "Delta"],
+            [
+                [cell(s.name), fmt_num(s.baseline), fmt_num(s.candidate), fmt_num(s.delta, signed=True)]
+                for s in report.run_scores
+            ],
+        )
+    for side, keys in (("baseline", report.unmatched_baseline), ("candidate", report.unmatched_candidate)):
+        if keys:
+            listed = ", ".join(f"`{k.item_id}`#{k.trial}" for k in keys[:_MAX_LISTED])
+            more = f" (+{len(keys) - _MAX_LISTED} more)" if len(keys) > _MAX_LISTED else ""
+            out += ["", f"Only in {side}: {listed}{more}"]
+    return "\n".join(out) + "\n"
+
+
+def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
+    """One experiment: headline numbers, per-metric table, breakdowns, run scores, failures."""
+    a = aggregates
+    rate = "-" if a.pass_rate is None else f"{a.pass_rate:.1%}"
+    out = [
+        f"# Experiment report: {cell(a.name)} (`{a.experiment_id}`)",
+        "",
+        f"- Items: {a.item_count} ({a.ok_count} ok, {a.error_count} errors)",
+        f"- Pass rate: {rate} ({a.passed}/{a.item_count}, threshold {a.pass_threshold})",
+        f"- Latency ms: p50 {fmt_num(a.latency.p50)}, p95 {fmt_num(a.latency.p95)}, "
+        f"p99 {fmt_num(a.latency.p99)} (n={a.latency.count})",
+    ]
+    if a.tokens:
+        out.append(
+            f"- Tokens: {a.tokens.total_tokens} total ({a.tokens.input_tokens} in, "
+            f"{a.tokens.output_tokens} out) over {a.tokens.items_reporting} items"
+        )
+    out += ["", "## Metrics", ""]
+    out += _table(
+        ["Metric", "Mean", "95% CI", "Median", "p95", "n", "None"],
+        [
+            [
+                cell(name),
+                fmt_num(m.mean),
+                "-" if m.ci_low is None else f"[{fmt_num(m.ci_low)}, {fmt_num(m.ci_high)}]",
+                fmt_num(m.median),
+                fmt_num(m.p95),
+                str(m.count),
+                str(m.none_count),
+            ]
+            for name, m in a.metrics.items()
+        ],
+    )
+    names = list(a.metrics)
+    for key, groups in a.breakdowns.items():
+        out += ["", f"## By {cell(key)}", ""]
+        out += _table(
+            [cell(key), "Items", "Passed", "Pass rate", "Errors", *map(cell, names)],
+            [
+                [cell(v), str(g.count), str(g.passed), f"{g.pass_rate:.1%}", str(g.error_count)]
+                + [fmt_num(g.metrics[n].mean) for n in names]
+                for v, g in groups.items()
+            ],
+        )
+    if a.run_scores:
+        out += ["", "## Run-level scores", ""]
+        out += _table(
+            ["Score", "Value", "Comment"],
+            [[cell(e.name), fmt_num(e.numeric), cell(e.comment or e.error or "")] for e in a.run_scores],
+        )
+    failed = [i for i in run.items if not item_passed(i, a.pass_threshold)]
+    if failed:
+        out += ["", f"## Failed items ({len(failed)})", ""]
+        for i in failed[:_MAX_LISTED]:
+            why = i.error or ", ".join(f"{k}={fmt_num(v)}" for k, v in i.scores.items())
+            out.append(f"- `{i.item_id}`#{i.trial} ({i.status}): {cell(why)}")
+        if len(failed) > _MAX_LISTED:
+            out.append(f"- … {len(failed) - _MAX_LISTED} more")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,247 @@
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from shared.analysis.comparison import (
+    ComparisonConfig,
+    ComparisonError,
+    compare_runs,
+    default_threshold,
+    is_lower_better,
+)
+from shared.analysis.comparison_models import MetricResult
+from shared.analysis.run_data import ItemKey, RunData, ScoredItem
+from shared.contracts.evaluation import Evaluation
+
+pytestmark = pytest.mark.unit
+
+CATEGORIES = ("menu", "order", "upsell")
+
+
+def make_run(
+    name: str,
+    n: int = 50,
+    *,
+    seed: int = 0,
+    zero_items: int = 0,
+    latency_shift: float = 0.0,
+    error_items: int = 0,
+) -> RunData:
+    """A run with a continuous metric (~0.9), a 0/1 metric (90% pass) and latency (~200 ms)."""
+    rng = np.random.default_rng(seed)
+    quality = np.clip(rng.normal(0.9, 0.04, n), 0, 1)
+    correct = (rng.random(n) < 0.9).astype(float)
+    latency = rng.normal(200, 15, n)
+    items = []
+    for i in range(n):
+        zeroed = i < zero_items
+        errored = zero_items <= i < zero_items + error_items
+        items.append(
+            ScoredItem(
+                item_id=f"q{i:03d}",
+                status="error" if errored else "ok",
+                metadata={"category": CATEGORIES[i % 3]},
+                scores={}
+                if errored
+                else {
+                    "faithfulness": 0.0 if zeroed else float(quality[i]),
+                    "order_correctness": 0.0 if zeroed else float(correct[i]),
+                },
+                latency_ms=None if errored else float(latency[i] + latency_shift),
+                error="TargetTimeout: no reply in 30 s" if errored else None,
+            )
+        )
+    return RunData(experiment_id=f"exp-{name}", name=name, items=items)
+
+
+def by_metric(results: list[MetricResult]) -> dict[str, MetricResult]:
+    return {r.metric: r for r in results}
+
+
+def test_a_a_comparison_has_no_regression_and_p_one() -> None:
+    run = make_run("base")
+    report = compare_runs(run, run)
+    assert not report.regression
+    assert report.n_pairs == 50
+    for r in report.metrics:
+        assert r.comparison.p_value == 1.0, r.metric
+        assert r.status == "no_significant_change"
+    assert report.verdict.startswith("OK")
+
+
+def test_synthetic_regression_is_flagged() -> None:
+    baseline = make_run("base")
+    candidate = make_run("cand", zero_items=15)  # same items, 30% return 0
+    report = compare_runs(baseline, candidate)
+    results = by_metric(report.metrics)
+    assert report.regression
+    assert {"faithfulness", "order_correctness"} <= set(report.regressions)
+    faith = results["faithfulness"]
+    assert faith.comparison.test == "paired_bootstrap"
+    assert faith.comparison.delta is not None and faith.comparison.delta < -0.2
+    assert faith.p_adjusted is not None and faith.p_adjusted < 0.05
+    assert results["order_correctness"].comparison.test == "mcnemar_exact"
+    assert results["latency_ms"].status == "no_significant_change"
+    assert report.verdict.startswith("REGRESSION")
+    json.dumps(report.model_dump(mode="json"))  # serialisable
+
+
+def test_same_seed_gives_the_same_report() -> None:
+    baseline, candidate = make_run("base"), make_run("cand", seed=1)
+    first = compare_runs(baseline, candidate, ComparisonConfig(seed=3))
+    again = compare_runs(baseline, candidate, ComparisonConfig(seed=3))
+    assert first.model_dump() == again.model_dump()
+
+
+def test_latency_increase_is_a_regression_and_decrease_an_improvement() -> None:
+    baseline = make_run("base")
+    slower = compare_runs(baseline, make_run("slow", latency_shift=150.0))
+    latency = by_metric(slower.metrics)["latency_ms"]
+    assert latency.direction == "lower_is_better"
+    assert latency.status == "regression"
+    assert slower.regressions == ["latency_ms"]
+    faster = compare_runs(baseline, make_run("fast", latency_shift=-150.0))
+    assert by_metric(faster.metrics)["latency_ms"].status == "improvement"
+    assert not faster.regression
+    within = compare_runs(baseline, make_run("bit-slower", latency_shift=50.0))
+    assert by_metric(within.metrics)["latency_ms"].status == "no_significant_change"  # < +100 ms
+
+
+def test_errors_are_dropped_pairwise_and_compared_as_error_rate() -> None:
+    baseline = make_run("base")
+    candidate = make_run("cand", error_items=12)
+    report = compare_runs(baseline, candidate)
+    results = by_metric(report.metrics)
+    assert (report.errors.baseline, report.errors.candidate) == (0, 12)
+    assert results["faithfulness"].comparison.n_pairs == 38
+    assert results["faithfulness"].comparison.n_dropped == 12
+    assert results["faithfulness"].status == "no_significant_change"
+    err = results["error_rate"]
+    assert err.comparison.test == "mcnemar_exact"
+    assert err.comparison.delta == pytest.approx(12 / 50)
+    assert err.status == "regression"
+
+
+def test_unmatched_items_are_reported_and_not_paired() -> None:
+    baseline = make_run("base", n=10)
+    candidate = make_run("cand", n=10)
+    candidate.items[0].item_id = "new-item"
+    del baseline.items[5]
+    report = compare_runs(baseline, candidate)
+    assert report.n_pairs == 8
+    assert report.unmatched_baseline == [ItemKey(item_id="q000", trial=0)]
+    assert report.unmatched_candidate == [ItemKey(item_id="new-item"), ItemKey(item_id="q005")]
+
+
+def test_items_pair_by_trial_too() -> None:
+    items = [ScoredItem(item_id="a", trial=t, status="ok", scores={"m": 0.5}) for t in range(3)]
+    baseline = RunData(experiment_id="b", name="b", items=items)
+    candidate = RunData(experiment_id="c", name="c", items=items[:2])
+    report = compare_runs(baseline, candidate)
+    assert report.n_pairs == 2
+    assert report.unmatched_baseline == [ItemKey(item_id="a", trial=2)]
+
+
+def test_holm_correction_can_remove_marginal_significance() -> None:
+    # Each of several metrics alone has p ≈ 0.03 (McNemar 6 vs 0 discordant); Holm over 5 lifts them.
+    n = 30
+    base_scores = [{f"m{j}": 1.0 for j in range(5)} for _ in range(n)]
+    cand_scores = [{f"m{j}": 0.0 if i < 6 else 1.0 for j in range(5)} for i in range(n)]
+    baseline = RunData(
+        experiment_id="b",
+        name="b",
+        items=[ScoredItem(item_id=str(i), status="ok", scores=s) for i, s in enumerate(base_scores)],
+    )
+    candidate = RunData(
+        experiment_id="c",
+        name="c",
+        items=[ScoredItem(item_id=str(i), status="ok", scores=s) for i, s in enumerate(cand_scores)],
+    )
+    config = ComparisonConfig(include_error_rate=False, breakdown_keys=[])
+    report = compare_runs(baseline, candidate, config)
+    for r in report.metrics:
+        assert r.comparison.p_value == pytest.approx(2 * 0.5**6)
+        assert r.p_adjusted == pytest.approx(min(1.0, 5 * 2 * 0.5**6))
+        assert r.status == "no_significant_change"
+    single = compare_runs(baseline, candidate, config.model_copy(update={"metrics": ["m0"]}))
+    assert single.metrics[0].status == "regression"
+
+
+def test_breakdowns_are_their_own_family() -> None:
+    baseline = make_run("base", n=60)
+    candidate = make_run("cand", n=60)
+    for item in candidate.items:  # only the 'menu' category collapses
+        if item.metadata["category"] == "menu":
+            item.scores["faithfulness"] = 0.1
+    report = compare_runs(baseline, candidate)
+    groups = {(b.key, b.value): b for b in report.breakdowns}
+    assert set(groups) == {("category", c) for c in CATEGORIES}
+    menu = by_metric(groups[("category", "menu")].metrics)["faithfulness"]
+    order = by_metric(groups[("category", "order")].metrics)["faithfulness"]
+    assert menu.status == "regression" and groups[("category", "menu")].n_pairs == 20
+    assert order.status == "no_significant_change"
+    assert "category=menu:faithfulness" in report.breakdown_regressions
+    assert report.regression  # the overall mean drops by ~0.27 as well
+
+
+def test_metric_selection_and_thresholds() -> None:
+    baseline = make_run("base")
+    candidate = make_run("cand", zero_items=15)
+    for item in baseline.items:
+        item.scores["only_base"] = 1.0
+    loose = ComparisonConfig(metrics=["faithfulness"], thresholds={"faithfulness": -0.5})
+    report = compare_runs(baseline, candidate, loose)
+    assert [r.metric for r in report.metrics] == ["faithfulness"]
+    assert report.metrics[0].threshold == -0.5
+    assert report.metrics[0].status == "no_significant_change"  # delta ≈ -0.27 is within -0.5
+    assert report.metrics_only_in_baseline == ["only_base"]
+    with pytest.raises(ComparisonError, match="scored in neither run"):
+        compare_runs(baseline, candidate, ComparisonConfig(metrics=["nope"]))
+    with pytest.raises(ComparisonError, match="wrong way"):
+        compare_runs(baseline, candidate, ComparisonConfig(thresholds={"faithfulness": 0.05}))
+
+
+def test_duplicate_items_are_rejected() -> None:
+    item = ScoredItem(item_id="a", status="ok", scores={"m": 1.0})
+    run = RunData(experiment_id="b", name="b", items=[item, item])
+    with pytest.raises(ComparisonError, match="twice"):
+        compare_runs(run, run)
+
+
+def test_empty_and_tiny_runs_are_inconclusive_not_regressions() -> None:
+    empty = RunData(experiment_id="e", name="e")
+    report = compare_runs(empty, empty)
+    assert not report.regression and report.verdict.startswith("INCONCLUSIVE")
+    one = RunData(
+        experiment_id="o", name="o", items=[ScoredItem(item_id="a", status="ok", scores={"m": 1.0})]
+    )
+    worse = RunData(
+        experiment_id="w", name="w", items=[ScoredItem(item_id="a", status="ok", scores={"m": 0.0})]
+    )
+    tiny = compare_runs(one, worse)
+    assert by_metric(tiny.metrics)["m"].status == "insufficient_data"
+    assert not tiny.regression
+
+
+def test_run_scores_are_described() -> None:
+    baseline = make_run("base", n=5)
+    candidate = make_run("cand", n=5)
+    baseline.run_scores = [Evaluation(name="macro_f1", value=0.8)]
+    candidate.run_scores = [Evaluation(name="macro_f1", value=0.7), Evaluation(name="new", value=True)]
+    deltas = {d.name: d for d in compare_runs(baseline, candidate).run_scores}
+    assert deltas["macro_f1"].delta == pytest.approx(-0.1)
+    assert deltas["new"].baseline is None and deltas["new"].delta is None
+
+
+def test_direction_and_default_thresholds() -> None:
+    assert is_lower_better("latency_ms") and is_lower_better("ttft_ms")
+    assert is_lower_better("hallucination_rate") and not is_lower_better("mrr")
+    assert is_lower_better("cost", extra=["cost"])
+    assert default_threshold("recall@10", False) == -0.05
+    assert default_threshold("faithfulness", False) == -0.03
+    assert default_threshold("hallucination_rate", True) == 0.02
+    assert default_threshold("latency_ms", True) == 100.0
+    assert default_threshold("something_new", False) == -0.05

@@ -56,7 +56,7 @@ def compare_command(
     from services.cli.comparison_view import comparison_view
     from shared.analysis.comparison import ComparisonConfig, compare_runs
     from shared.analysis.comparison_models import ComparisonReport
-    from shared.reports.json_export import comparison_junit, comparison_markdown
+    from shared.reports import comparison_junit, comparison_markdown
 
     config = ComparisonConfig(metrics=metric or None, alpha=alpha)
     try:

@@ -9,7 +9,6 @@ afterwards. A summary table (mean / count / errors per score) goes to stderr.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -50,23 +49,17 @@ class ScoredLine(BaseModel):
 
 def parse_evaluator_option(option: str) -> tuple[EvaluatorSpec, str]:
     """``NAME[:JSON_ARGS]`` → (spec, level). Raises :class:`ScoreInputError`."""
-    name, _, raw_args = option.partition(":")
-    name = name.strip()
-    args: Any = {}
-    if raw_args.strip():
-        try:
-            args = json.loads(raw_args)
-        except json.JSONDecodeError as exc:
-            raise ScoreInputError(f"--evaluator {option!r}: arguments are not valid JSON: {exc.msg}") from exc
-        if not isinstance(args, dict):
-            raise ScoreInputError(f'--evaluator {option!r}: arguments must be a JSON object like {{"k": 5}}')
+    try:
+        spec = EvaluatorSpec.parse(option)
+    except ValueError as exc:
+        raise ScoreInputError(f"--evaluator: {exc}") from exc
     for level in ("item", "run"):
         try:
-            get(name, level)
+            get(spec.name, level)
         except UnknownEvaluator:
             continue
-        return EvaluatorSpec(name=name, args=args), level
-    raise ScoreInputError(str(UnknownEvaluator(name, "item")) + " (or a run-level evaluator)")
+        return spec, level
+    raise ScoreInputError(str(UnknownEvaluator(spec.name, "item")) + " (or a run-level evaluator)")
 
 
 def read_records(path: Path) -> list[tuple[int, ScoreRecord]]:

@@ -26,15 +26,15 @@ class ExperimentNotFound(CoordinatorError):
     status_code = 404
 
 
+class ComparisonNotFound(CoordinatorError):
+    status_code = 404
+
+
 class BaselineNotFound(CoordinatorError):
     status_code = 422
 
 
 class UnknownEvaluatorError(CoordinatorError):
-    status_code = 422
-
-
-class InvalidDataset(CoordinatorError):
     status_code = 422
 
 

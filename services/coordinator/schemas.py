@@ -5,29 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, model_validator
 
+from shared.analysis.aggregates import ExperimentAggregates
+from shared.analysis.comparison_models import ComparisonReport
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.experiment_config import ExperimentSettings
 from shared.datasets.files import DatasetItemIn
 
 ExperimentStatus = Literal["pending", "running", "finalizing", "completed", "failed", "cancelled"]
-
-
-def _specs(value: Any) -> Any:
-    """Accept "name", "name:{json}" shorthands as well as {name, args}."""
-    if not isinstance(value, list):
-        return value
-    out: list[Any] = []
-    for spec in value:
-        if isinstance(spec, str):
-            name, _, args = spec.partition(":")
-            import json
-
-            out.append({"name": name, "args": json.loads(args) if args else {}})
-        else:
-            out.append(spec)
-    return out
 
 
 # ---- datasets -------------------------------------------------------------------------------
@@ -78,27 +65,18 @@ class UpsertResult(BaseModel):
 # ---- experiments ----------------------------------------------------------------------------
 
 
-class ExperimentCreate(BaseModel):
+class ExperimentCreate(ExperimentSettings):
+    """``POST /experiments``: the dataset to run, how, and what to score (defaults per dataset kind)."""
+
     name: str = Field(min_length=1, max_length=200)
     dataset: str = Field(description="Dataset name")
     dataset_version: int | None = Field(default=None, ge=1, description="None = latest version")
-    target: TargetSpec
     evaluators: list[EvaluatorSpec] | None = Field(default=None, description="None = defaults for the target")
     run_evaluators: list[EvaluatorSpec] | None = None
-    concurrency: int = Field(default=10, ge=1, le=1000, description="Tasks in flight for this experiment")
-    repetitions: int = Field(default=1, ge=1, le=100, description="Trials per item")
-    timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Per-item budget per attempt")
-    item_filter: dict[str, Any] = Field(
-        default_factory=dict, description="metadata key -> value or list of values; items must match all"
-    )
     baseline_id: str | None = Field(default=None, description="Compare against this experiment at completion")
     baseline_name: str | None = Field(
         default=None, description="…or against the latest completed experiment with this name"
     )
-    pass_threshold: float = Field(default=0.5, ge=0, le=1)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    _split_specs = field_validator("evaluators", "run_evaluators", mode="before")(_specs)
 
     @model_validator(mode="after")
     def _one_baseline(self) -> ExperimentCreate:
@@ -121,10 +99,10 @@ class ExperimentOut(BaseModel):
     status: ExperimentStatus
     dataset: str
     dataset_version: int
-    target: dict[str, Any]
+    target: TargetSpec
     concurrency: int
     progress: Progress
-    aggregates: dict[str, Any] | None = None
+    aggregates: ExperimentAggregates | None = None
     comparison_id: str | None = None
     regression: bool | None = None
     baseline_id: str | None = None
@@ -179,5 +157,5 @@ class ComparisonOut(BaseModel):
     baseline_id: str
     candidate_id: str
     regression: bool
-    report: dict[str, Any]
+    report: ComparisonReport
     created_at: datetime

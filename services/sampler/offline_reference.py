@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.agent_messages import ModelConfig
+from shared.contracts.eval_messages import AgentTarget
+from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Experiment
 
 RECENT_EXPERIMENTS = 200
@@ -21,18 +20,14 @@ class OfflineReference(BaseModel):
     count: int | None
 
 
-def target_model_identity(config: dict[str, Any]) -> str | None:
+def target_model_identity(config: ExperimentConfig) -> str | None:
     """The agent's model identity (``offline:ask``, ``mistral:<name>``) an experiment config targets."""
-    target = config.get("target")
-    if not isinstance(target, dict) or target.get("kind", "agent") != "agent":
+    target = config.target
+    if not isinstance(target, AgentTarget):
         return None
-    try:
-        model = ModelConfig.model_validate(target.get("model") or {})
-    except ValidationError:
-        return None
-    if model.provider == "mistral":
-        return f"mistral:{model.name}" if model.name else None
-    return model.offline.identity
+    if target.model.provider == "mistral":
+        return f"mistral:{target.model.name}" if target.model.name else None
+    return target.model.offline.identity
 
 
 async def offline_reference(session: AsyncSession, evaluator: str, model: str) -> OfflineReference | None:
@@ -45,12 +40,7 @@ async def offline_reference(session: AsyncSession, evaluator: str, model: str) -
     for row in (await session.execute(stmt)).scalars():
         if target_model_identity(row.config) != model:
             continue
-        metric = ((row.aggregates or {}).get("metrics") or {}).get(evaluator)
-        if isinstance(metric, dict) and metric.get("mean") is not None:
-            return OfflineReference(
-                experiment_id=row.id,
-                mean=float(metric["mean"]),
-                sd=metric.get("sd"),
-                count=metric.get("count"),
-            )
+        metric = row.aggregates.metrics.get(evaluator) if row.aggregates else None
+        if metric is not None and metric.mean is not None:
+            return OfflineReference(experiment_id=row.id, mean=metric.mean, sd=metric.sd, count=metric.count)
     return None

@@ -1,17 +1,14 @@
 """Aggregates of one experiment: per-metric summaries, breakdowns, pass rate, latency, tokens.
 
-Conventions (the same as ``regression``):
+Conventions (the same as ``comparison``):
 - Scores of items with status ``error`` are ignored; errors are counted separately.
 - A metric's ``count`` is the ok items with a value; ``none_count`` the ok items where the
   evaluator returned None or did not report the metric.
-- An item PASSES when its status is ``ok`` and every non-None score clears the pass
-  threshold: ``score >= pass_threshold`` for higher-is-better metrics and
-  ``score <= 1 - pass_threshold`` for lower-is-better rates (e.g. ``hallucination_rate``).
-  Millisecond metrics (``*_ms``) are not pass criteria. An ok item without scores passes.
+- Whether an item passes is ``pass_rule``'s decision (one rule for every output);
   ``pass_rate`` = passed / all items (errors count as failures).
 - A NaN score or latency counts as missing (None).
 
-Computed from per-item columns (``run_columns``) one metric at a time, so aggregating a run of
+Computed from per-item columns (``columns``) one metric at a time, so aggregating a run of
 any size holds only a few arrays of item-count length: ``AggregateBuilder`` (the finalizer feeds
 it from Postgres), ``compute_aggregates`` for an in-memory ``RunData``.
 """
@@ -19,6 +16,7 @@ it from Postgres), ``compute_aggregates`` for an in-memory ``RunData``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -31,8 +29,8 @@ from shared.analysis.columns import (
     columns_from_items,
     item_metric_values,
 )
-from shared.analysis.comparison_rules import is_lower_better
-from shared.analysis.run_data import RunData, ScoredItem
+from shared.analysis.pass_rule import PassCriterion, criterion_for
+from shared.analysis.run_data import RunData
 from shared.contracts.evaluation import Evaluation
 from shared.stats import FloatArray, percentiles, summarize
 
@@ -84,8 +82,9 @@ class TokenTotals(BaseModel):
 
 
 class ExperimentAggregates(BaseModel):
-    """What the coordinator stores in ``experiments.aggregates`` (``model_dump(mode="json")``)."""
+    """What the coordinator stores in ``experiments.aggregates``."""
 
+    schema_version: Literal[1] = 1
     experiment_id: str
     name: str
     item_count: int
@@ -93,6 +92,9 @@ class ExperimentAggregates(BaseModel):
     error_count: int
     error_rate: float | None = Field(description="error_count / item_count; None for an empty run")
     pass_threshold: float
+    pass_criteria: dict[str, PassCriterion] = Field(
+        default_factory=dict, description="metric → how its values pass (see pass_rule)"
+    )
     passed: int
     pass_rate: float | None = Field(description="passed / item_count; None for an empty run")
     metrics: dict[str, MetricAggregate]
@@ -102,29 +104,6 @@ class ExperimentAggregates(BaseModel):
     latency: LatencyStats
     tokens: TokenTotals | None = Field(description="None when no item reported usage")
     run_scores: list[Evaluation]
-
-
-def item_passed(item: ScoredItem, pass_threshold: float = 0.5) -> bool:
-    """The pass rule of the module docstring."""
-    if item.status != "ok":
-        return False
-    for name, value in item.scores.items():
-        if value is None or name.endswith("_ms"):
-            continue
-        ok = value <= 1.0 - pass_threshold if is_lower_better(name) else value >= pass_threshold
-        if not ok:
-            return False
-    return True
-
-
-def metric_clears(name: str, values: FloatArray, pass_threshold: float) -> BoolArray:
-    """Per item: does this metric let the item pass? (missing values and ``*_ms`` metrics do)."""
-    if name.endswith("_ms"):
-        return np.ones(values.size, dtype=np.bool_)
-    with np.errstate(invalid="ignore"):
-        good = values <= 1.0 - pass_threshold if is_lower_better(name) else values >= pass_threshold
-    clears: BoolArray = np.isnan(values) | good
-    return clears
 
 
 def _metric_aggregate(values: FloatArray) -> MetricAggregate:
@@ -199,7 +178,7 @@ class AggregateBuilder:
                 self._group_metrics[(key, label)][name] = GroupMetric(
                     mean=s.mean, count=s.n, none_count=s.n_dropped
                 )
-        self.passed &= metric_clears(name, values, self.pass_threshold)
+        self.passed &= criterion_for(name, self.pass_threshold).clears(values)
 
     def _group(self, key: str, label: str, members: IndexArray) -> BreakdownGroup:
         count = int(members.size)
@@ -228,6 +207,7 @@ class AggregateBuilder:
             error_count=errors,
             error_rate=errors / n if n else None,
             pass_threshold=self.pass_threshold,
+            pass_criteria={m: criterion_for(m, self.pass_threshold) for m in sorted(self._metrics)},
             passed=passed,
             pass_rate=passed / n if n else None,
             metrics={m: self._metrics[m] for m in sorted(self._metrics)},

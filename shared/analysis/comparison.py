@@ -234,7 +234,7 @@ def _report(
         baseline_name=paired.baseline.name,
         candidate_id=paired.candidate.experiment_id,
         candidate_name=paired.candidate.name,
-        config=config.model_dump(mode="json"),
+        config=config,
         n_pairs=paired.n_pairs,
         unmatched_baseline=paired.unmatched_baseline,
         unmatched_candidate=paired.unmatched_candidate,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.run_data import ItemKey
 from shared.stats import PairedComparison
 
@@ -52,11 +53,12 @@ class RunScoreDelta(BaseModel):
 class ComparisonReport(BaseModel):
     """Baseline vs candidate. ``report.model_dump(mode="json")`` is the JSON report."""
 
+    schema_version: Literal[1] = 1
     baseline_id: str
     baseline_name: str
     candidate_id: str
     candidate_name: str
-    config: dict[str, Any] = Field(description="The ComparisonConfig used, as JSON")
+    config: ComparisonConfig = Field(description="The configuration the comparison ran with")
     n_pairs: int = Field(description="Items matched by (item_id, trial)")
     unmatched_baseline: list[ItemKey] = Field(description="Baseline items missing from the candidate")
     unmatched_candidate: list[ItemKey] = Field(description="Candidate items missing from the baseline")

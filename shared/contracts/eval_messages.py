@@ -52,6 +52,11 @@ class HttpTarget(BaseModel, frozen=True):
 TargetSpec = Annotated[AgentTarget | SearchTarget | HttpTarget, Field(discriminator="kind")]
 
 
+def task_key(experiment_id: str, item_id: str, trial: int) -> str:
+    """The id of one (experiment, item, trial): ``Nats-Msg-Id`` of its task and result, and in logs."""
+    return f"{experiment_id}:{item_id}:{trial}"
+
+
 class EvalTask(BaseModel):
     """One (experiment, item, trial) to run and score."""
 
@@ -70,7 +75,7 @@ class EvalTask(BaseModel):
     @property
     def task_id(self) -> str:
         """Stable id, used as ``Nats-Msg-Id`` for the task and its result."""
-        return f"{self.experiment_id}:{self.item_id}:{self.trial}"
+        return task_key(self.experiment_id, self.item_id, self.trial)
 
 
 class EvalResult(BaseModel):
@@ -93,4 +98,4 @@ class EvalResult(BaseModel):
 
     @property
     def task_id(self) -> str:
-        return f"{self.experiment_id}:{self.item_id}:{self.trial}"
+        return task_key(self.experiment_id, self.item_id, self.trial)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 
 class Evaluation(BaseModel):
@@ -32,7 +33,29 @@ class Evaluation(BaseModel):
 
 
 class EvaluatorSpec(BaseModel, frozen=True):
-    """A registry reference: evaluator name plus JSON-serialisable arguments."""
+    """A registry reference: evaluator name plus JSON-serialisable arguments.
 
-    name: str = Field(description="Name in the evaluator registry")
+    Also accepts its short form, the string ``NAME`` or ``NAME:{json object of args}``.
+    """
+
+    name: str = Field(min_length=1, description="Name in the evaluator registry")
     args: dict[str, Any] = Field(default_factory=dict, description="Keyword arguments for the evaluator")
+
+    @classmethod
+    def parse(cls, text: str) -> EvaluatorSpec:
+        """``NAME[:JSON_ARGS]`` → spec; raises ``ValueError`` saying what is wrong with the text."""
+        name, _, raw_args = text.partition(":")
+        args: Any = {}
+        if raw_args.strip():
+            try:
+                args = json.loads(raw_args)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"evaluator {text!r}: arguments are not valid JSON: {exc.msg}") from exc
+            if not isinstance(args, dict):
+                raise ValueError(f'evaluator {text!r}: arguments must be a JSON object like {{"k": 5}}')
+        return cls(name=name.strip(), args=args)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        return cls.parse(value).model_dump() if isinstance(value, str) else value

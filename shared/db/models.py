@@ -20,7 +20,12 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
+from shared.analysis.aggregates import ExperimentAggregates
+from shared.analysis.comparison_models import ComparisonReport
+from shared.analysis.comparison_rules import ComparisonConfig
+from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.base import Base, new_uuid, utcnow
+from shared.db.pydantic_json import PydanticJSON
 
 
 class Dataset(Base):
@@ -69,12 +74,12 @@ class Experiment(Base):
     dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id"))
     version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id"))
     status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
-    config: Mapped[dict[str, Any]] = mapped_column(doc="ExperimentCreate as stored JSON")
+    config: Mapped[ExperimentConfig] = mapped_column(PydanticJSON(ExperimentConfig))
     baseline_id: Mapped[str | None] = mapped_column(ForeignKey("experiments.id"))
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     errors: Mapped[int] = mapped_column(Integer, default=0)
-    aggregates: Mapped[dict[str, Any] | None]
+    aggregates: Mapped[ExperimentAggregates | None] = mapped_column(PydanticJSON(ExperimentAggregates))
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
@@ -136,8 +141,8 @@ class Comparison(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
     baseline_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"), index=True)
     candidate_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"), index=True)
-    config: Mapped[dict[str, Any]]
-    report: Mapped[dict[str, Any]]
+    config: Mapped[ComparisonConfig] = mapped_column(PydanticJSON(ComparisonConfig))
+    report: Mapped[ComparisonReport] = mapped_column(PydanticJSON(ComparisonReport))
     regression: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

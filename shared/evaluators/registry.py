@@ -47,6 +47,9 @@ class RegisteredEvaluator:
     version: str
     description: str
     reference_free: bool
+    columnar: Callable[..., Any] | None = None
+    """For run-level evaluators written in columnar form: ``factory(columns, **args)``
+    (see ``shared.analysis.run_level``); the finalizer feeds it from Postgres a metric at a time."""
 
 
 REGISTRY: dict[str, RegisteredEvaluator] = {}
@@ -58,17 +61,19 @@ def register(
     level: Level = "item",
     version: str = "1",
     reference_free: bool = False,
+    columnar: Callable[..., Any] | None = None,
 ) -> Callable[[EvaluatorFn], EvaluatorFn]:
     """Decorator: add ``fn`` to the registry under ``name``.
 
-    ``reference_free`` marks evaluators that need no expected output (usable on live traffic).
+    ``reference_free`` marks evaluators that need no expected output (usable on live traffic);
+    ``columnar`` is a run-level evaluator's columnar form (``fn`` must compute the same results).
     """
 
     def wrap(fn: EvaluatorFn) -> EvaluatorFn:
         if name in REGISTRY and REGISTRY[name].fn is not fn:
             raise ValueError(f"evaluator {name!r} registered twice")
         doc = (inspect.getdoc(fn) or "").split("\n", 1)[0]
-        REGISTRY[name] = RegisteredEvaluator(name, fn, level, version, doc, reference_free)
+        REGISTRY[name] = RegisteredEvaluator(name, fn, level, version, doc, reference_free, columnar)
         return fn
 
     return wrap
@@ -122,12 +127,12 @@ async def run_item_evaluators(
             results.extend(
                 await _call(
                     entry,
-                    {
+                    {  # the item's own values win over same-named arguments
+                        **spec.args,
                         "input": input,
                         "output": output,
                         "expected_output": expected_output,
                         "metadata": metadata or {},
-                        **spec.args,
                     },
                 )
             )
@@ -143,7 +148,7 @@ async def run_run_evaluators(specs: list[EvaluatorSpec], *, item_results: list[A
     for spec in specs:
         try:
             entry = get(spec.name, "run")
-            results.extend(await _call(entry, {"item_results": item_results, **spec.args}))
+            results.extend(await _call(entry, {**spec.args, "item_results": item_results}))
         except Exception as exc:
             log.warning("run evaluator %s failed: %s", spec.name, exc, exc_info=True)
             results.append(failure(spec.name, exc))

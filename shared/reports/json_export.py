@@ -1,22 +1,16 @@
-"""Report renderers: markdown, JUnit XML and JSON, for a comparison or one experiment.
-
-- ``comparison_markdown(report)``, ``comparison_junit(report)``, ``comparison_json(report)``
-- ``experiment_markdown(run, aggregates)``, ``experiment_junit(run, aggregates)``,
-  ``experiment_json(run, aggregates)`` (seed 003's summary / category_breakdown / test_results)
-"""
+"""The JSON export of one experiment: summary, category breakdown and per-item test results (the
+trajectory-report shape), plus the aggregates and the scored run, as one versioned model."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.analysis.aggregates import ExperimentAggregates, item_passed
-from shared.analysis.comparison_models import ComparisonReport
+from shared.analysis.aggregates import ExperimentAggregates
+from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData, ScoredItem
-from shared.reports.junit import comparison_junit, experiment_junit
-from shared.reports.markdown import comparison_markdown, experiment_markdown
 
 UNCATEGORIZED = "uncategorized"
 
@@ -56,16 +50,17 @@ class CategoryStats(BaseModel):
 
 
 class ExperimentDocument(BaseModel):
+    """An experiment's exported report: the trajectory-report shape (summary, category_breakdown,
+    test_results) plus the aggregates and the scored run."""
+
+    schema_version: Literal[1] = 1
     experiment_id: str
     name: str
     summary: RunSummary
     category_breakdown: dict[str, CategoryStats]
     test_results: list[ItemResult]
     aggregates: ExperimentAggregates
-
-
-def comparison_json(report: ComparisonReport) -> dict[str, Any]:
-    return report.model_dump(mode="json")
+    run: RunData
 
 
 def _evaluations(item: ScoredItem) -> list[EvaluationEntry]:
@@ -95,8 +90,8 @@ def _test_result(item: ScoredItem, pass_threshold: float) -> ItemResult:
     )
 
 
-def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> dict[str, Any]:
-    """Seed 003's result shape plus the full aggregates, as JSON-ready data."""
+def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> ExperimentDocument:
+    """The exported report of one run (see :class:`ExperimentDocument`)."""
     results = [_test_result(i, aggregates.pass_threshold) for i in run.items]
     passed = sum(r.success for r in results)
     times = [r.execution_time for r in results if r.status == "ok" and r.execution_time is not None]
@@ -122,15 +117,6 @@ def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> dict[str,
         category_breakdown=breakdown,
         test_results=results,
         aggregates=aggregates,
+        run=run,
     )
-    return doc.model_dump(mode="json")
-
-
-__all__ = [
-    "comparison_json",
-    "comparison_junit",
-    "comparison_markdown",
-    "experiment_json",
-    "experiment_junit",
-    "experiment_markdown",
-]
+    return doc

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from shared.analysis.aggregates import ExperimentAggregates, item_passed
+from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData
 from shared.reports.markdown import fmt_num, fmt_p
 
@@ -76,7 +77,7 @@ def comparison_junit(report: ComparisonReport) -> str:
     )
     total_tests, total_failures = len(report.metrics), failures
     if report.breakdowns:
-        fail = bool(report.config.get("fail_on_breakdown", False))
+        fail = report.config.fail_on_breakdown
         bsuite = _sub(root, "testsuite", name="breakdowns")
         cases = [(b, r) for b in report.breakdowns for r in b.metrics]
         bfail = sum(

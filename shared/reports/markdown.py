@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from shared.analysis.aggregates import ExperimentAggregates, item_passed
+from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData
 
 _STATUS = {

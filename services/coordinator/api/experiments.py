@@ -16,6 +16,8 @@ from services.coordinator.execution.events import publish_event
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import ExperimentAccepted, ExperimentCreate, ExperimentOut, ItemsPage
 from services.coordinator.store import experiments as experiment_store
+from services.coordinator.store import items
+from services.coordinator.store.items import ItemStatus
 from shared.contracts.experiment_events import ExperimentEvent
 
 router = APIRouter(prefix="/experiments", tags=["experiments"], dependencies=[Depends(require_api_key)])
@@ -85,18 +87,22 @@ async def list_items(
     limit: int = Query(50, ge=1, le=1000),
     category: str | None = Query(None, description="Only items whose metadata.category is this"),
     failing: str | None = Query(
-        None, description="Only items failing this evaluator (score < pass threshold)"
+        None,
+        description="Only ok items whose score of this evaluator fails its pass criterion "
+        "(items it did not measure are not listed)",
     ),
+    status: ItemStatus | None = Query(None, description="Only items with this status"),
 ) -> ItemsPage:
     experiment = await experiment_store.get_experiment(session, experiment_id)
-    return await experiment_store.items_page(
+    return await items.items_page(
         session,
         experiment_id,
         offset=offset,
         limit=limit,
         category=category,
         failing=failing,
-        pass_threshold=float(experiment.config.get("pass_threshold", 0.5)),
+        status=status,
+        pass_threshold=experiment.config.pass_threshold,
     )
 
 

@@ -18,8 +18,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts.eval_messages import EvalTask
-from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.eval_messages import EvalTask, task_key
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
@@ -36,9 +35,9 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
         input=row.input,
         expected_output=row.expected_output,
         metadata=row.item_metadata,
-        target=config["target"],
-        evaluators=[EvaluatorSpec.model_validate(e) for e in config.get("evaluators", [])],
-        timeout_s=float(config.get("timeout_s", 30.0)),
+        target=config.target,
+        evaluators=config.evaluators,
+        timeout_s=config.timeout_s,
     )
 
 
@@ -111,7 +110,7 @@ class Dispatcher:
                 ).scalar_one()
             )
             await self._republish_stale(session, experiment)
-            free = int(experiment.config.get("concurrency", 10)) - flying
+            free = experiment.config.concurrency - flying
             if free <= 0:
                 return 0
             rows = (
@@ -168,7 +167,7 @@ class Dispatcher:
         )
         for row in stale:
             log.warning(
-                "re-publishing stale task", extra={"task_id": f"{experiment.id}:{row.item_id}:{row.trial}"}
+                "re-publishing stale task", extra={"task_id": task_key(experiment.id, row.item_id, row.trial)}
             )
             await self._publish(task_for(experiment, row))
             row.dispatched_at = utcnow()

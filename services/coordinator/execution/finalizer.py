@@ -16,7 +16,6 @@ from services.coordinator.execution.analysis import analyse_experiment, compare_
 from services.coordinator.execution.events import publish_event
 from services.coordinator.store.run_columns import refresh_statistics
 from shared.analysis.comparison_rules import ComparisonConfig
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import EventKind
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
@@ -100,26 +99,31 @@ class Finalizer:
             if experiment is None:
                 return
             await refresh_statistics(session)
-            specs = [EvaluatorSpec.model_validate(s) for s in experiment.config.get("run_evaluators", [])]
-            threshold = float(experiment.config.get("pass_threshold", 0.5))
-            aggregates = await analyse_experiment(session, experiment, specs, pass_threshold=threshold)
+            config = experiment.config
+            aggregates = await analyse_experiment(
+                session, experiment, config.run_evaluators, pass_threshold=config.pass_threshold
+            )
             if experiment.baseline_id:
                 baseline = await session.get(Experiment, experiment.baseline_id)
                 if baseline is not None:
-                    config = ComparisonConfig()
+                    comparison_config = ComparisonConfig()
                     report = await compare_experiments(
-                        session, baseline, experiment, config, candidate_run_scores=aggregates.run_scores
+                        session,
+                        baseline,
+                        experiment,
+                        comparison_config,
+                        candidate_run_scores=aggregates.run_scores,
                     )
                     session.add(
                         Comparison(
                             baseline_id=baseline.id,
                             candidate_id=experiment.id,
-                            config=config.model_dump(mode="json"),
-                            report=report.model_dump(mode="json"),
+                            config=comparison_config,
+                            report=report,
                             regression=report.regression,
                         )
                     )
-            experiment.aggregates = aggregates.model_dump(mode="json")
+            experiment.aggregates = aggregates
             experiment.status = "completed"
             experiment.completed_at = utcnow()
             await session.commit()

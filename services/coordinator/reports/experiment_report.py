@@ -1,18 +1,15 @@
-"""An experiment's report in JSON (exportable, with seed 003's shape), markdown or JUnit."""
+"""An experiment's report, loaded from Postgres and rendered as JSON, markdown or JUnit."""
 
 from __future__ import annotations
 
-import json
 from typing import Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ExperimentNotComplete
 from services.coordinator.store.full_run import load_run
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment
-from shared.reports.json_export import experiment_json, experiment_junit, experiment_markdown
+from shared.reports import experiment_json, experiment_junit, experiment_markdown
 
 
 async def render_experiment_report(
@@ -23,11 +20,9 @@ async def render_experiment_report(
             f"experiment {experiment.id} is {experiment.status}; a report exists once it has completed"
         )
     run, _ = await load_run(session, experiment)
-    aggregates = ExperimentAggregates.model_validate(experiment.aggregates)
-    run.run_scores = [Evaluation.model_validate(e) for e in aggregates.run_scores]
+    aggregates = experiment.aggregates
     if fmt == "md":
         return experiment_markdown(run, aggregates)
     if fmt == "junit":
         return experiment_junit(run, aggregates)
-    payload = experiment_json(run, aggregates) | {"run": run.model_dump(mode="json")}
-    return json.dumps(payload, indent=2, default=str)
+    return experiment_json(run, aggregates).model_dump_json(indent=2)

@@ -10,13 +10,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import BaselineNotFound, ExperimentNotFound, UnknownEvaluatorError
 from services.coordinator.schemas import (
     ExperimentCreate,
-    ExperimentItemOut,
     ExperimentOut,
-    ItemsPage,
     Progress,
 )
 from services.coordinator.store.datasets import resolve_version
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.experiment_config import ExperimentConfig, ExperimentSettings
 from shared.db.base import utcnow
 from shared.db.models import (
     Comparison,
@@ -25,7 +24,6 @@ from shared.db.models import (
     DatasetVersion,
     Experiment,
     ExperimentItem,
-    Score,
 )
 from shared.evaluators import UnknownEvaluator, validate_specs
 
@@ -109,10 +107,11 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
     except UnknownEvaluator as exc:
         raise UnknownEvaluatorError(str(exc)) from exc
     baseline_id = await _resolve_baseline(session, body)
-    config = body.model_dump(mode="json") | {
-        "evaluators": [e.model_dump() for e in evaluators],
-        "run_evaluators": [e.model_dump() for e in run_evaluators],
-    }
+    config = ExperimentConfig(
+        **body.model_dump(include=set(ExperimentSettings.model_fields)),
+        evaluators=evaluators,
+        run_evaluators=run_evaluators,
+    )
     experiment = Experiment(
         name=body.name,
         dataset_id=dataset.id,
@@ -197,8 +196,8 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
         status=row.status,  # type: ignore[arg-type]
         dataset=dataset.name if dataset else "?",
         dataset_version=version.version if version else 0,
-        target=row.config.get("target", {}),
-        concurrency=int(row.config.get("concurrency", 0)),
+        target=row.config.target,
+        concurrency=row.config.concurrency,
         progress=Progress(
             total=row.total,
             done=row.done,
@@ -211,7 +210,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
         error=row.error,
         comparison_id=comparison.id if comparison else None,
         regression=comparison.regression if comparison else None,
-        metadata=row.config.get("metadata", {}),
+        metadata=row.config.metadata,
         created_at=row.created_at,
         started_at=row.started_at,
         completed_at=row.completed_at,
@@ -223,78 +222,3 @@ async def list_experiments(session: AsyncSession, name: str | None, limit: int) 
     if name:
         stmt = stmt.where(Experiment.name == name)
     return list((await session.execute(stmt)).scalars().all())
-
-
-async def items_page(
-    session: AsyncSession,
-    experiment_id: str,
-    *,
-    offset: int,
-    limit: int,
-    category: str | None,
-    failing: str | None,
-    pass_threshold: float,
-) -> ItemsPage:
-    stmt = select(ExperimentItem).where(ExperimentItem.experiment_id == experiment_id)
-    if category:
-        stmt = stmt.where(ExperimentItem.item_metadata["category"].astext == category)
-    if failing:
-        failing_keys = select(Score.item_id, Score.trial).where(
-            Score.experiment_id == experiment_id,
-            Score.name == failing,
-            (Score.value < pass_threshold) | Score.value.is_(None),
-        )
-        stmt = stmt.where(ExperimentItem.status.in_(["ok", "error"])).where(
-            (ExperimentItem.status == "error")
-            | ExperimentItem.item_id.in_(failing_keys.with_only_columns(Score.item_id))
-        )
-    total = int((await session.execute(select(func.count()).select_from(stmt.subquery()))).scalar_one())
-    rows = (
-        (
-            await session.execute(
-                stmt.order_by(ExperimentItem.position, ExperimentItem.trial).offset(offset).limit(limit)
-            )
-        )
-        .scalars()
-        .all()
-    )
-    scores: dict[tuple[str, int], list[Evaluation]] = {}
-    if rows:
-        score_rows = (
-            (
-                await session.execute(
-                    select(Score).where(
-                        Score.experiment_id == experiment_id, Score.item_id.in_({r.item_id for r in rows})
-                    )
-                )
-            )
-            .scalars()
-            .all()
-        )
-        for s in score_rows:
-            scores.setdefault((s.item_id, s.trial), []).append(
-                Evaluation(
-                    name=s.name, value=s.value, comment=s.comment, metadata=s.score_metadata, error=s.error
-                )
-            )
-    return ItemsPage(
-        items=[
-            ExperimentItemOut(
-                item_id=r.item_id,
-                trial=r.trial,
-                status=r.status,
-                input=r.input,
-                expected_output=r.expected_output,
-                metadata=r.item_metadata,
-                output=r.output,
-                error=r.error,
-                latency_ms=r.latency_ms,
-                attempts=r.attempts,
-                scores=scores.get((r.item_id, r.trial), []),
-            )
-            for r in rows
-        ],
-        total=total,
-        offset=offset,
-        limit=limit,
-    )

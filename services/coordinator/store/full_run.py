@@ -66,7 +66,7 @@ async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunDa
                 status=status,
             )
         )
-    run_scores = [Evaluation.model_validate(e) for e in (experiment.aggregates or {}).get("run_scores", [])]
+    run_scores = list(experiment.aggregates.run_scores) if experiment.aggregates else []
     return RunData(
         experiment_id=experiment.id, name=experiment.name, items=scored, run_scores=run_scores
     ), results

@@ -74,7 +74,7 @@ async def metric_names(session: AsyncSession, experiment_id: str) -> list[str]:
 
 def stored_run_scores(experiment: Experiment) -> list[Evaluation]:
     """The run-level results saved with the experiment's aggregates."""
-    return [Evaluation.model_validate(e) for e in (experiment.aggregates or {}).get("run_scores", [])]
+    return list(experiment.aggregates.run_scores) if experiment.aggregates else []
 
 
 def metadata_columns(item: type[ExperimentItem] | Any, keys: Sequence[str]) -> list[Any]:

@@ -7,6 +7,10 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.drift import check_drift
+from shared.analysis.aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
+from shared.contracts.agent_messages import ModelConfig
+from shared.contracts.eval_messages import AgentTarget
+from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment, OnlineSample, OnlineScore
 
 pytestmark = pytest.mark.integration
@@ -15,6 +19,30 @@ Sessions = async_sessionmaker[AsyncSession]
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 WINDOW = timedelta(hours=1)
 EVALUATOR = "no_hallucinated_items"
+
+
+def aggregates_of(metric: str, *, mean: float, sd: float, count: int) -> ExperimentAggregates:
+    """Stored aggregates in which only ``metric``'s summary matters."""
+    return ExperimentAggregates(
+        experiment_id="x",
+        name="baseline",
+        item_count=count,
+        ok_count=count,
+        error_count=0,
+        error_rate=0.0,
+        pass_threshold=0.5,
+        passed=count,
+        pass_rate=1.0,
+        metrics={
+            metric: MetricAggregate(
+                mean=mean, median=None, p95=None, sd=sd, ci_low=None, ci_high=None, count=count, none_count=0
+            )
+        },
+        breakdowns={},
+        latency=LatencyStats(count=0),
+        tokens=None,
+        run_scores=[],
+    )
 
 
 async def _offline_experiment(session: AsyncSession, mean: float) -> None:
@@ -30,8 +58,8 @@ async def _offline_experiment(session: AsyncSession, mean: float) -> None:
             dataset_id=dataset.id,
             version_id=version.id,
             status="completed",
-            config={"target": {"kind": "agent", "model": {"provider": "offline"}}},
-            aggregates={"metrics": {EVALUATOR: {"mean": mean, "sd": 0.15, "count": 40}}},
+            config=ExperimentConfig(target=AgentTarget(), evaluators=[]),
+            aggregates=aggregates_of(EVALUATOR, mean=mean, sd=0.15, count=40),
             completed_at=NOW - timedelta(days=1),
         )
     )
@@ -99,7 +127,9 @@ async def test_an_experiment_of_another_model_is_not_a_reference(session_factory
         await _scores(session, [0.0] * 10, NOW - WINDOW, "after")
         await session.execute(
             update(Experiment).values(
-                config={"target": {"kind": "agent", "model": {"provider": "mistral", "name": "m"}}}
+                config=ExperimentConfig(
+                    target=AgentTarget(model=ModelConfig(provider="mistral", name="m")), evaluators=[]
+                )
             )
         )
         await session.commit()

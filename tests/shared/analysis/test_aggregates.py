@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.analysis.aggregates import ExperimentAggregates, compute_aggregates, item_passed
+from shared.analysis.aggregates import ExperimentAggregates, compute_aggregates
+from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation

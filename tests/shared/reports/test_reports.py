@@ -11,8 +11,7 @@ from shared.analysis.comparison import ComparisonConfig, compare_runs
 from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.evaluation import Evaluation
-from shared.reports.json_export import (
-    comparison_json,
+from shared.reports import (
     comparison_junit,
     comparison_markdown,
     experiment_json,
@@ -71,10 +70,11 @@ def test_a_a_markdown_reports_no_regression() -> None:
     assert "OK: no significant regression" in md
 
 
-def test_comparison_json_is_the_model_dump(regressed: ComparisonReport) -> None:
-    data = comparison_json(regressed)
-    assert ComparisonReport.model_validate(json.loads(json.dumps(data))) == regressed
+def test_comparison_json_round_trips(regressed: ComparisonReport) -> None:
+    data = json.loads(regressed.model_dump_json())
+    assert ComparisonReport.model_validate(data) == regressed
     assert data["regression"] is True
+    assert data["schema_version"] == 1
 
 
 def test_comparison_junit_fails_only_regressed_metrics(regressed: ComparisonReport) -> None:
@@ -135,10 +135,11 @@ def detailed_run() -> RunData:
     )
 
 
-def test_experiment_json_has_seed_003_shape() -> None:
+def test_experiment_json_has_the_trajectory_report_shape() -> None:
     run = detailed_run()
-    doc = experiment_json(run, compute_aggregates(run))
-    json.dumps(doc)
+    doc = json.loads(experiment_json(run, compute_aggregates(run)).model_dump_json())
+    assert doc["schema_version"] == 1
+    assert doc["run"]["experiment_id"] == run.experiment_id
     assert doc["summary"] == {
         "total_tests": 3,
         "passed_tests": 1,

@@ -27,7 +27,9 @@ from services.coordinator.store.run_columns import ColumnLoadError, load_metric,
 from shared.analysis.aggregates import ExperimentAggregates, compute_aggregates
 from shared.analysis.comparison import compare_runs
 from shared.analysis.comparison_rules import ComparisonConfig
+from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
 from shared.evaluators import run_run_evaluators
 from shared.evaluators.item_results import ItemResult
@@ -192,7 +194,7 @@ async def add_experiment(session: AsyncSession, shape: RunShape, baseline_id: st
         dataset_id=dataset.id,
         version_id=version.id,
         status="finalizing",
-        config={"run_evaluators": [s.model_dump() for s in ALL_SPECS]},
+        config=ExperimentConfig(target=AgentTarget(), evaluators=[], run_evaluators=ALL_SPECS),
         baseline_id=baseline_id,
         total=len(shape.keys),
         done=len(shape.keys),
@@ -268,7 +270,7 @@ async def store_aggregates(sessions: Sessions, ids: Sequence[str]) -> None:
         for experiment_id in ids:
             experiment = await fetch(session, experiment_id)
             aggregates = await reference_aggregates(session, experiment, BUILTIN_SPECS, 0.5)
-            experiment.aggregates = aggregates.model_dump(mode="json")
+            experiment.aggregates = aggregates
         await session.commit()
 
 

@@ -1,0 +1,93 @@
+"""An experiment's items, a page at a time, with their scores; filters use the one pass rule."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, false, func, select, tuple_
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.schemas import ExperimentItemOut, ItemsPage
+from shared.analysis.pass_rule import PassCriterion, criterion_for
+from shared.contracts.evaluation import Evaluation
+from shared.db.models import ExperimentItem, Score
+
+ItemStatus = Literal["ok", "error"]
+
+
+def fails(criterion: PassCriterion, value: Any) -> ColumnElement[bool]:
+    """SQL: ``value`` fails ``criterion`` (``PassCriterion.passes`` is False). NULL is not measured,
+    not failing; an informational metric never fails."""
+    if criterion.threshold is None:
+        return false()
+    if criterion.direction == "lower_is_better":
+        return value > criterion.threshold  # type: ignore[no-any-return]
+    return value < criterion.threshold  # type: ignore[no-any-return]
+
+
+async def items_page(
+    session: AsyncSession,
+    experiment_id: str,
+    *,
+    offset: int,
+    limit: int,
+    category: str | None = None,
+    failing: str | None = None,
+    status: ItemStatus | None = None,
+    pass_threshold: float,
+) -> ItemsPage:
+    """Items in dataset order. ``failing=METRIC``: ok items whose METRIC score fails its pass
+    criterion (an item without a value for it was not measured, so it is not listed)."""
+    stmt = select(ExperimentItem).where(ExperimentItem.experiment_id == experiment_id)
+    if category:
+        stmt = stmt.where(ExperimentItem.item_metadata["category"].astext == category)
+    if status:
+        stmt = stmt.where(ExperimentItem.status == status)
+    if failing:
+        failing_keys = select(Score.item_id, Score.trial).where(
+            Score.experiment_id == experiment_id,
+            Score.name == failing,
+            fails(criterion_for(failing, pass_threshold), Score.value),
+        )
+        stmt = stmt.where(
+            ExperimentItem.status == "ok",
+            tuple_(ExperimentItem.item_id, ExperimentItem.trial).in_(failing_keys),
+        )
+    total = int((await session.execute(select(func.count()).select_from(stmt.subquery()))).scalar_one())
+    page = stmt.order_by(ExperimentItem.position, ExperimentItem.trial).offset(offset).limit(limit)
+    rows = (await session.execute(page)).scalars().all()
+    scores: dict[tuple[str, int], list[Evaluation]] = {}
+    if rows:
+        keys = [(r.item_id, r.trial) for r in rows]
+        score_rows = await session.execute(
+            select(Score).where(
+                Score.experiment_id == experiment_id, tuple_(Score.item_id, Score.trial).in_(keys)
+            )
+        )
+        for s in score_rows.scalars():
+            scores.setdefault((s.item_id, s.trial), []).append(
+                Evaluation(
+                    name=s.name, value=s.value, comment=s.comment, metadata=s.score_metadata, error=s.error
+                )
+            )
+    return ItemsPage(
+        items=[
+            ExperimentItemOut(
+                item_id=r.item_id,
+                trial=r.trial,
+                status=r.status,
+                input=r.input,
+                expected_output=r.expected_output,
+                metadata=r.item_metadata,
+                output=r.output,
+                error=r.error,
+                latency_ms=r.latency_ms,
+                attempts=r.attempts,
+                scores=scores.get((r.item_id, r.trial), []),
+            )
+            for r in rows
+        ],
+        total=total,
+        offset=offset,
+        limit=limit,
+    )

@@ -1,0 +1,54 @@
+"""An experiment's configuration: what a user chose, with every default written once.
+
+``ExperimentSettings`` is what both the request (``POST /experiments``) and the stored record share;
+``ExperimentConfig`` is what the coordinator stores in ``experiments.config`` and reads back, typed
+and versioned (older rows without ``schema_version`` are version 1, their extra keys ignored).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.contracts.eval_messages import TargetSpec
+from shared.contracts.evaluation import EvaluatorSpec
+
+DEFAULT_CONCURRENCY = 10
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_PASS_THRESHOLD = 0.5
+
+
+class ExperimentSettings(BaseModel):
+    """How to run a dataset through a target."""
+
+    target: TargetSpec
+    concurrency: int = Field(
+        default=DEFAULT_CONCURRENCY, ge=1, le=1000, description="Tasks in flight for this experiment"
+    )
+    repetitions: int = Field(default=1, ge=1, le=100, description="Trials per item")
+    timeout_s: float = Field(
+        default=DEFAULT_TIMEOUT_S, gt=0, le=3600, description="Per-item budget per attempt"
+    )
+    item_filter: dict[str, Any] = Field(
+        default_factory=dict, description="metadata key -> value or list of values; items must match all"
+    )
+    pass_threshold: float = Field(
+        default=DEFAULT_PASS_THRESHOLD,
+        ge=0,
+        le=1,
+        description="A score passes at >= this (higher-is-better) or <= 1 - this (lower-is-better rates)",
+    )
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form labels kept with the run")
+
+
+class ExperimentConfig(ExperimentSettings):
+    """The stored configuration of one experiment (``experiments.config``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    schema_version: Literal[1] = 1
+    evaluators: list[EvaluatorSpec] = Field(description="Item-level evaluators, defaults resolved")
+    run_evaluators: list[EvaluatorSpec] = Field(
+        default_factory=list, description="Run-level evaluators, defaults resolved"
+    )

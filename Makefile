@@ -25,6 +25,7 @@ bytecode: venv
 lint: venv
 	$(BIN)/ruff check services shared tests bench
 	$(BIN)/ruff format --check services shared tests bench
+	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy services shared

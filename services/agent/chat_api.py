@@ -16,6 +16,7 @@ from services.agent.conversations import (
     ConversationFinalizedError,
     ConversationNotFoundError,
     ConversationService,
+    TurnResult,
 )
 from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 
@@ -38,17 +39,6 @@ class MessageIn(BaseModel):
         if len(value) > MAX_UTTERANCE_CHARS:
             raise ValueError(f"text is {len(value)} characters long; the limit is {MAX_UTTERANCE_CHARS}")
         return value
-
-
-class MessageOut(BaseModel):
-    conversation_id: str
-    turn_index: int
-    reply: str
-    order: list[OrderLine]
-    finalized: bool
-    tool_calls: list[str]
-    model: str
-    prompt_version: str
 
 
 class ChatLine(BaseModel):
@@ -97,18 +87,8 @@ async def create_conversation(conversations: ConversationsDep) -> ConversationCr
 @router.post("/{conversation_id}/messages")
 async def send_message(
     conversation_id: ConversationIdDep, body: MessageIn, conversations: ConversationsDep
-) -> MessageOut:
-    result = await conversations.send(conversation_id, body.text)
-    return MessageOut(
-        conversation_id=result.conversation_id,
-        turn_index=result.turn_index,
-        reply=result.reply,
-        order=result.order,
-        finalized=result.finalized,
-        tool_calls=result.tool_calls,
-        model=result.model,
-        prompt_version=result.prompt_version,
-    )
+) -> TurnResult:
+    return await conversations.send(conversation_id, body.text)
 
 
 @router.get("/{conversation_id}")

@@ -17,6 +17,7 @@ from typing import Any, cast
 from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from pydantic import BaseModel, Field
 
 from services.agent.chat_models import ModelUnavailableError
 from services.agent.conversation_lock import ConversationLocks
@@ -54,15 +55,16 @@ class AgentTurnTimeoutError(AgentTurnFailedError):
     pass
 
 
-@dataclass(frozen=True)
-class TurnResult:
+class TurnResult(BaseModel, frozen=True):
+    """One chat turn's outcome (also the chat API's response body)."""
+
     conversation_id: str
-    turn_index: int
-    reply: str
-    order: list[OrderLine]
+    turn_index: int = Field(description="0 for the conversation's first turn")
+    reply: str = Field(description="What the agent said")
+    order: list[OrderLine] = Field(description="The order after this turn")
     finalized: bool
-    tool_calls: list[str]
-    model: str
+    tool_calls: list[str] = Field(description="Names of the tools the agent called this turn")
+    model: str = Field(description="Model identity, e.g. offline:ask or mistral:<name>")
     prompt_version: str
 
 

@@ -1,4 +1,4 @@
-"""Domain models of the drive-thru agent (seed 002): menu, items, modifiers, orders. No prices."""
+"""Domain models of the drive-thru agent: menu, items, modifiers, orders. No prices."""
 
 from __future__ import annotations
 

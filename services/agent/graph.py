@@ -1,4 +1,4 @@
-"""The drive-thru graph (seed 002): orchestrator → tools → update_order → orchestrator …, ending on
+"""The drive-thru graph: orchestrator → tools → update_order → orchestrator …, ending on
 a reply or right after ``finalize_order``.
 
 The chat model and the system prompt are per-invocation *context* (``AgentContext``), so one
@@ -96,7 +96,7 @@ def apply_add_results(order: Order, menu: Menu, results: list[ToolMessage]) -> O
 
 
 def update_order(state: DriveThruState) -> dict[str, Any]:
-    """Apply ONLY the tool step that just ran. (Seed 002's sketch rescans the whole history and
+    """Apply ONLY the tool step that just ran. (The original sketch rescans the whole history and
     would re-add every earlier item on each loop.)"""
     step = latest_tool_step(state["messages"])
     update: dict[str, Any] = {

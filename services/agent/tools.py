@@ -1,4 +1,4 @@
-"""The agent's four tools (seed 002). Pure functions of their arguments and the injected state:
+"""The agent's four tools. Pure functions of their arguments and the injected state:
 they return result dicts the model reads, never raise for bad input, and never change state
 themselves (the graph's ``update_order`` node applies ``add_item_to_order`` results)."""
 

@@ -1,5 +1,5 @@
-"""Converting graph results into the contract shapes: order lines (seed 001), trajectories
-(seed 003 message format), tool-call names, reply text and token usage."""
+"""Converting graph results into the contract shapes: order lines (the drive-thru evaluators'
+shape), trajectories (the trajectory-scenario message format), tool-call names, reply text and token usage."""
 
 from __future__ import annotations
 

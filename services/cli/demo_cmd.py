@@ -70,7 +70,7 @@ def _drive_thru(client: ApiClient) -> None:
         },
     )
     out.print(f"Drive-thru verdict: {_verdict(candidate)}")
-    out.print(Rule("Drive-thru agent: trajectory scenarios (seed 003 format)"))
+    out.print(Rule("Drive-thru agent: trajectory scenarios"))
     push_file(client, SCENARIOS, name="drive-thru/trajectory-scenarios-v1")
     _experiment(
         client,

@@ -1,4 +1,4 @@
-"""``yardstick datasets generate-retrieval``: LLM-generated golden retrieval dataset (seed 004
+"""``yardstick datasets generate-retrieval``: LLM-generated golden retrieval dataset (
 phase 1) written as a new golden file version. Needs MISTRAL_API_KEY."""
 
 from __future__ import annotations

@@ -27,6 +27,6 @@ def create(name: str = typer.Option("cli", help="A label to recognise the key by
             "folder, or set DATABASE_URL and YARDSTICK_API_KEY_SECRET"
         )
         raise typer.Exit(2)
-    from services.coordinator.store.api_keys import create_key_sync  # deferred: SQLAlchemy, psycopg
+    from shared.db.api_keys import create_key_sync  # deferred: SQLAlchemy, psycopg
 
     print(create_key_sync(database_url, secret, name))

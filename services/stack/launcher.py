@@ -235,7 +235,7 @@ def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:
 
 
 def _cli_api_key(database_url: str, secret: str) -> str:
-    from services.coordinator.store.api_keys import create_key_sync  # the coordinator owns keys
+    from shared.db.api_keys import create_key_sync  # the coordinator owns keys
 
     return create_key_sync(database_url, secret, name="cli (local stack)")
 

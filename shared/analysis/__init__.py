@@ -1,0 +1,45 @@
+"""The analysis of finished runs, pure (no I/O): what the coordinator, the CLI and the UI share.
+
+- ``run_data``: an in-memory run (``RunData``, ``ScoredItem``, ``ItemKey``);
+- ``columns`` / ``paired_columns``: a run (or two runs paired by item and trial) as compact
+  per-item NumPy columns, a metric's values fetched one at a time (the coordinator's store fills
+  them from Postgres in bounded memory);
+- ``pass_rule``: the one rule for "passed";
+- ``aggregates``: per-metric summaries, breakdowns, pass rate (``AggregateBuilder``);
+- ``run_level``: run-level evaluators over the columns;
+- ``comparison`` (+ ``comparison_rules``, ``comparison_models``): baseline vs candidate.
+"""
+
+from shared.analysis.aggregates import AggregateBuilder, ExperimentAggregates, MetricAggregate
+from shared.analysis.columns import RunColumns, columns_from_items
+from shared.analysis.comparison import ComparisonBuilder, compare_runs
+from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError, is_lower_better
+from shared.analysis.paired_columns import PairedColumns, pair_runs
+from shared.analysis.pass_rule import PassCriterion, criterion_for, item_passed
+from shared.analysis.run_data import ItemKey, RunData, ScoredItem
+from shared.analysis.run_level import RunLevelEvaluation
+
+__all__ = [
+    "AggregateBuilder",
+    "ComparisonBuilder",
+    "ComparisonConfig",
+    "ComparisonError",
+    "ComparisonReport",
+    "ExperimentAggregates",
+    "ItemKey",
+    "MetricAggregate",
+    "MetricResult",
+    "PairedColumns",
+    "PassCriterion",
+    "RunColumns",
+    "RunData",
+    "RunLevelEvaluation",
+    "ScoredItem",
+    "columns_from_items",
+    "compare_runs",
+    "criterion_for",
+    "is_lower_better",
+    "item_passed",
+    "pair_runs",
+]

@@ -10,7 +10,7 @@ Conventions (the same as ``comparison``):
 
 Computed from per-item columns (``columns``) one metric at a time, so aggregating a run of
 any size holds only a few arrays of item-count length: ``AggregateBuilder`` (the finalizer feeds
-it from Postgres), ``compute_aggregates`` for an in-memory ``RunData``.
+it from Postgres; tests feed it in-memory runs).
 """
 
 from __future__ import annotations
@@ -24,13 +24,9 @@ from pydantic import BaseModel, Field
 from shared.analysis.columns import (
     BoolArray,
     IndexArray,
-    MetricValues,
     RunColumns,
-    columns_from_items,
-    item_metric_values,
 )
 from shared.analysis.pass_rule import PassCriterion, criterion_for
-from shared.analysis.run_data import RunData
 from shared.contracts.evaluation import Evaluation
 from shared.stats import FloatArray, percentiles, summarize
 
@@ -219,26 +215,3 @@ class AggregateBuilder:
             tokens=_tokens(c),
             run_scores=list(c.run_scores),
         )
-
-
-def aggregate_columns(
-    columns: RunColumns,
-    values: MetricValues,
-    pass_threshold: float = 0.5,
-    breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
-) -> ExperimentAggregates:
-    """Aggregate a run whose metric values ``values(name)`` can fetch synchronously."""
-    builder = AggregateBuilder(columns, pass_threshold, breakdown_keys)
-    for name in columns.metric_names:
-        builder.add_metric(name, values(name))
-    return builder.finish()
-
-
-def compute_aggregates(
-    run: RunData,
-    pass_threshold: float = 0.5,
-    breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
-) -> ExperimentAggregates:
-    """Aggregate one in-memory run; see the module docstring for the conventions."""
-    columns = columns_from_items(run.experiment_id, run.name, run.items, breakdown_keys, run.run_scores)
-    return aggregate_columns(columns, item_metric_values(run.items), pass_threshold, breakdown_keys)

@@ -64,7 +64,7 @@ class ModifierLine(BaseModel):
 
 
 class OrderLine(BaseModel):
-    """One order line in seed 001's evaluator shape."""
+    """One order line in the drive-thru evaluators' shape."""
 
     item_id: str
     name: str
@@ -80,7 +80,7 @@ class TokenUsage(BaseModel):
 
 
 class TrajectoryMessage(BaseModel):
-    """A serialisable message of the agent's trajectory (seed 003's message format)."""
+    """A serialisable message of the agent's trajectory (the trajectory-scenario message format)."""
 
     type: Literal["human", "ai", "tool", "system"]
     content: str = ""
@@ -93,7 +93,7 @@ class AgentInvokeRequest(BaseModel):
     """``agent.invoke``: run one isolated conversation turn (fresh thread)."""
 
     schema_version: int = SCHEMA_VERSION
-    customer_utterance: str = Field(min_length=1, max_length=2000, description="Seed 001's input key")
+    customer_utterance: str = Field(min_length=1, max_length=2000, description="What the customer said")
     messages: list[TrajectoryMessage] = Field(default_factory=list, description="Optional prior turns")
     model: ModelConfig = Field(default_factory=ModelConfig)
 

@@ -12,7 +12,7 @@ Generic format (YAML or JSON)::
         metadata: {category: simple_order, difficulty: easy}
 
 JSONL: one item object per line (the dataset name is the file's stem unless given).
-A top-level ``cases`` (seed 004's golden dataset) or ``test_cases`` (seed 003's scenarios) is
+A top-level ``cases`` (the golden retrieval format) or ``test_cases`` (the trajectory-scenario format) is
 converted to items by the matching module.
 """
 

@@ -1,4 +1,4 @@
-"""Seed 004's golden retrieval dataset (``EvalDatasetSchema``): camelCase JSON with ``cases``.
+"""The golden retrieval format (``EvalDatasetSchema``): camelCase JSON with ``cases``.
 
 ``load_golden(path)`` validates a file (errors name the file, the case id and the field),
 ``check_ids_exist(golden, corpus_ids)`` checks the ground truth against a corpus, and
@@ -19,7 +19,7 @@ QUERY_TYPES: tuple[str, ...] = ("temporal", "actor", "technical", "status", "mul
 
 
 class GoldenFileError(ValueError):
-    """A golden dataset file is missing, not JSON, or does not follow seed 004's schema."""
+    """A golden dataset file is missing, not JSON, or does not follow the golden retrieval schema."""
 
 
 class _Camel(BaseModel):

@@ -1,4 +1,4 @@
-"""Seed 003's trajectory scenario YAML (``test_cases:``): model, loader, and dataset items.
+"""The trajectory-scenario YAML format (``test_cases:``): model, loader, and dataset items.
 
 A scenario becomes a dataset item ``{id, input: {customer_utterance: query},
 expected_output: {reference_trajectory, requirements}, metadata: {category, description}}``
@@ -17,7 +17,7 @@ TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 
 
 class ScenarioFileError(ValueError):
-    """A scenario file is missing, is not YAML, or does not follow seed 003's format."""
+    """A scenario file is missing, is not YAML, or does not follow the trajectory-scenario format."""
 
 
 class TrajectoryRequirements(BaseModel):
@@ -91,7 +91,7 @@ def parse_trajectory_scenarios(text: str, source: str = "<string>") -> Trajector
 
 
 def load_trajectory_scenarios(path: str | Path) -> TrajectoryScenarioFile:
-    """Read a scenario YAML file (seed 003 format)."""
+    """Read a trajectory-scenario YAML file."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -145,7 +145,7 @@ def scenarios_file_to_dataset(path: Path, raw: dict[str, Any]) -> dict[str, Any]
         raise ScenarioFileError(f"{path}: does not follow the scenario format: {exc}") from exc
     return {
         "name": str(raw.get("name") or path.stem),
-        "description": str(raw.get("description") or "Trajectory scenarios (seed 003 format)"),
+        "description": str(raw.get("description") or "Trajectory scenarios"),
         "kind": "trajectory",
         "metadata": {"format": "trajectory_scenarios", **(raw.get("metadata") or {})},
         "items": [item.model_dump() for item in scenarios_to_items(parsed)],

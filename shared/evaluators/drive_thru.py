@@ -1,4 +1,4 @@
-"""Seed 001's drive-thru evaluators: order correctness, tool-call protocol, hallucinated items.
+"""The drive-thru evaluators: order correctness, tool-call protocol, hallucinated items.
 
 Output shape: ``AgentInvokeResponse.model_dump()`` (``order_items``, ``tool_calls``, …);
 expected output ``{"expected_items": [order lines]}``; metadata ``{"category", "difficulty"}``.

@@ -1,4 +1,4 @@
-"""LLM-as-judge evaluators (seed 004 tier 2; seed 001 "what's next": tone).
+"""LLM-as-judge evaluators (RAG answer quality; the drive-thru reply's tone).
 
 Each judge records ``judge_model``, ``prompt_version`` and ``temperature`` in its metadata.
 Without a judge model (no ``MISTRAL_API_KEY``) the value is None with comment
@@ -9,7 +9,10 @@ Where the judged texts come from: :mod:`shared.evaluators.judge_inputs`.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from shared.contracts.evaluation import Evaluation
@@ -21,11 +24,37 @@ from shared.evaluators.judge_inputs import (
     query_text,
     render_trajectory,
 )
-from shared.evaluators.judge_model import SKIPPED, JudgeConfig, ask_judge, judge_config, judge_model_for
+from shared.evaluators.judge_model import (
+    SKIPPED,
+    JudgeConfig,
+    StructuredChatModel,
+    ask_judge,
+    judge_config,
+    judge_model_for,
+)
 from shared.evaluators.payload import as_dict, as_list
-from shared.evaluators.registry import register
+from shared.evaluators.registry import EvaluatorFn, register
 
 CITATION_MARKER = re.compile(r"\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Judging:
+    """One judge call: its name, prompt version, configuration and the model to ask."""
+
+    name: str
+    version: str
+    config: JudgeConfig
+    model: StructuredChatModel
+
+    def result(self, value: float | None, comment: str | None, **details: Any) -> Evaluation:
+        """The judge's evaluation, with the judge model, prompt version and temperature recorded."""
+        return Evaluation(
+            name=self.name, value=value, comment=comment, metadata=_meta(self.config, self.version, **details)
+        )
+
+
+JudgeBody = Callable[..., Awaitable[Evaluation]]
 
 
 def _meta(config: JudgeConfig, version: str, **extra: Any) -> dict[str, Any]:
@@ -37,197 +66,114 @@ def _meta(config: JudgeConfig, version: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _skipped(name: str, config: JudgeConfig, version: str) -> Evaluation:
-    return Evaluation(name=name, value=None, comment=SKIPPED, metadata=_meta(config, version))
+def judge(name: str, version: str) -> Callable[[JudgeBody], EvaluatorFn]:
+    """Register ``body(judging, *, input, output, expected_output)`` as the reference-free item
+    evaluator ``name``: it resolves the judge model, and without one records the skip."""
+
+    def wrap(body: JudgeBody) -> EvaluatorFn:
+        @functools.wraps(body)
+        async def evaluate(
+            *,
+            input: Any = None,
+            output: Any,
+            expected_output: Any = None,
+            metadata: Any = None,
+            judge_model: str | None = None,
+            temperature: float = 0.0,
+            **kwargs: Any,
+        ) -> Evaluation:
+            config = judge_config(judge_model, temperature)
+            model = judge_model_for(config)
+            if model is None:
+                return Evaluation(name=name, value=None, comment=SKIPPED, metadata=_meta(config, version))
+            judging = Judging(name, version, config, model)
+            return await body(judging, input=input, output=output, expected_output=expected_output)
+
+        return register(name, reference_free=True)(evaluate)
+
+    return wrap
 
 
-@register("faithfulness", reference_free=True)
-async def faithfulness(
-    *,
-    input: Any = None,
-    output: Any,
-    expected_output: Any = None,
-    metadata: Any = None,
-    judge_model: str | None = None,
-    temperature: float = 0.0,
-    **kwargs: Any,
-) -> Evaluation:
+@judge("faithfulness", prompts.FAITHFULNESS_VERSION)
+async def faithfulness(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """Share of the answer's atomic claims that the retrieved context supports."""
-    name, config = "faithfulness", judge_config(judge_model, temperature)
-    model = judge_model_for(config)
-    if model is None:
-        return _skipped(name, config, prompts.FAITHFULNESS_VERSION)
     answer = answer_text(output)
     if not answer.strip():
-        return Evaluation(
-            name=name,
-            value=None,
-            comment="no answer in output",
-            metadata=_meta(config, prompts.FAITHFULNESS_VERSION),
-        )
-    claims = (await ask_judge(model, prompts.Claims, prompts.decompose_prompt(answer))).claims
+        return j.result(None, "no answer in output")
+    claims = (await ask_judge(j.model, prompts.Claims, prompts.decompose_prompt(answer))).claims
     if not claims:
-        return Evaluation(
-            name=name,
-            value=0.0,
-            comment="answer contains no verifiable claims",
-            metadata=_meta(config, prompts.FAITHFULNESS_VERSION, claims=[]),
-        )
+        return j.result(0.0, "answer contains no verifiable claims", claims=[])
     verdicts = await ask_judge(
-        model, prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, context_texts(output))
+        j.model, prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, context_texts(output))
     )
     supported = min(len(claims), sum(v.supported for v in verdicts.verifications))
     unsupported = [v.claim for v in verdicts.verifications if not v.supported]
-    return Evaluation(
-        name=name,
-        value=round(supported / len(claims), 6),
-        comment=f"{supported}/{len(claims)} claims supported by the context",
-        metadata=_meta(config, prompts.FAITHFULNESS_VERSION, claims=claims, unsupported=unsupported),
+    return j.result(
+        round(supported / len(claims), 6),
+        f"{supported}/{len(claims)} claims supported by the context",
+        claims=claims,
+        unsupported=unsupported,
     )
 
 
-@register("answer_relevancy", reference_free=True)
-async def answer_relevancy(
-    *,
-    input: Any,
-    output: Any,
-    expected_output: Any = None,
-    metadata: Any = None,
-    judge_model: str | None = None,
-    temperature: float = 0.0,
-    **kwargs: Any,
-) -> Evaluation:
+@judge("answer_relevancy", prompts.ANSWER_RELEVANCY_VERSION)
+async def answer_relevancy(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """How well the answer addresses the query (0-1, judged)."""
-    name, config = "answer_relevancy", judge_config(judge_model, temperature)
-    model = judge_model_for(config)
-    if model is None:
-        return _skipped(name, config, prompts.ANSWER_RELEVANCY_VERSION)
     verdict = await ask_judge(
-        model, prompts.Score, prompts.relevancy_prompt(query_text(input), answer_text(output))
+        j.model, prompts.Score, prompts.relevancy_prompt(query_text(input), answer_text(output))
     )
-    return Evaluation(
-        name=name,
-        value=verdict.score,
-        comment=verdict.reasoning or None,
-        metadata=_meta(config, prompts.ANSWER_RELEVANCY_VERSION),
-    )
+    return j.result(verdict.score, verdict.reasoning or None)
 
 
-@register("citation_precision", reference_free=True)
-async def citation_precision(
-    *,
-    input: Any = None,
-    output: Any,
-    expected_output: Any = None,
-    metadata: Any = None,
-    judge_model: str | None = None,
-    temperature: float = 0.0,
-    **kwargs: Any,
-) -> Evaluation:
+@judge("citation_precision", prompts.CITATION_PRECISION_VERSION)
+async def citation_precision(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """Share of the answer's [n] citations whose source supports the cited text."""
-    name, config = "citation_precision", judge_config(judge_model, temperature)
-    model = judge_model_for(config)
-    if model is None:
-        return _skipped(name, config, prompts.CITATION_PRECISION_VERSION)
     answer = answer_text(output)
     markers = CITATION_MARKER.findall(answer)
     if not markers:
-        return Evaluation(
-            name=name,
-            value=1.0,
-            comment="no citations to verify",
-            metadata=_meta(config, prompts.CITATION_PRECISION_VERSION),
-        )
+        return j.result(1.0, "no citations to verify")
     verdicts = (
         await ask_judge(
-            model, prompts.CitationVerdicts, prompts.citation_prompt(answer, citation_sources(output))
+            j.model, prompts.CitationVerdicts, prompts.citation_prompt(answer, citation_sources(output))
         )
     ).citations
     if not verdicts:
-        return Evaluation(
-            name=name,
-            value=None,
-            comment="judge returned no citation verdicts",
-            metadata=_meta(config, prompts.CITATION_PRECISION_VERSION),
-        )
+        return j.result(None, "judge returned no citation verdicts")
     correct = sum(v.supported for v in verdicts)
-    return Evaluation(
-        name=name,
-        value=round(correct / len(verdicts), 6),
-        comment=f"{correct}/{len(verdicts)} citations supported",
-        metadata=_meta(
-            config,
-            prompts.CITATION_PRECISION_VERSION,
-            unsupported=[v.citation_id for v in verdicts if not v.supported],
-        ),
+    return j.result(
+        round(correct / len(verdicts), 6),
+        f"{correct}/{len(verdicts)} citations supported",
+        unsupported=[v.citation_id for v in verdicts if not v.supported],
     )
 
 
-@register("trajectory_judge", reference_free=True)
-async def trajectory_judge(
-    *,
-    input: Any,
-    output: Any,
-    expected_output: Any = None,
-    metadata: Any = None,
-    judge_model: str | None = None,
-    temperature: float = 0.0,
-    **kwargs: Any,
-) -> Evaluation:
+@judge("trajectory_judge", prompts.TRAJECTORY_VERSION)
+async def trajectory_judge(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """Judged accuracy of the agent's trajectory (0-1); uses the reference trajectory when present."""
-    name, config = "trajectory_judge", judge_config(judge_model, temperature)
-    model = judge_model_for(config)
-    if model is None:
-        return _skipped(name, config, prompts.TRAJECTORY_VERSION)
     trajectory = render_trajectory(as_list(as_dict(output, "output").get("trajectory"), "output.trajectory"))
     reference_raw = as_dict(expected_output, "expected_output").get("reference_trajectory")
     reference = render_trajectory(as_list(reference_raw, "reference_trajectory")) if reference_raw else None
     verdict = await ask_judge(
-        model, prompts.Score, prompts.trajectory_prompt(query_text(input), trajectory, reference)
+        j.model, prompts.Score, prompts.trajectory_prompt(query_text(input), trajectory, reference)
     )
-    return Evaluation(
-        name=name,
-        value=verdict.score,
-        comment=verdict.reasoning or None,
-        metadata=_meta(config, prompts.TRAJECTORY_VERSION, with_reference=reference is not None),
-    )
+    return j.result(verdict.score, verdict.reasoning or None, with_reference=reference is not None)
 
 
-@register("drive_thru_tone", reference_free=True)
-async def drive_thru_tone(
-    *,
-    input: Any,
-    output: Any,
-    expected_output: Any = None,
-    metadata: Any = None,
-    judge_model: str | None = None,
-    temperature: float = 0.0,
-    **kwargs: Any,
-) -> Evaluation:
+@judge("drive_thru_tone", prompts.TONE_VERSION)
+async def drive_thru_tone(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """Friendliness and conciseness of the agent's reply (mean of both, rescaled to 0-1)."""
-    name, config = "drive_thru_tone", judge_config(judge_model, temperature)
-    model = judge_model_for(config)
-    if model is None:
-        return _skipped(name, config, prompts.TONE_VERSION)
     data = as_dict(input, "input")
     response = answer_text(output)
     if not response.strip():
-        return Evaluation(
-            name=name,
-            value=None,
-            comment="no response in output",
-            metadata=_meta(config, prompts.TONE_VERSION),
-        )
+        return j.result(None, "no response in output")
     prompt = prompts.tone_prompt(
         str(data.get("customer_utterance") or ""), data.get("previous_response"), response
     )
-    verdict = await ask_judge(model, prompts.ToneVerdict, prompt)
+    verdict = await ask_judge(j.model, prompts.ToneVerdict, prompt)
     value = ((verdict.friendliness - 1) / 4 + (verdict.conciseness - 1) / 4) / 2
-    return Evaluation(
-        name=name,
-        value=round(value, 6),
-        comment=verdict.reasoning or None,
-        metadata=_meta(
-            config, prompts.TONE_VERSION, friendliness=verdict.friendliness, conciseness=verdict.conciseness
-        ),
+    return j.result(
+        round(value, 6),
+        verdict.reasoning or None,
+        friendliness=verdict.friendliness,
+        conciseness=verdict.conciseness,
     )

@@ -1,4 +1,4 @@
-"""Seed 001's weighted partial-credit comparison of an actual order with the expected one.
+"""The drive-thru eval's weighted partial-credit comparison of an actual order with the expected one.
 
 Lines are matched by ``item_id`` (order-independent). A matched line scores
 0.4 x name equal (case-insensitive) + 0.3 x min(qty)/max(qty) + 0.2 x Jaccard of modifier ids

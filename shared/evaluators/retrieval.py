@@ -1,4 +1,4 @@
-"""Seed 004's tier-1 retrieval evaluators (definitions in :mod:`.retrieval_metrics`).
+"""The tier-1 retrieval evaluators (definitions in :mod:`.retrieval_metrics`).
 
 ``output = {"results": [{"id", "score", "rank", …}], "latency_ms": float}`` (ordered by
 ``rank`` when every hit has one, else list order); ``expected_output = {"relevant_ids": [...],

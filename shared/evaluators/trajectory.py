@@ -1,8 +1,8 @@
-"""Seed 003's trajectory evaluators, plus a partial-credit similarity.
+"""The trajectory evaluators, plus a partial-credit similarity.
 
 ``output["trajectory"]``: message dicts ``{type: human|ai|tool, content, tool_calls: [{id, name,
 args}], tool_call_id, name}`` (falls back to ``output["tool_calls"]`` names when absent);
-``expected_output``: ``{"reference_trajectory": [seed 003 records] | None, "requirements":
+``expected_output``: ``{"reference_trajectory": [trajectory-scenario records] | None, "requirements":
 {mandatory_tools, forbidden_tools, trajectory_mode, require_match}}``.
 """
 
@@ -160,7 +160,7 @@ def trajectory_pass(
     filter_to_mandatory: bool = False,
     **kwargs: Any,
 ) -> Evaluation:
-    """Seed 003's pass/fail policy over the tool checks and the reference match.
+    """The trajectory-scenario pass/fail policy over the tool checks and the reference match.
 
     With tool checks: pass iff all pass (and, if ``require_match``, the match passes too).
     Without tool checks but with a reference: pass iff the match passes. Otherwise pass.

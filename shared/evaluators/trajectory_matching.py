@@ -1,4 +1,4 @@
-"""Seed 003's trajectory normalisation and match modes, plus a partial-credit similarity.
+"""Trajectory normalisation and match modes, plus a partial-credit similarity.
 
 Normalisation (applied to the actual and the reference trajectory alike):
 keep the first human message; keep only AI messages that call tools; split multi-tool AI

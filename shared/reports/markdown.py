@@ -1,4 +1,4 @@
-"""Markdown reports: a comparison (seed 004's table) and a single experiment."""
+"""Markdown reports: a comparison (the regression report's table) and a single experiment."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ _HEADER = ["Metric", "Baseline", "Candidate", "Delta [95% CI]", "Delta %", "p-va
 
 
 def comparison_markdown(report: ComparisonReport) -> str:
-    """Seed 004's comparison table plus summary, regressions, per-category deltas and run scores."""
+    """The comparison table plus summary, regressions, per-category deltas and run scores."""
     out = [
         "# Eval Comparison Report",
         "",

@@ -1,7 +1,8 @@
 """Standardised effect sizes for a baseline → candidate change.
 
-- ``cohens_d``: seed 004's pooled form, (mean_c - mean_b) / sqrt((s_b² + s_c²) / 2), but with
-  SAMPLE standard deviations (ddof=1), where the seed used population SDs.
+- ``cohens_d``: the retrieval-regression report's pooled form,
+  (mean_c - mean_b) / sqrt((s_b² + s_c²) / 2), but with SAMPLE standard deviations (ddof=1), where
+  the requirement's sketch used population SDs.
 - ``cohens_dz``: the paired effect size, mean(d) / sd(d) over per-item differences d.
 
 Both are ``None`` when undefined (fewer than two values, or zero spread with a non-zero

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import Unauthorized
 from services.coordinator.runtime import Runtime
-from services.coordinator.store.api_keys import verify_key
+from shared.db.api_keys import verify_key
 
 _bearer = HTTPBearer(auto_error=False, description="API key from `yardstick keys create`")
 

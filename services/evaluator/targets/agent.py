@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from nats.aio.client import Client as NatsClient
 from pydantic import ValidationError
 
-from services.evaluator.errors import TargetConfigError, TargetRejected
-from services.evaluator.targets.base import CallContext, TargetOutput
-from services.evaluator.targets.nats_request import request_json
+from services.evaluator.errors import TargetConfigError
+from services.evaluator.targets.base import TargetOutput
+from services.evaluator.targets.nats_request import NatsRequestTarget
 from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse, TrajectoryMessage
 from shared.contracts.eval_messages import AgentTarget, EvalTask
 
 
-class AgentInvokeTarget:
-    def __init__(self, nc: NatsClient, subject: str) -> None:
-        self._nc = nc
-        self._subject = subject
+class AgentInvokeTarget(NatsRequestTarget[AgentInvokeRequest, AgentInvokeResponse]):
+    service = "agent"
+    reply_model = AgentInvokeResponse
 
     def build_request(self, task: EvalTask) -> AgentInvokeRequest:
         if not isinstance(task.target, AgentTarget):
@@ -35,15 +33,5 @@ class AgentInvokeTarget:
                 f"item {task.item_id!r} input does not fit the agent request: {exc}"
             ) from exc
 
-    async def call(self, task: EvalTask, ctx: CallContext) -> TargetOutput:
-        request = self.build_request(task)
-        raw = await request_json(
-            self._nc, self._subject, request, timeout_s=task.timeout_s, headers=ctx.headers()
-        )
-        try:
-            response = AgentInvokeResponse.model_validate_json(raw)
-        except ValidationError as exc:
-            raise TargetRejected(f"agent reply is not an AgentInvokeResponse: {exc}") from exc
-        if not response.ok:
-            raise TargetRejected(f"agent answered with an error: {response.error or '(no message)'}")
-        return TargetOutput(output=response.model_dump(mode="json"), usage=response.usage)
+    def output(self, reply: AgentInvokeResponse) -> TargetOutput:
+        return TargetOutput(output=reply.model_dump(mode="json"), usage=reply.usage)

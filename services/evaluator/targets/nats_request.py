@@ -1,12 +1,27 @@
-"""A NATS request/reply round trip with the transient failures classified."""
+"""Targets answered over NATS request/reply (the agent, the search-proxy): one round trip with the
+transient failures classified, the reply validated into its contract and checked for ``ok``."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from typing import Generic, Protocol, TypeVar
+
 import nats.errors
 from nats.aio.client import Client as NatsClient
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from services.evaluator.errors import TargetTimeout, TargetUnavailable
+from services.evaluator.errors import TargetRejected, TargetTimeout, TargetUnavailable
+from services.evaluator.targets.base import CallContext, TargetOutput
+from shared.contracts.eval_messages import EvalTask
+
+
+class Reply(Protocol):
+    ok: bool
+    error: str | None
+
+
+Req = TypeVar("Req", bound=BaseModel)
+Resp = TypeVar("Resp", bound=BaseModel)
 
 
 async def request_json(
@@ -24,3 +39,36 @@ async def request_json(
     except (nats.errors.ConnectionClosedError, nats.errors.ConnectionReconnectingError) as exc:
         raise TargetUnavailable(f"NATS connection unavailable while calling {subject!r}: {exc}") from exc
     return bytes(reply.data)
+
+
+class NatsRequestTarget(ABC, Generic[Req, Resp]):
+    """Build the service's request from the task, send it, validate and map the reply."""
+
+    service: str
+    """Who answers, for error messages ("agent", "search-proxy")."""
+    reply_model: type[Resp]
+
+    def __init__(self, nc: NatsClient, subject: str) -> None:
+        self._nc = nc
+        self._subject = subject
+
+    @abstractmethod
+    def build_request(self, task: EvalTask) -> Req:
+        """The request for this item; ``TargetConfigError`` when the item cannot make one."""
+
+    @abstractmethod
+    def output(self, reply: Resp) -> TargetOutput: ...
+
+    async def call(self, task: EvalTask, ctx: CallContext) -> TargetOutput:
+        request = self.build_request(task)
+        raw = await request_json(
+            self._nc, self._subject, request, timeout_s=task.timeout_s, headers=ctx.headers()
+        )
+        try:
+            reply = self.reply_model.model_validate_json(raw)
+        except ValidationError as exc:
+            raise TargetRejected(f"{self.service} reply is not a {self.reply_model.__name__}: {exc}") from exc
+        status: Reply = reply  # type: ignore[assignment]  # every reply contract has ok/error
+        if not status.ok:
+            raise TargetRejected(f"{self.service} answered with an error: {status.error or '(no message)'}")
+        return self.output(reply)

@@ -1,4 +1,4 @@
-"""Prompts of the generator and the critic (seed 004)."""
+"""Prompts of the golden-set generator and its critic."""
 
 from __future__ import annotations
 

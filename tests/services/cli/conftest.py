@@ -14,8 +14,8 @@ from nats.aio.client import Client as NatsClient
 
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
-from services.coordinator.store.api_keys import create_key_sync
 from shared.contracts.topology import Topology
+from shared.db.api_keys import create_key_sync
 
 SECRET = "test-secret-not-for-production"
 START_TIMEOUT_S = 30.0

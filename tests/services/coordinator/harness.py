@@ -17,8 +17,8 @@ from nats.aio.msg import Msg
 from services.coordinator.app import create_app
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
-from services.coordinator.store.api_keys import create_key_sync
 from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
+from shared.db.api_keys import create_key_sync
 
 SECRET = "test-secret-not-for-production"
 TERMINAL = {"completed", "failed", "cancelled"}

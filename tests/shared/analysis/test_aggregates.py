@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from shared.analysis.aggregates import ExperimentAggregates, compute_aggregates
+from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
+from tests.shared.analysis.in_memory import compute_aggregates
 
 pytestmark = pytest.mark.unit
 

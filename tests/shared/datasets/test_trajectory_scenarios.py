@@ -1,4 +1,4 @@
-"""Seed 003 scenario YAML: model, loader, conversion to dataset items."""
+"""Trajectory-scenario YAML: model, loader, conversion to dataset items."""
 
 from __future__ import annotations
 

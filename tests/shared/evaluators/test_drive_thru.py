@@ -1,4 +1,4 @@
-"""Seed 001's drive-thru evaluators, pinned to the seed's rules and examples."""
+"""The drive-thru evaluators, pinned to the requirement's rules and examples."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Trajectory evaluators and seed 003's pass/fail policy."""
+"""Trajectory evaluators and the trajectory-scenario pass/fail policy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 003 normalisation, match modes, argument modes and similarity."""
+"""Trajectory normalisation, match modes, argument modes and similarity."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from shared.analysis.aggregates import compute_aggregates
 from shared.analysis.comparison import ComparisonConfig, compare_runs
 from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.run_data import RunData, ScoredItem
@@ -18,6 +17,7 @@ from shared.reports import (
     experiment_junit,
     experiment_markdown,
 )
+from tests.shared.analysis.in_memory import compute_aggregates
 
 pytestmark = pytest.mark.unit
 

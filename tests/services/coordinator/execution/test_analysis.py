@@ -24,7 +24,7 @@ from services.coordinator.store import run_columns as column_loader
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metric
 from services.coordinator.store.run_columns import ColumnLoadError, load_metric, load_run_columns
-from shared.analysis.aggregates import ExperimentAggregates, compute_aggregates
+from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison import compare_runs
 from shared.analysis.comparison_rules import ComparisonConfig
 from shared.contracts.eval_messages import AgentTarget
@@ -33,6 +33,7 @@ from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
 from shared.evaluators import run_run_evaluators
 from shared.evaluators.item_results import ItemResult
+from tests.shared.analysis.in_memory import compute_aggregates
 
 pytestmark = pytest.mark.integration
 

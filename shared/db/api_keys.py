@@ -1,4 +1,7 @@
-"""API keys: shown once, stored as HMAC-SHA256 keyed hashes (the secret lives in the settings)."""
+"""API keys: shown once, stored as HMAC-SHA256 keyed hashes (the secret lives in the settings).
+
+The coordinator verifies them; the CLI and the stack launcher create them.
+"""
 
 from __future__ import annotations
 
@@ -34,13 +37,6 @@ def create_key_sync(database_url: str, secret: str, name: str) -> str:
             "INSERT INTO api_keys (id, name, prefix, key_hash, created_at) VALUES (%s, %s, %s, %s, %s)",
             (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC)),
         )
-    return key
-
-
-async def create_key(session: AsyncSession, secret: str, name: str) -> str:
-    key = new_key()
-    session.add(ApiKey(name=name, prefix=key[:10], key_hash=key_hash(key, secret)))
-    await session.commit()
     return key
 
 

@@ -12,7 +12,8 @@ retrieval evaluators (14 scores per item) and run evaluator (score_breakdown), s
 coordinator's RSS every 0.5 s through the run and its finalization. With --baseline, a second
 experiment per size is compared at completion with the first (the finalizer then loads two runs).
 With --reports, the md/junit/json reports and the first /items page are fetched afterwards and the
-RSS over those requests is reported too.
+RSS over those requests is reported too. With --compare (implies --baseline), the coordinator is
+restarted and the two runs are compared again through ``POST /comparisons``: its peak RSS and time.
 """
 
 from __future__ import annotations
@@ -217,6 +218,23 @@ def fetch_reports(client: ApiClient, experiment_id: str) -> str:
     )
 
 
+def post_comparison(client: ApiClient, baseline_id: str, candidate_id: str) -> str:
+    """Peak coordinator RSS while it answers ``POST /comparisons`` for two finished runs."""
+    pid = coordinator_pid()
+    before = psutil.Process(pid).memory_info().rss
+    sampler = RssSampler(pid, interval=0.1)
+    sampler.start()
+    started = time.monotonic()
+    report = client.post("/comparisons", {"baseline_id": baseline_id, "candidate_id": candidate_id})
+    wall = time.monotonic() - started
+    peak = max(rss for _, rss in sampler.finish())
+    metrics = len((report.get("report") or {}).get("metrics") or [])
+    return (
+        f"POST /comparisons: RSS before {before / MIB:.0f}MiB peak {peak / MIB:.0f}MiB "
+        f"(+{(peak - before) / MIB:.0f}MiB) in {wall:.1f}s, {metrics} metrics"
+    )
+
+
 def start_stack() -> tuple[ApiClient, StackState]:
     launcher.down(STATE)
     state = launcher.up(STATE)
@@ -238,8 +256,12 @@ def main() -> None:
     )
     parser.add_argument("--baseline", action="store_true", help="Run each size twice, comparing")
     parser.add_argument("--reports", action="store_true", help="Fetch the reports after each size")
+    parser.add_argument(
+        "--compare", action="store_true", help="Then compare the two runs via POST /comparisons"
+    )
     parser.add_argument("--keep-going", action="store_true", help="Leave the stack up at the end")
     args = parser.parse_args()
+    args.baseline = args.baseline or args.compare
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     tgt = target(args.target, args.search_limit, args.cache)
     print(
@@ -266,8 +288,11 @@ def main() -> None:
             if args.baseline:
                 restart_coordinator()
                 candidate = body | {"name": f"memory-{n}-cand", "baseline_id": first_id}
-                figures, _ = run_experiment(client, state, "+baseline", candidate, n)
+                figures, candidate_id = run_experiment(client, state, "+baseline", candidate, n)
                 print(figures.line(), figures.extra or "", flush=True)
+                if args.compare:
+                    restart_coordinator()
+                    print(f"{'':<10} {n:>8} {post_comparison(client, first_id, candidate_id)}", flush=True)
             if args.reports:
                 restart_coordinator()
                 print(f"{'':<10} {n:>8} {fetch_reports(client, first_id)}", flush=True)

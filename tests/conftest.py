@@ -120,13 +120,13 @@ def item_ids_evaluator(monkeypatch: pytest.MonkeyPatch) -> list[list[ItemResult]
     """A non-built-in run evaluator ``item_ids`` (registered for this test); returns what it saw."""
     seen: list[list[ItemResult]] = []
 
-    def item_ids(*, item_results: list[Any], **kwargs: Any) -> Evaluation:
+    def item_ids(*, item_results: list[Any], tag: str | None = None, **kwargs: Any) -> Evaluation:
         results = as_item_results(item_results)
         seen.append(results)
         return Evaluation(
             name="item_ids",
             value=len(results),
-            metadata={"ids": [f"{r.item_id}/{r.trial}" for r in results], "args": kwargs},
+            metadata={"ids": [f"{r.item_id}/{r.trial}" for r in results], "tag": tag},
         )
 
     entry = RegisteredEvaluator("item_ids", item_ids, "run", "1", "test evaluator", False)

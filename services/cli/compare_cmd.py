@@ -10,6 +10,7 @@ import typer
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.experiment_refs import resolve_experiment
 
 if TYPE_CHECKING:
     from shared.analysis.run_data import RunData
@@ -29,16 +30,6 @@ def _load_file(path: Path) -> RunData:
             f"{path}: not an exported experiment (export one with `yardstick report ID --format json`)"
         )
     return RunData.model_validate(data["run"])
-
-
-def _resolve(client: ApiClient, ref: str) -> str:
-    if len(ref) == 36 and ref.count("-") == 4:
-        return ref
-    rows = client.get("/experiments", params={"name": ref, "limit": 20})
-    done = [r for r in rows if r["status"] == "completed"]
-    if not done:
-        raise ApiError(f"no completed experiment named {ref!r}")
-    return str(done[0]["id"])
 
 
 def compare_command(
@@ -65,8 +56,8 @@ def compare_command(
         else:
             client = ApiClient.discover()
             body: dict[str, Any] = {
-                "baseline_id": _resolve(client, baseline),
-                "candidate_id": _resolve(client, candidate),
+                "baseline_id": resolve_experiment(client, baseline, completed=True),
+                "candidate_id": resolve_experiment(client, candidate, completed=True),
                 "metrics": metric or None,
                 "alpha": alpha,
             }

@@ -12,7 +12,7 @@ from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.datasets_cmd import push_file
 from services.cli.progress_view import summary_table
-from services.cli.run_cmd import print_comparison, start_and_follow
+from services.cli.run_cmd import print_comparison, print_failures, start_and_follow
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
@@ -28,6 +28,7 @@ err = stderr_console()
 def _experiment(client: ApiClient, body: dict[str, Any]) -> dict[str, Any]:
     experiment = start_and_follow(client, body, err)
     out.print(summary_table(experiment))
+    print_failures(client, experiment, err)
     print_comparison(client, experiment, err)
     if experiment["status"] != "completed":
         raise RuntimeError(

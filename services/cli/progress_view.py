@@ -72,9 +72,22 @@ def summary_table(experiment: dict[str, Any]) -> Table:
             continue
         table.add_row(f"(run) {run_score['name']}", _fmt(run_score.get("value")), "", "")
     p = experiment["progress"]
+    latency = agg.get("latency") or {}
     table.caption = (
-        f"items {p['total']} · errors {p['errors']} · pass rate {_fmt(agg.get('pass_rate'))} · "
-        f"latency p50/p95/p99 {_fmt((agg.get('latency') or {}).get('p50'))}/"
-        f"{_fmt((agg.get('latency') or {}).get('p95'))}/{_fmt((agg.get('latency') or {}).get('p99'))} ms"
+        f"items {p['total']} · errors {p['errors']} · passed {_fmt(agg.get('passed'))} · "
+        f"not measured {_fmt(agg.get('not_measured'))} · pass rate {_fmt(agg.get('pass_rate'))}\n"
+        f"passes when {_criteria(agg)}\n"
+        f"latency p50/p95/p99 {_fmt(latency.get('p50'))}/{_fmt(latency.get('p95'))}/"
+        f"{_fmt(latency.get('p99'))} ms"
     )
     return table
+
+
+def _criteria(aggregates: dict[str, Any]) -> str:
+    """``recall@10 >= 0.5 and null_query_correct >= 1`` (the gating metrics' criteria)."""
+    gating = [
+        f"{metric} {'<=' if c['direction'] == 'lower_is_better' else '>='} {c['threshold']:g}"
+        for metric, c in sorted((aggregates.get("pass_criteria") or {}).items())
+        if c.get("threshold") is not None
+    ]
+    return " and ".join(gating) if gating else "(no gating metric)"

@@ -9,16 +9,19 @@ import typer
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console
+from services.cli.experiment_refs import resolve_experiment
 
 
 def report_command(
-    experiment_id: str = typer.Argument(..., help="Experiment id"),
+    experiment: str = typer.Argument(..., help="Experiment id or name (its newest run)"),
     format: Literal["md", "json", "junit"] = typer.Option("md", "--format", "-f"),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of stdout"),
 ) -> None:
     """Print (or save) an experiment's report; the JSON form can be fed to `yardstick compare`."""
     try:
-        body = ApiClient.discover().text(f"/experiments/{experiment_id}/report", params={"format": format})
+        client = ApiClient.discover()
+        experiment_id = resolve_experiment(client, experiment)
+        body = client.text(f"/experiments/{experiment_id}/report", params={"format": format})
     except ApiError as exc:
         stderr_console().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc

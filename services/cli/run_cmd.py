@@ -1,4 +1,9 @@
-"""`yardstick run`: start an experiment, follow it live, print the summary (and the comparison)."""
+"""`yardstick run`: start an experiment, follow it live, print the summary, what went wrong (and the
+comparison).
+
+Exit codes: 0 ok; 1 a regression (with ``--fail-on-regression``); 2 a usage error (bad option,
+refused request); 3 the run itself went wrong: it failed or was cancelled, more items errored than
+``--max-error-rate`` allows, or a metric measured nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from rich.console import Console
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.failures_view import failures_view, warnings_view
+from services.cli.key_values import parse_key_values
 from services.cli.progress_view import TERMINAL, follow, summary_table
 from services.cli.target_options import TargetOptionError, build_target
 
@@ -65,6 +72,15 @@ def run_command(
     version: int | None = typer.Option(None, help="Dataset version (default latest)"),
     timeout: float = typer.Option(30.0, help="Per-item timeout in seconds"),
     filter_: list[str] = typer.Option([], "--filter", help="metadata key=value (repeatable)"),
+    pass_: list[str] = typer.Option(
+        [],
+        "--pass",
+        help="Override a metric's pass criterion: 'ndcg@10>=0.7', 'hallucination_rate<=0.1', "
+        "'precision@10=informational' (repeatable)",
+    ),
+    max_error_rate: float = typer.Option(
+        0.0, min=0.0, max=1.0, help="Share of items allowed to error; above it the run exits 3"
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON (for scripts)"),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 when the comparison finds a regression"),
 ) -> None:
@@ -78,7 +94,9 @@ def run_command(
             "concurrency": concurrency,
             "repetitions": repetitions,
             "timeout_s": timeout,
-            "item_filter": dict(f.split("=", 1) for f in filter_),
+            "item_filter": parse_key_values(filter_, "--filter"),
+            "pass_criteria": parse_pass_criteria(pass_),
+            "max_error_rate": max_error_rate,
         }
         if evaluator:
             body["evaluators"] = evaluator
@@ -95,9 +113,46 @@ def run_command(
         print(json.dumps(experiment, indent=2))
     else:
         stdout_console().print(summary_table(experiment))
+        print_failures(client, experiment, err)
         print_comparison(client, experiment, err)
+    raise typer.Exit(exit_code(experiment, fail_on_regression))
+
+
+def print_failures(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
+    """Warnings, then target errors grouped by message and the worst failing scores."""
+    if (warnings := warnings_view(experiment.get("aggregates"))) is not None:
+        console.print(warnings)
+    failures = client.get(f"/experiments/{experiment['id']}/failures", params={"limit": 10})
+    if (view := failures_view(failures)) is not None:
+        console.print(view)
+        console.print(
+            f"all items: `yardstick items {experiment['id']}` (--errors, --failing METRIC); "
+            f"full report: `yardstick report {experiment['id']}`"
+        )
+
+
+def exit_code(experiment: dict[str, Any], fail_on_regression: bool) -> int:
+    """3 when the run went wrong (failed, cancelled, warnings), 1 for a regression that counts."""
     if experiment["status"] != "completed":
         err.print(f"[red]experiment {experiment['status']}[/red]: {experiment.get('error') or ''}")
-        raise typer.Exit(1)
+        return 3
+    if (experiment.get("aggregates") or {}).get("warnings"):
+        return 3
     if fail_on_regression and experiment.get("regression"):
-        raise typer.Exit(1)
+        return 1
+    return 0
+
+
+def parse_pass_criteria(options: list[str]) -> dict[str, str]:
+    """``["ndcg@10>=0.7", "precision@10=informational"]`` → ``{"ndcg@10": ">=0.7", …}``
+    (the criterion itself is checked by the API, which names what is wrong)."""
+    criteria: dict[str, str] = {}
+    for option in options:
+        for op in (">=", "<=", "="):
+            metric, sep, rest = option.partition(op)
+            if sep:
+                break
+        if not sep or not metric.strip():
+            raise typer.BadParameter(f"--pass {option!r}: use METRIC>=X, METRIC<=X or METRIC=informational")
+        criteria[metric.strip()] = rest.strip() if op == "=" else f"{op}{rest.strip()}"
+    return criteria

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from shared.contracts.eval_messages import TargetSpec
+from shared.contracts.eval_messages import AgentTarget, HttpTarget, SearchTarget, TargetSpec
 
 _target_adapter: TypeAdapter[Any] = TypeAdapter(TargetSpec)
+
+
+_TARGETS: dict[str, type[BaseModel]] = {"agent": AgentTarget, "search": SearchTarget, "http": HttpTarget}
 
 
 class TargetOptionError(ValueError):
@@ -21,6 +24,29 @@ def _value(raw: str) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError:
         return raw
+
+
+def _settable(model: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every dotted key ``--set`` accepts for ``model``."""
+    keys: list[str] = []
+    for name, field in model.model_fields.items():
+        if name == "kind":
+            continue
+        nested = field.annotation
+        if isinstance(nested, type) and issubclass(nested, BaseModel):
+            keys += _settable(nested, f"{prefix}{name}.")
+        else:
+            keys.append(f"{prefix}{name}")
+    return keys
+
+
+def _problem(kind: str, error: Any) -> str:
+    key = ".".join(str(p) for p in error["loc"][1:])
+    if error["type"] != "extra_forbidden":
+        return f"{key}: {error['msg']}"
+    model = _TARGETS.get(kind)
+    valid = ", ".join(_settable(model)) if model else "none"
+    return f"unknown key {key!r} (valid keys: {valid})"
 
 
 def build_target(kind: str, settings: list[str]) -> dict[str, Any]:
@@ -40,7 +66,7 @@ def build_target(kind: str, settings: list[str]) -> dict[str, Any]:
     try:
         validated = _target_adapter.validate_python(target)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:])}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(_problem(kind, e) for e in exc.errors())
         raise TargetOptionError(f"invalid --target {kind} configuration: {problems}") from exc
     dumped: dict[str, Any] = _target_adapter.dump_python(validated, mode="json")
     return dumped

@@ -144,6 +144,32 @@ class ItemsPage(BaseModel):
 # ---- comparisons ----------------------------------------------------------------------------
 
 
+class ErrorGroup(BaseModel):
+    """Items whose target call failed with the same message."""
+
+    message: str
+    count: int
+    example_item_ids: list[str] = Field(description="A few of the items, by id")
+
+
+class FailingScore(BaseModel):
+    """One score of an ok item that fails its metric's pass criterion."""
+
+    item_id: str
+    trial: int
+    metric: str
+    value: float | None
+    criterion: str = Field(description="What passing needs, e.g. '>= 0.5'")
+    comment: str | None
+
+
+class ExperimentFailures(BaseModel):
+    """What went wrong: target errors grouped by message, then failing scores (worst first)."""
+
+    errors: list[ErrorGroup]
+    failing: list[FailingScore]
+
+
 class ComparisonCreate(BaseModel):
     baseline_id: str
     candidate_id: str

@@ -9,6 +9,7 @@ from services.evaluator.http_app import build_app
 from services.evaluator.http_server import bind, make_server, serve
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
+from shared.evaluators import load_builtin_evaluators
 from shared.log_setup import configure_logging
 
 
@@ -31,6 +32,7 @@ async def run(settings: WorkerSettings) -> int:
 def main() -> None:
     settings = WorkerSettings()
     configure_logging("evaluator", settings.log_level, settings.log_json)
+    load_builtin_evaluators()  # before /healthz says ok: never inside the first task
     sys.exit(asyncio.run(run(settings)))
 
 

@@ -10,15 +10,16 @@
 - ``comparison`` (+ ``comparison_rules``, ``comparison_models``): baseline vs candidate.
 """
 
-from shared.analysis.aggregates import AggregateBuilder, ExperimentAggregates, MetricAggregate
+from shared.analysis.aggregates import AggregateBuilder, ExperimentAggregates, MetricAggregate, RunWarning
 from shared.analysis.columns import RunColumns, columns_from_items
 from shared.analysis.comparison import ComparisonBuilder, compare_runs
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError, is_lower_better
 from shared.analysis.paired_columns import PairedColumns, pair_runs
-from shared.analysis.pass_rule import PassCriterion, criterion_for, item_passed
+from shared.analysis.pass_rule import Outcome, PassPolicy, default_criterion, item_passed, policy_for
 from shared.analysis.run_data import ItemKey, RunData, ScoredItem
 from shared.analysis.run_level import RunLevelEvaluation
+from shared.contracts.pass_criteria import PassCriterion
 
 __all__ = [
     "AggregateBuilder",
@@ -30,16 +31,20 @@ __all__ = [
     "ItemKey",
     "MetricAggregate",
     "MetricResult",
+    "Outcome",
     "PairedColumns",
     "PassCriterion",
+    "PassPolicy",
     "RunColumns",
     "RunData",
     "RunLevelEvaluation",
+    "RunWarning",
     "ScoredItem",
     "columns_from_items",
     "compare_runs",
-    "criterion_for",
+    "default_criterion",
     "is_lower_better",
     "item_passed",
     "pair_runs",
+    "policy_for",
 ]

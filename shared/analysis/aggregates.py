@@ -5,7 +5,10 @@ Conventions (the same as ``comparison``):
 - A metric's ``count`` is the ok items with a value; ``none_count`` the ok items where the
   evaluator returned None or did not report the metric.
 - Whether an item passes is ``pass_rule``'s decision (one rule for every output);
-  ``pass_rate`` = passed / all items (errors count as failures).
+  ``pass_rate`` = passed / all items (errors and items not measured count as not passed);
+  ``not_measured`` counts ok items none of whose gating metrics has a value.
+- ``warnings`` say when a run measured nothing: a metric with no value on any ok item, or more
+  errors than the experiment's ``max_error_rate``.
 - A NaN score or latency counts as missing (None).
 
 Computed from per-item columns (``columns``) one metric at a time, so aggregating a run of
@@ -26,8 +29,10 @@ from shared.analysis.columns import (
     IndexArray,
     RunColumns,
 )
-from shared.analysis.pass_rule import PassCriterion, criterion_for
+from shared.analysis.pass_rule import PassPolicy, clears, measured
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
+from shared.contracts.pass_criteria import PassCriterion
 from shared.stats import FloatArray, percentiles, summarize
 
 DEFAULT_BREAKDOWN_KEYS = ("category", "difficulty", "query_type")
@@ -77,6 +82,14 @@ class TokenTotals(BaseModel):
     total_tokens: int
 
 
+class RunWarning(BaseModel):
+    """Something that makes the run's numbers untrustworthy, in words."""
+
+    kind: Literal["measured_nothing", "error_rate"]
+    metric: str | None = Field(default=None, description="The metric concerned (measured_nothing)")
+    message: str
+
+
 class ExperimentAggregates(BaseModel):
     """What the coordinator stores in ``experiments.aggregates``."""
 
@@ -92,6 +105,7 @@ class ExperimentAggregates(BaseModel):
         default_factory=dict, description="metric → how its values pass (see pass_rule)"
     )
     passed: int
+    not_measured: int = Field(default=0, description="Ok items with no value for any gating metric")
     pass_rate: float | None = Field(description="passed / item_count; None for an empty run")
     metrics: dict[str, MetricAggregate]
     breakdowns: dict[str, dict[str, BreakdownGroup]] = Field(
@@ -100,6 +114,11 @@ class ExperimentAggregates(BaseModel):
     latency: LatencyStats
     tokens: TokenTotals | None = Field(description="None when no item reported usage")
     run_scores: list[Evaluation]
+    warnings: list[RunWarning] = Field(default_factory=list)
+
+    def pass_policy(self) -> PassPolicy:
+        """The policy this run was aggregated with."""
+        return PassPolicy.from_criteria(self.pass_criteria, self.pass_threshold)
 
 
 def _metric_aggregate(values: FloatArray) -> MetricAggregate:
@@ -146,12 +165,15 @@ class AggregateBuilder:
     def __init__(
         self,
         columns: RunColumns,
-        pass_threshold: float = 0.5,
+        policy: PassPolicy | None = None,
         breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+        max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
     ) -> None:
         self.columns = columns
-        self.pass_threshold = pass_threshold
+        self.policy = policy or PassPolicy()
+        self.max_error_rate = max_error_rate
         self.passed: BoolArray = columns.ok.copy()
+        self.measured: BoolArray = np.zeros(columns.size, dtype=np.bool_)
         self._metrics: dict[str, MetricAggregate] = {}
         self._groups: dict[str, list[tuple[str, IndexArray]]] = {}
         for key in breakdown_keys:
@@ -174,7 +196,9 @@ class AggregateBuilder:
                 self._group_metrics[(key, label)][name] = GroupMetric(
                     mean=s.mean, count=s.n, none_count=s.n_dropped
                 )
-        self.passed &= criterion_for(name, self.pass_threshold).clears(values)
+        criterion = self.policy.criterion(name)
+        self.passed &= clears(criterion, values)
+        self.measured |= measured(criterion, values)
 
     def _group(self, key: str, label: str, members: IndexArray) -> BreakdownGroup:
         count = int(members.size)
@@ -194,6 +218,7 @@ class AggregateBuilder:
         if missing:
             raise ValueError(f"metrics {sorted(missing)} were never added; add_metric each of them first")
         n, errors = c.size, c.error_count
+        self.passed &= self.measured
         passed = int(np.count_nonzero(self.passed))
         return ExperimentAggregates(
             experiment_id=c.experiment_id,
@@ -202,9 +227,10 @@ class AggregateBuilder:
             ok_count=n - errors,
             error_count=errors,
             error_rate=errors / n if n else None,
-            pass_threshold=self.pass_threshold,
-            pass_criteria={m: criterion_for(m, self.pass_threshold) for m in sorted(self._metrics)},
+            pass_threshold=self.policy.pass_threshold,
+            pass_criteria=self.policy.criteria(self._metrics),
             passed=passed,
+            not_measured=int(np.count_nonzero(c.ok & ~self.measured)),
             pass_rate=passed / n if n else None,
             metrics={m: self._metrics[m] for m in sorted(self._metrics)},
             breakdowns={
@@ -214,4 +240,28 @@ class AggregateBuilder:
             latency=_latency(c),
             tokens=_tokens(c),
             run_scores=list(c.run_scores),
+            warnings=self._warnings(),
         )
+
+    def _warnings(self) -> list[RunWarning]:
+        c = self.columns
+        ok = c.size - c.error_count
+        warnings = [
+            RunWarning(
+                kind="measured_nothing",
+                metric=name,
+                message=f"{name} has no value on any of the {ok} ok items: it measured nothing "
+                "(see the items' comments for why)",
+            )
+            for name, agg in sorted(self._metrics.items())
+            if ok and agg.count == 0
+        ]
+        if c.size and c.error_count / c.size > self.max_error_rate:
+            warnings.append(
+                RunWarning(
+                    kind="error_rate",
+                    message=f"{c.error_count} of {c.size} items errored "
+                    f"({c.error_count / c.size:.1%}, allowed {self.max_error_rate:.1%})",
+                )
+            )
+        return warnings

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from shared.analysis.columns import RunColumns, columns_from_items, item_metric_values
 from shared.analysis.run_data import ScoredItem
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.item_results import ItemResult, as_item_results
 from shared.evaluators.registry import failure, get, run_run_evaluators
 from shared.stats import FloatArray
@@ -103,13 +104,14 @@ class _Failed:
 
 def _columnar(spec: EvaluatorSpec, columns: RunColumns) -> ColumnarRunEvaluator | None:
     try:
-        factory = get(spec.name, "run").columnar
+        entry = get(spec.name, "run")
     except LookupError:
         return None
-    if factory is None:
+    if entry.columnar is None:
         return None
     try:
-        evaluator: ColumnarRunEvaluator = factory(columns, **spec.args)
+        args = validate_arguments(spec.name, entry.arguments, spec.args)
+        evaluator: ColumnarRunEvaluator = entry.columnar(columns, **args)
     except Exception as exc:  # the registry records a failing evaluator the same way
         return _Failed(failure(spec.name, exc))
     return evaluator

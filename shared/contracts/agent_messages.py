@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 SCHEMA_VERSION = 1
 
 
-class OfflineBehaviour(BaseModel, frozen=True):
+class OfflineBehaviour(BaseModel, frozen=True, extra="forbid"):
     """Named behaviour switches of the deterministic offline model, so two configurations differ."""
 
     ambiguous_policy: Literal["ask", "guess_first"] = Field(
@@ -49,7 +49,7 @@ class OfflineBehaviour(BaseModel, frozen=True):
         return "offline:" + ",".join(flags)
 
 
-class ModelConfig(BaseModel, frozen=True):
+class ModelConfig(BaseModel, frozen=True, extra="forbid"):
     """Which chat model drives the agent for one request."""
 
     provider: Literal["offline", "mistral"] = Field(default="offline", description="Model family")

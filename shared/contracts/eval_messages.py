@@ -14,14 +14,14 @@ from shared.contracts.search_messages import SearchMode
 SCHEMA_VERSION = 1
 
 
-class AgentTarget(BaseModel, frozen=True):
+class AgentTarget(BaseModel, frozen=True, extra="forbid"):
     """Run the item through the drive-thru agent over ``agent.invoke``."""
 
     kind: Literal["agent"] = "agent"
     model: ModelConfig = Field(default_factory=ModelConfig)
 
 
-class SearchTarget(BaseModel, frozen=True):
+class SearchTarget(BaseModel, frozen=True, extra="forbid"):
     """Run the item's query through the search-proxy over ``search.query``."""
 
     kind: Literal["search"] = "search"
@@ -32,7 +32,7 @@ class SearchTarget(BaseModel, frozen=True):
     degrade: float = Field(default=0.0, ge=0, le=1, description="FAULT INJECTION for regression checks")
 
 
-class HttpTarget(BaseModel, frozen=True):
+class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     """Call any HTTP endpoint; ``body_template`` placeholders like ``{input.query}`` are filled
     from the item, ``output_mapping`` picks output fields out of the JSON response."""
 

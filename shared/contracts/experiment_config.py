@@ -13,10 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.pass_criteria import PassCriterion
 
 DEFAULT_CONCURRENCY = 10
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_PASS_THRESHOLD = 0.5
+DEFAULT_MAX_ERROR_RATE = 0.0
 
 
 class ExperimentSettings(BaseModel):
@@ -37,7 +39,18 @@ class ExperimentSettings(BaseModel):
         default=DEFAULT_PASS_THRESHOLD,
         ge=0,
         le=1,
-        description="A score passes at >= this (higher-is-better) or <= 1 - this (lower-is-better rates)",
+        description="A score passes at >= this (higher-is-better) or <= 1 - this (lower-is-better rates), "
+        "unless its evaluator declares its own criterion",
+    )
+    pass_criteria: dict[str, PassCriterion] = Field(
+        default_factory=dict,
+        description="metric -> criterion overriding its evaluator's ('>=0.8', '<=0.1', 'informational')",
+    )
+    max_error_rate: float = Field(
+        default=DEFAULT_MAX_ERROR_RATE,
+        ge=0,
+        le=1,
+        description="Share of items allowed to error before the run is flagged (warning; CLI exit 3)",
     )
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form labels kept with the run")
 

@@ -9,25 +9,38 @@ and a run-level evaluator::
     def fn(*, item_results, **kwargs) -> Evaluation | list[Evaluation]
 
 Either may be ``async``. Experiments reference evaluators as ``{name, args}``
-(:class:`~shared.contracts.EvaluatorSpec`); ``args`` are passed as keyword arguments.
-An evaluator that raises becomes a recorded failure (value None, error 'Type: message').
+(:class:`~shared.contracts.EvaluatorSpec`); ``args`` are passed as keyword arguments, checked
+against the evaluator's arguments model (read from its signature, see :mod:`.arguments`) when an
+experiment is submitted. An evaluator that raises becomes a recorded failure (value None, error
+'Type: message').
+
+An evaluator may declare how its metrics pass (``passes=``): a mapping metric → criterion, or a
+function ``(metric, args) -> PassCriterion | None``. Metrics it does not declare follow the
+default rule in ``shared.analysis.pass_rule``.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.pass_criteria import PassCriterion
+from shared.evaluators.arguments import arguments_model, validate_arguments
 from shared.evaluators.item_results import coerce_evaluation
 
 log = logging.getLogger(__name__)
 
 EvaluatorFn = Callable[..., Any]
 Level = Literal["item", "run"]
+PassDeclaration = Callable[[str, Mapping[str, Any]], PassCriterion | None]
+"""``(metric, the evaluator's args) -> criterion``, None for a metric it does not declare."""
 
 
 class UnknownEvaluator(LookupError):
@@ -50,6 +63,17 @@ class RegisteredEvaluator:
     columnar: Callable[..., Any] | None = None
     """For run-level evaluators written in columnar form: ``factory(columns, **args)``
     (see ``shared.analysis.run_level``); the finalizer feeds it from Postgres a metric at a time."""
+    passes: PassDeclaration | None = None
+    """How the metrics it reports pass (None: the default rule)."""
+
+    @cached_property
+    def arguments(self) -> type[BaseModel]:
+        """The model of its ``args`` (the columnar form's, when it has one)."""
+        return arguments_model(self.name, self.columnar or self.fn)
+
+    def criterion(self, metric: str, args: Mapping[str, Any]) -> PassCriterion | None:
+        """How ``metric`` passes by this evaluator's declaration; None when it declares nothing."""
+        return self.passes(metric, args) if self.passes else None
 
 
 REGISTRY: dict[str, RegisteredEvaluator] = {}
@@ -62,25 +86,37 @@ def register(
     version: str = "1",
     reference_free: bool = False,
     columnar: Callable[..., Any] | None = None,
+    passes: PassDeclaration | Mapping[str, PassCriterion] | None = None,
 ) -> Callable[[EvaluatorFn], EvaluatorFn]:
     """Decorator: add ``fn`` to the registry under ``name``.
 
     ``reference_free`` marks evaluators that need no expected output (usable on live traffic);
-    ``columnar`` is a run-level evaluator's columnar form (``fn`` must compute the same results).
+    ``columnar`` is a run-level evaluator's columnar form (``fn`` must compute the same results);
+    ``passes`` declares how its metrics pass (a mapping by metric name, or a function).
     """
+    declaration = _as_declaration(passes)
 
     def wrap(fn: EvaluatorFn) -> EvaluatorFn:
         if name in REGISTRY and REGISTRY[name].fn is not fn:
             raise ValueError(f"evaluator {name!r} registered twice")
         doc = (inspect.getdoc(fn) or "").split("\n", 1)[0]
-        REGISTRY[name] = RegisteredEvaluator(name, fn, level, version, doc, reference_free, columnar)
+        REGISTRY[name] = RegisteredEvaluator(
+            name, fn, level, version, doc, reference_free, columnar, declaration
+        )
         return fn
 
     return wrap
 
 
+def _as_declaration(passes: PassDeclaration | Mapping[str, PassCriterion] | None) -> PassDeclaration | None:
+    if passes is None or callable(passes):
+        return passes
+    by_metric = dict(passes)
+    return lambda metric, _args: by_metric.get(metric)
+
+
 def get(name: str, level: Level = "item") -> RegisteredEvaluator:
-    _load_builtin_evaluators()
+    load_builtin_evaluators()
     entry = REGISTRY.get(name)
     if entry is None or entry.level != level:
         raise UnknownEvaluator(name, level)
@@ -88,9 +124,11 @@ def get(name: str, level: Level = "item") -> RegisteredEvaluator:
 
 
 def validate_specs(specs: list[EvaluatorSpec], level: Level = "item") -> None:
-    """Raise :class:`UnknownEvaluator` for the first unknown name."""
+    """Raise :class:`UnknownEvaluator` for the first unknown name and
+    :class:`~shared.evaluators.arguments.EvaluatorArgumentsError` for the first bad ``args``."""
     for spec in specs:
-        get(spec.name, level)
+        entry = get(spec.name, level)
+        validate_arguments(spec.name, entry.arguments, spec.args)
 
 
 def _as_list(result: Any, default_name: str) -> list[Evaluation]:
@@ -128,7 +166,7 @@ async def run_item_evaluators(
                 await _call(
                     entry,
                     {  # the item's own values win over same-named arguments
-                        **spec.args,
+                        **validate_arguments(spec.name, entry.arguments, spec.args),
                         "input": input,
                         "output": output,
                         "expected_output": expected_output,
@@ -148,7 +186,8 @@ async def run_run_evaluators(specs: list[EvaluatorSpec], *, item_results: list[A
     for spec in specs:
         try:
             entry = get(spec.name, "run")
-            results.extend(await _call(entry, {**spec.args, "item_results": item_results}))
+            args = validate_arguments(spec.name, entry.arguments, spec.args)
+            results.extend(await _call(entry, {**args, "item_results": item_results}))
         except Exception as exc:
             log.warning("run evaluator %s failed: %s", spec.name, exc, exc_info=True)
             results.append(failure(spec.name, exc))
@@ -158,7 +197,7 @@ async def run_run_evaluators(specs: list[EvaluatorSpec], *, item_results: list[A
 _loaded = False
 
 
-def _load_builtin_evaluators() -> None:
+def load_builtin_evaluators() -> None:
     """Import the modules that register the built-in evaluators (once)."""
     global _loaded
     if _loaded:

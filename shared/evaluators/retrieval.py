@@ -9,11 +9,14 @@ system correctly returned nothing (or nothing scored above ``score_threshold``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.pass_criteria import INFORMATIONAL, PassCriterion, higher_is_better
 from shared.evaluators.payload import MalformedPayload, as_dict, as_list, require_key
 from shared.evaluators.registry import register
 from shared.evaluators.retrieval_metrics import (
@@ -103,14 +106,33 @@ def _all_metrics(ranking: list[str], judgements: Judgements, ks: list[int]) -> l
     return out
 
 
-@register("retrieval")
+RANK_METRICS = ("recall", "precision", "ndcg", "hit")
+RECALL_TO_PASS = 0.5
+
+
+def retrieval_passes(metric: str, args: Mapping[str, Any]) -> PassCriterion | None:
+    """A query passes when at least half its relevant documents are in the top K (K the largest
+    cut-off); a null query when nothing is returned. The other metrics are informational:
+    precision@K is capped by (relevant / K), and mrr, ndcg, hit and map rank what recall counts."""
+    ks = args.get("ks") or DEFAULT_KS
+    if metric == f"recall@{max(ks)}":
+        return higher_is_better(RECALL_TO_PASS)
+    if metric == "null_query_correct":
+        return higher_is_better(1.0)
+    family = metric.split("@", 1)[0]
+    if metric in ("mrr", "map") or (family in RANK_METRICS and "@" in metric):
+        return INFORMATIONAL
+    return None
+
+
+@register("retrieval", passes=retrieval_passes)
 def retrieval(
     *,
     input: Any = None,
     output: Any,
     expected_output: Any,
     metadata: Any = None,
-    ks: list[int] | None = None,
+    ks: list[Annotated[int, Field(ge=1)]] | None = None,
     score_threshold: float | None = None,
     **kwargs: Any,
 ) -> list[Evaluation]:

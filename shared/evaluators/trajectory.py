@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.pass_criteria import INFORMATIONAL, higher_is_better
 from shared.datasets.trajectory_scenarios import TrajectoryRequirements
 from shared.evaluators.payload import as_dict, as_list, tool_call_names
 from shared.evaluators.registry import register
@@ -148,7 +149,13 @@ def forbidden_tools_check(
     return _forbidden(_case(output, expected_output), forbidden_tools)
 
 
-@register("trajectory_pass")
+_COMBINED = ("trajectory_match", "mandatory_tools_check", "forbidden_tools_check")
+
+
+@register(
+    "trajectory_pass",
+    passes={"trajectory_pass": higher_is_better(1.0), **dict.fromkeys(_COMBINED, INFORMATIONAL)},
+)
 def trajectory_pass(
     *,
     input: Any = None,

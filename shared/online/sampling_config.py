@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import SamplingConfig
 from shared.evaluators import UnknownEvaluator, get
+from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.judge_model import judge_config, judge_model_for
 
 CONFIG_ROW_ID = 1
@@ -62,6 +63,7 @@ class SamplingSettings(BaseModel):
                 entry = get(spec.name, "item")
             except UnknownEvaluator as exc:  # a LookupError: re-raise as ValueError so pydantic → 422
                 raise ValueError(str(exc)) from exc
+            validate_arguments(spec.name, entry.arguments, spec.args)  # a ValueError: pydantic → 422
             if not entry.reference_free:
                 raise NotReferenceFree(
                     f"evaluator {spec.name!r} needs an expected output; choose a reference-free one "

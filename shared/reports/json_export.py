@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.pass_rule import item_passed
+from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_data import RunData, ScoredItem
 
 UNCATEGORIZED = "uncategorized"
@@ -75,13 +75,13 @@ def _evaluations(item: ScoredItem) -> list[EvaluationEntry]:
     return out
 
 
-def _test_result(item: ScoredItem, pass_threshold: float) -> ItemResult:
+def _test_result(item: ScoredItem, policy: PassPolicy) -> ItemResult:
     return ItemResult(
         name=item.item_id,
         trial=item.trial,
         category=str(item.metadata.get("category", UNCATEGORIZED)),
         description=str(item.metadata.get("description", "")),
-        success=item_passed(item, pass_threshold),
+        success=policy.passed(item),
         status=item.status,
         error=item.error,
         execution_time=None if item.latency_ms is None else item.latency_ms / 1000.0,
@@ -92,7 +92,8 @@ def _test_result(item: ScoredItem, pass_threshold: float) -> ItemResult:
 
 def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> ExperimentDocument:
     """The exported report of one run (see :class:`ExperimentDocument`)."""
-    results = [_test_result(i, aggregates.pass_threshold) for i in run.items]
+    policy = aggregates.pass_policy()
+    results = [_test_result(i, policy) for i in run.items]
     passed = sum(r.success for r in results)
     times = [r.execution_time for r in results if r.status == "ok" and r.execution_time is not None]
     categories: dict[str, list[ItemResult]] = {}

@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
-from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData
 from shared.reports.markdown import fmt_num, fmt_p
 
@@ -98,7 +97,12 @@ def experiment_junit(run: RunData, aggregates: ExperimentAggregates) -> str:
     props = _sub(suite, "properties")
     _sub(props, "property", name="experiment_id", value=aggregates.experiment_id)
     _sub(props, "property", name="pass_threshold", value=str(aggregates.pass_threshold))
-    failures = 0
+    for metric, criterion in aggregates.pass_criteria.items():
+        _sub(props, "property", name=f"pass_criterion.{metric}", value=criterion.describe())
+    for warning in aggregates.warnings:
+        _sub(props, "property", name=f"warning.{warning.kind}", value=warning.message)
+    policy = aggregates.pass_policy()
+    failures = skipped = 0
     for item in run.items:
         category = str(item.metadata.get("category", "uncategorized"))
         seconds = "0" if item.latency_ms is None else f"{item.latency_ms / 1000.0:.3f}"
@@ -112,16 +116,19 @@ def experiment_junit(run: RunData, aggregates: ExperimentAggregates) -> str:
         scores = ", ".join(f"{k}={fmt_num(v)}" for k, v in item.scores.items())
         if item.status == "error":
             _sub(case, "error", item.error or "", message=(item.error or "target error")[:200], type="error")
-        elif not item_passed(item, aggregates.pass_threshold):
+        elif (outcome := policy.outcome(item)) == "failed":
             failures += 1
-            _sub(case, "failure", scores, message=f"score below threshold {aggregates.pass_threshold}")
+            _sub(case, "failure", scores, message="; ".join(policy.reasons(item))[:200])
+        elif outcome == "not_measured":
+            skipped += 1
+            _sub(case, "skipped", scores, message="not measured: no gating metric has a value")
         else:
             _sub(case, "system-out", scores)
     suite.attrib.update(
         tests=str(aggregates.item_count),
         failures=str(failures),
         errors=str(aggregates.error_count),
-        skipped="0",
+        skipped=str(skipped),
     )
     root.attrib.update(tests=suite.attrib["tests"], failures=str(failures), errors=suite.attrib["errors"])
     return _serialise(root)

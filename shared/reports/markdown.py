@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
-from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData
 
 _STATUS = {
@@ -135,6 +134,11 @@ def comparison_markdown(report: ComparisonReport) -> str:
     return "\n".join(out) + "\n"
 
 
+def _criteria(a: ExperimentAggregates) -> str:
+    gating = [f"{m} {c.describe()}" for m, c in a.pass_criteria.items() if c.gates]
+    return ", ".join(gating) or "none"
+
+
 def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
     """One experiment: headline numbers, per-metric table, breakdowns, run scores, failures."""
     a = aggregates
@@ -143,7 +147,8 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
         f"# Experiment report: {cell(a.name)} (`{a.experiment_id}`)",
         "",
         f"- Items: {a.item_count} ({a.ok_count} ok, {a.error_count} errors)",
-        f"- Pass rate: {rate} ({a.passed}/{a.item_count}, threshold {a.pass_threshold})",
+        f"- Pass rate: {rate} ({a.passed}/{a.item_count} passed, {a.not_measured} not measured; "
+        f"criteria: {_criteria(a)})",
         f"- Latency ms: p50 {fmt_num(a.latency.p50)}, p95 {fmt_num(a.latency.p95)}, "
         f"p99 {fmt_num(a.latency.p99)} (n={a.latency.count})",
     ]
@@ -152,6 +157,9 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
             f"- Tokens: {a.tokens.total_tokens} total ({a.tokens.input_tokens} in, "
             f"{a.tokens.output_tokens} out) over {a.tokens.items_reporting} items"
         )
+    if a.warnings:
+        out += ["", "## Warnings", ""]
+        out += [f"- ⚠ {cell(w.message)}" for w in a.warnings]
     out += ["", "## Metrics", ""]
     out += _table(
         ["Metric", "Mean", "95% CI", "Median", "p95", "n", "None"],
@@ -185,12 +193,13 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
             ["Score", "Value", "Comment"],
             [[cell(e.name), fmt_num(e.numeric), cell(e.comment or e.error or "")] for e in a.run_scores],
         )
-    failed = [i for i in run.items if not item_passed(i, a.pass_threshold)]
+    policy = a.pass_policy()
+    failed = [i for i in run.items if not policy.passed(i)]
     if failed:
-        out += ["", f"## Failed items ({len(failed)})", ""]
+        out += ["", f"## Items that did not pass ({len(failed)})", ""]
         for i in failed[:_MAX_LISTED]:
-            why = i.error or ", ".join(f"{k}={fmt_num(v)}" for k, v in i.scores.items())
-            out.append(f"- `{i.item_id}`#{i.trial} ({i.status}): {cell(why)}")
+            why = "; ".join(policy.reasons(i))
+            out.append(f"- `{i.item_id}`#{i.trial} ({policy.outcome(i).replace('_', ' ')}): {cell(why)}")
         if len(failed) > _MAX_LISTED:
             out.append(f"- … {len(failed) - _MAX_LISTED} more")
     return "\n".join(out) + "\n"

@@ -1,4 +1,4 @@
-"""Experiment endpoints: create (202), list, status, cancel, items, live events (SSE), report."""
+"""Experiment endpoints: create (202), list, status, cancel, items, failures, live events (SSE), report."""
 
 from __future__ import annotations
 
@@ -14,10 +14,18 @@ from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_ke
 from services.coordinator.execution.cancellation import cancel_experiment
 from services.coordinator.execution.events import publish_event
 from services.coordinator.reports.experiment_report import render_experiment_report
-from services.coordinator.schemas import ExperimentAccepted, ExperimentCreate, ExperimentOut, ItemsPage
+from services.coordinator.schemas import (
+    ExperimentAccepted,
+    ExperimentCreate,
+    ExperimentFailures,
+    ExperimentOut,
+    ExperimentStatus,
+    ItemsPage,
+)
 from services.coordinator.store import experiments as experiment_store
-from services.coordinator.store import items
+from services.coordinator.store import failures, items
 from services.coordinator.store.items import ItemStatus
+from shared.analysis.pass_rule import policy_for
 from shared.contracts.experiment_events import ExperimentEvent
 
 router = APIRouter(prefix="/experiments", tags=["experiments"], dependencies=[Depends(require_api_key)])
@@ -48,9 +56,17 @@ async def create_experiment(
 
 @router.get("")
 async def list_experiments(
-    session: SessionDep, name: str | None = None, limit: int = Query(50, ge=1, le=500)
+    session: SessionDep,
+    name: str | None = Query(None, description="Only experiments of this name"),
+    dataset: str | None = Query(None, description="Only experiments on this dataset"),
+    status: ExperimentStatus | None = Query(None, description="Only experiments in this state"),
+    offset: int = Query(0, ge=0),
+    limit: int = Query(50, ge=1, le=500),
 ) -> list[ExperimentOut]:
-    rows = await experiment_store.list_experiments(session, name, limit)
+    """Newest first."""
+    rows = await experiment_store.list_experiments(
+        session, name, limit, dataset=dataset, status=status, offset=offset
+    )
     return [await experiment_store.experiment_out(session, row) for row in rows]
 
 
@@ -102,8 +118,20 @@ async def list_items(
         category=category,
         failing=failing,
         status=status,
-        pass_threshold=experiment.config.pass_threshold,
+        policy=policy_for(experiment.config),
     )
+
+
+@router.get("/{experiment_id}/failures")
+async def list_failures(
+    experiment_id: str,
+    session: SessionDep,
+    limit: int = Query(10, ge=1, le=200, description="At most this many error groups and failing scores"),
+) -> ExperimentFailures:
+    """Target errors grouped by message (largest first), then the scores of ok items that fail
+    their pass criterion, worst first: what `yardstick run` prints after a run."""
+    experiment = await experiment_store.get_experiment(session, experiment_id)
+    return await failures.experiment_failures(session, experiment_id, policy_for(experiment.config), limit)
 
 
 @router.get("/{experiment_id}/events", response_class=StreamingResponse)

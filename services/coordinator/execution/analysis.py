@@ -15,8 +15,10 @@ from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder,
 from shared.analysis.comparison import ComparisonBuilder
 from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.comparison_rules import ComparisonConfig
+from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.db.models import Experiment
 from shared.evaluators.item_results import ItemResult
 
@@ -25,14 +27,15 @@ async def analyse_experiment(
     session: AsyncSession,
     experiment: Experiment,
     run_evaluators: Sequence[EvaluatorSpec],
-    pass_threshold: float = 0.5,
+    policy: PassPolicy | None = None,
     breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
 ) -> ExperimentAggregates:
     """Run the run-level evaluators and aggregate; ``aggregates.run_scores`` holds their results."""
     keys = list(dict.fromkeys([*breakdown_keys, *sorted(metadata_keys(run_evaluators))]))
     columns = await load_run_columns(session, experiment, keys)
     run_level = RunLevelEvaluation(run_evaluators, columns)
-    builder = AggregateBuilder(columns, pass_threshold, breakdown_keys)
+    builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate)
     for name in columns.metric_names:
         values = await load_metric(session, experiment.id, name, columns.size)
         builder.add_metric(name, values)

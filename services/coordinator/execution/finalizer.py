@@ -16,6 +16,7 @@ from services.coordinator.execution.analysis import analyse_experiment, compare_
 from services.coordinator.execution.events import publish_event
 from services.coordinator.store.run_columns import refresh_statistics
 from shared.analysis.comparison_rules import ComparisonConfig
+from shared.analysis.pass_rule import policy_for
 from shared.contracts.experiment_events import EventKind
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
@@ -101,7 +102,11 @@ class Finalizer:
             await refresh_statistics(session)
             config = experiment.config
             aggregates = await analyse_experiment(
-                session, experiment, config.run_evaluators, pass_threshold=config.pass_threshold
+                session,
+                experiment,
+                config.run_evaluators,
+                policy_for(config),
+                max_error_rate=config.max_error_rate,
             )
             if experiment.baseline_id:
                 baseline = await session.get(Experiment, experiment.baseline_id)

@@ -25,7 +25,7 @@ from shared.db.models import (
     Experiment,
     ExperimentItem,
 )
-from shared.evaluators import UnknownEvaluator, validate_specs
+from shared.evaluators import EvaluatorArgumentsError, UnknownEvaluator, validate_specs
 
 DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
     # The reference-free ones are those the sampler scores live traffic with, so the last offline
@@ -104,7 +104,7 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
     try:
         validate_specs(evaluators, "item")
         validate_specs(run_evaluators, "run")
-    except UnknownEvaluator as exc:
+    except (UnknownEvaluator, EvaluatorArgumentsError) as exc:
         raise UnknownEvaluatorError(str(exc)) from exc
     baseline_id = await _resolve_baseline(session, body)
     config = ExperimentConfig(
@@ -217,8 +217,23 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
     )
 
 
-async def list_experiments(session: AsyncSession, name: str | None, limit: int) -> list[Experiment]:
-    stmt = select(Experiment).order_by(Experiment.created_at.desc()).limit(limit)
+async def list_experiments(
+    session: AsyncSession,
+    name: str | None,
+    limit: int,
+    *,
+    dataset: str | None = None,
+    status: str | None = None,
+    offset: int = 0,
+) -> list[Experiment]:
+    """Newest first; ``name`` and ``dataset`` match exactly."""
+    stmt = (
+        select(Experiment).order_by(Experiment.created_at.desc(), Experiment.id).offset(offset).limit(limit)
+    )
     if name:
         stmt = stmt.where(Experiment.name == name)
+    if dataset:
+        stmt = stmt.join(Dataset, Dataset.id == Experiment.dataset_id).where(Dataset.name == dataset)
+    if status:
+        stmt = stmt.where(Experiment.status == status)
     return list((await session.execute(stmt)).scalars().all())

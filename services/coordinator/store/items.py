@@ -8,8 +8,9 @@ from sqlalchemy import ColumnElement, false, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.schemas import ExperimentItemOut, ItemsPage
-from shared.analysis.pass_rule import PassCriterion, criterion_for
+from shared.analysis.pass_rule import PassPolicy
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.pass_criteria import PassCriterion
 from shared.db.models import ExperimentItem, Score
 
 ItemStatus = Literal["ok", "error"]
@@ -34,7 +35,7 @@ async def items_page(
     category: str | None = None,
     failing: str | None = None,
     status: ItemStatus | None = None,
-    pass_threshold: float,
+    policy: PassPolicy,
 ) -> ItemsPage:
     """Items in dataset order. ``failing=METRIC``: ok items whose METRIC score fails its pass
     criterion (an item without a value for it was not measured, so it is not listed)."""
@@ -47,7 +48,7 @@ async def items_page(
         failing_keys = select(Score.item_id, Score.trial).where(
             Score.experiment_id == experiment_id,
             Score.name == failing,
-            fails(criterion_for(failing, pass_threshold), Score.value),
+            fails(policy.criterion(failing), Score.value),
         )
         stmt = stmt.where(
             ExperimentItem.status == "ok",

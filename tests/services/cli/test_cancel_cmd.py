@@ -42,4 +42,8 @@ def test_cancel_reports_progress_and_unknown_ids_exit_2(api: Api) -> None:
 
     unknown = cancel(api, "no-such-experiment")
     assert unknown.exit_code == 2
-    assert "404" in unknown.stderr and "experiment 'no-such-experiment' not found" in unknown.stderr
+    assert "no experiment named 'no-such-experiment'" in unknown.stderr
+    missing_id = "00000000-0000-4000-8000-000000000000"
+    unknown = cancel(api, missing_id)
+    assert unknown.exit_code == 2
+    assert "404" in unknown.stderr and f"experiment '{missing_id}' not found" in unknown.stderr

@@ -38,10 +38,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 @register("test_len")
 def response_length(
-    *, input: Any, output: Any, expected_output: Any, metadata: Any, **kwargs: Any
+    *, input: Any, output: Any, expected_output: Any, metadata: Any, x: int = 0, **kwargs: Any
 ) -> Evaluation:
     """Length of the agent's response text (test evaluator)."""
-    return Evaluation(name="test_len", value=float(len(output["response"])), comment=f"args={kwargs}")
+    return Evaluation(name="test_len", value=float(len(output["response"])), comment=f"args={{'x': {x}}}")
 
 
 async def test_a_task_end_to_end_gives_one_scored_result(

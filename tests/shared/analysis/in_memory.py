@@ -6,14 +6,22 @@ from collections.abc import Sequence
 
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
 from shared.analysis.columns import columns_from_items, item_metric_values
+from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_data import RunData
+from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 
 
 def compute_aggregates(
-    run: RunData, pass_threshold: float = 0.5, breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS
+    run: RunData,
+    policy: PassPolicy | float | None = None,
+    breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
+    max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
 ) -> ExperimentAggregates:
+    """``policy`` may be a bare pass threshold (the default policy at that threshold)."""
+    if isinstance(policy, float | int):
+        policy = PassPolicy(float(policy))
     columns = columns_from_items(run.experiment_id, run.name, run.items, breakdown_keys, run.run_scores)
-    builder = AggregateBuilder(columns, pass_threshold, breakdown_keys)
+    builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate)
     values = item_metric_values(run.items)
     for name in columns.metric_names:
         builder.add_metric(name, values(name))

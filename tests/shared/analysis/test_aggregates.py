@@ -3,7 +3,6 @@ from __future__ import annotations
 import pytest
 
 from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.pass_rule import item_passed
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
@@ -88,18 +87,6 @@ def test_breakdowns_per_key_and_value() -> None:
     upsell = agg.breakdowns["category"]["upsell"]
     assert (upsell.count, upsell.error_count, upsell.pass_rate) == (2, 1, 0.5)
     assert list(agg.breakdowns["difficulty"]) == ["easy", "hard"]
-
-
-def test_pass_rule() -> None:
-    ok = ScoredItem(item_id="x", status="ok", scores={"a": 0.5, "b": None, "c": True})
-    assert item_passed(ok, 0.5)
-    assert not item_passed(ok, 0.6)
-    assert not item_passed(ScoredItem(item_id="x", status="error", scores={"a": 1.0}))
-    assert item_passed(ScoredItem(item_id="x", status="ok"))  # no scores: vacuously passes
-    # Lower-is-better rates pass when low; millisecond metrics are not pass criteria.
-    assert item_passed(ScoredItem(item_id="x", status="ok", scores={"hallucination_rate": 0.0}))
-    assert not item_passed(ScoredItem(item_id="x", status="ok", scores={"hallucination_rate": 1.0}))
-    assert item_passed(ScoredItem(item_id="x", status="ok", scores={"ttft_ms": 900.0}))
 
 
 def test_empty_run_and_json_round_trip() -> None:

@@ -273,7 +273,7 @@ async def test_no_specs(run_items: list[ScoredItem]) -> None:
         # an 'item_results' argument never replaces the run's items
         (EvaluatorSpec(name="avg_order_correctness", args={"item_results": []}), 0),
         (EvaluatorSpec(name="avg_score", args={"score": "mrr", "item_results": []}), 0),
-        # extra arguments the built-ins ignore
+        # unknown arguments are refused (submission refuses them first): the same failure record
         (EvaluatorSpec(name="avg_order_correctness", args={"unused": True}), 0),
         (EvaluatorSpec(name="score_breakdown", args={"keys": None, "scores": None, "x": 1}), 0),
         # not registered: the registry's failure record (whether it loads the items is not the point)
@@ -285,7 +285,7 @@ async def test_unusual_args_match_the_registry(
 ) -> None:
     expected = await assert_same([AVG_ORDER, spec, AVG_MRR], run_items, loads=loads)
     if spec.name == "avg_score" and "score" not in spec.args:
-        assert expected[1].error is not None and expected[1].error.startswith("TypeError: ")
+        assert expected[1].error is not None and expected[1].error.startswith("EvaluatorArgumentsError: ")
 
 
 async def test_non_builtin_evaluators_get_the_full_results_loaded_once(

@@ -145,7 +145,7 @@ async def test_bad_arguments_are_recorded_failures() -> None:
         expected_output={"relevant_ids": ["a"]},
         metadata={},
     )
-    assert bad_k.error is not None and "k in ks" in bad_k.error
+    assert bad_k.error is not None and "ks.0: Input should be greater than or equal to 1" in bad_k.error
 
 
 # --- agreement with an independent implementation (ranx) ------------------------------------

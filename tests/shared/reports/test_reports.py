@@ -193,6 +193,9 @@ def test_experiment_markdown_lists_metrics_breakdowns_and_failures() -> None:
     md = experiment_markdown(run, compute_aggregates(run))
     assert "| Metric | Mean | 95% CI | Median | p95 | n | None |" in md
     assert "## By category" in md
-    assert "## Failed items (2)" in md
+    assert "## Items that did not pass (2)" in md
     assert "`boom`#0 (error): TargetTimeout" in md
+    assert "`upsell`#0 (failed): order_correctness=0 (needs >= 0.5)" in md
     assert "avg_order_correctness" in md
+    # one of three items errored, none allowed: said up front
+    assert "## Warnings\n\n- ⚠ 1 of 3 items errored (33.3%, allowed 0.0%)" in md

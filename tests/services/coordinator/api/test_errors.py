@@ -40,6 +40,17 @@ async def test_unknown_references_are_named(coordinator: Coordinator) -> None:
     response = await coordinator.client.post("/experiments", json=experiment_body(evaluators=["vibes_check"]))
     assert response.status_code == 422 and "vibes_check" in response.json()["detail"]
 
+    response = await coordinator.client.post(
+        "/experiments", json=experiment_body(evaluators=['order_correctness:{"strict": true}'])
+    )
+    assert response.status_code == 422
+    assert "evaluator 'order_correctness': strict: unknown argument" in response.json()["detail"]
+
+    response = await coordinator.client.post(
+        "/experiments", json=experiment_body(pass_criteria={"order_correctness": "> 0.9"})
+    )
+    assert response.status_code == 422 and "'>=0.8', '<=0.1' or 'informational'" in str(response.json())
+
     response = await coordinator.client.post("/experiments", json=experiment_body(baseline_name="never-ran"))
     assert response.status_code == 422 and "never-ran" in response.json()["detail"]
 

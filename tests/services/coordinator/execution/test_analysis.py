@@ -27,6 +27,7 @@ from services.coordinator.store.run_columns import ColumnLoadError, load_metric,
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison import compare_runs
 from shared.analysis.comparison_rules import ComparisonConfig
+from shared.analysis.pass_rule import PassPolicy
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentConfig
@@ -310,7 +311,7 @@ async def test_analyse_experiment_equals_the_reference(
     for experiment_id in (experiments.baseline, experiments.candidate, experiments.empty):
         async with session_factory() as session:
             experiment = await fetch(session, experiment_id)
-            actual = await analyse_experiment(session, experiment, ALL_SPECS, pass_threshold=pass_threshold)
+            actual = await analyse_experiment(session, experiment, ALL_SPECS, PassPolicy(pass_threshold))
         async with session_factory() as session:
             expected = await reference_aggregates(
                 session, await fetch(session, experiment_id), ALL_SPECS, pass_threshold

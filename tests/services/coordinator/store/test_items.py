@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.store.items import items_page
-from shared.analysis.pass_rule import item_passed
+from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_data import ScoredItem
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.experiment_config import ExperimentConfig
@@ -68,7 +68,7 @@ async def _failing(
 ) -> set[tuple[str, int]]:
     async with sessions() as session:
         page = await items_page(
-            session, experiment_id, offset=0, limit=100, failing=metric, pass_threshold=0.5
+            session, experiment_id, offset=0, limit=100, failing=metric, policy=PassPolicy()
         )
     return {(i.item_id, i.trial) for i in page.items}
 
@@ -85,7 +85,7 @@ async def test_failing_filter_follows_the_pass_rule(
     assert await _failing(session_factory, experiment_id, "latency_budget_ms") == set()
 
 
-async def test_failing_filter_agrees_with_item_passed(
+async def test_failing_filter_agrees_with_the_item_outcome(
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
     experiment_id = await _experiment(session_factory)
@@ -95,13 +95,13 @@ async def test_failing_filter_agrees_with_item_passed(
     for (item_id, trial), (status, scores) in ROWS.items():
         item = ScoredItem(item_id=item_id, trial=trial, status=status, scores=scores)  # type: ignore[arg-type]
         if status == "ok":
-            assert item_passed(item) == ((item_id, trial) not in failing)
+            assert (PassPolicy().outcome(item) == "failed") == ((item_id, trial) in failing)
 
 
 async def test_status_filter_lists_errors(session_factory: async_sessionmaker[AsyncSession]) -> None:
     experiment_id = await _experiment(session_factory)
     async with session_factory() as session:
         page = await items_page(
-            session, experiment_id, offset=0, limit=100, status="error", pass_threshold=0.5
+            session, experiment_id, offset=0, limit=100, status="error", policy=PassPolicy()
         )
     assert [(i.item_id, i.trial) for i in page.items] == [("d", 0)]

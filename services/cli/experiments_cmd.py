@@ -1,0 +1,122 @@
+"""`yardstick experiments list` and `yardstick items ID`: what has run, and an experiment's items."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console, stdout_console
+from services.cli.experiment_refs import resolve_experiment
+
+app = typer.Typer(help="List experiments.", no_args_is_help=True)
+err = stderr_console()
+
+STATUSES = ("pending", "running", "finalizing", "completed", "failed", "cancelled")
+
+
+def _rate(value: Any) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def experiments_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="Experiments (newest first)", title_justify="left")
+    for column, justify in [
+        ("id", "left"),
+        ("name", "left"),
+        ("dataset", "left"),
+        ("status", "left"),
+        ("items", "right"),
+        ("errors", "right"),
+        ("pass rate", "right"),
+        ("created", "left"),
+    ]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for r in rows:
+        agg = r.get("aggregates") or {}
+        warn = " ⚠" if agg.get("warnings") else ""
+        table.add_row(
+            r["id"],
+            r["name"],
+            f"{r['dataset']}@{r['dataset_version']}",
+            r["status"] + warn,
+            str(r["progress"]["total"]),
+            str(r["progress"]["errors"]),
+            _rate(agg.get("pass_rate")),
+            r["created_at"][:19].replace("T", " "),
+        )
+    return table
+
+
+@app.command("list")
+def list_command(
+    dataset: str | None = typer.Option(None, "--dataset", "-d", help="Only runs on this dataset"),
+    status: str | None = typer.Option(
+        None, "--status", help="Only runs in this state: " + ", ".join(STATUSES)
+    ),
+    name: str | None = typer.Option(None, "--name", "-n", help="Only runs of this name"),
+    limit: int = typer.Option(20, min=1, max=500, help="At most this many"),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (for scripts)"),
+) -> None:
+    """Experiments, newest first, with status and pass rate (⚠: the run has warnings)."""
+    if status is not None and status not in STATUSES:
+        raise typer.BadParameter(f"--status {status!r}: choose one of {', '.join(STATUSES)}")
+    params = {k: v for k, v in {"dataset": dataset, "status": status, "name": name}.items() if v}
+    try:
+        rows = ApiClient.discover().get("/experiments", params={**params, "limit": limit})
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    elif not rows:
+        err.print("no experiments yet: `yardstick run --dataset NAME --name RUN` starts one")
+    else:
+        stdout_console().print(experiments_table(rows))
+
+
+def items_table(page: dict[str, Any], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("item", overflow="fold")
+    table.add_column("status")
+    table.add_column("scores", overflow="fold")
+    table.add_column("error / comments", overflow="fold")
+    for item in page["items"]:
+        scores = ", ".join(
+            f"{s['name']}={'-' if s['value'] is None else format(s['value'], '.3g')}" for s in item["scores"]
+        )
+        notes = item.get("error") or "; ".join(s["comment"] for s in item["scores"] if s.get("comment"))
+        trial = f"#{item['trial']}" if item["trial"] else ""
+        table.add_row(item["item_id"] + trial, item["status"], scores, notes)
+    return table
+
+
+def items_command(
+    experiment: str = typer.Argument(..., help="Experiment id or name (its newest run)"),
+    failing: str | None = typer.Option(None, "--failing", help="Only items whose METRIC fails its criterion"),
+    errors: bool = typer.Option(False, "--errors", help="Only items whose target call failed"),
+    offset: int = typer.Option(0, min=0),
+    limit: int = typer.Option(20, min=1, max=1000),
+    as_json: bool = typer.Option(False, "--json", help="Print the page as JSON"),
+) -> None:
+    """An experiment's items with their scores and comments, a page at a time."""
+    params: dict[str, Any] = {"offset": offset, "limit": limit}
+    if failing:
+        params["failing"] = failing
+    if errors:
+        params["status"] = "error"
+    try:
+        client = ApiClient.discover()
+        experiment_id = resolve_experiment(client, experiment)
+        page = client.get(f"/experiments/{experiment_id}/items", params=params)
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if as_json:
+        print(json.dumps(page, indent=2))
+        return
+    shown = f"{offset + 1}-{offset + len(page['items'])} of {page['total']}" if page["items"] else "none"
+    stdout_console().print(items_table(page, f"Items of {experiment_id} ({shown})"))

@@ -1,0 +1,70 @@
+"""Each evaluator's arguments as a pydantic model, read from its signature.
+
+An evaluator's keyword parameters (other than the values it is given per item or per run) are
+its arguments: ``retrieval(*, output, expected_output, ks: list[int] | None = None, ...)`` accepts
+``{"ks": [5, 10]}``. The model forbids unknown names, so ``{"ks": "five"}`` or ``{"kz": [5]}``
+is refused when an experiment is submitted, naming the evaluator and the field, instead of
+silently scoring nothing at run time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+GIVEN = frozenset({"input", "output", "expected_output", "metadata", "item_results", "columns"})
+"""Parameters filled by the caller per item (or per run), never by an experiment's ``args``."""
+
+
+class EvaluatorArgumentsError(ValueError):
+    """An evaluator's ``args`` do not fit its arguments model."""
+
+    def __init__(self, evaluator: str, error: ValidationError, accepted: list[str]) -> None:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {_message(e)}" for e in error.errors()
+        )
+        known = ", ".join(accepted) if accepted else "none"
+        super().__init__(f"evaluator {evaluator!r}: {problems} (accepted arguments: {known})")
+        self.evaluator = evaluator
+
+
+def _message(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown argument"
+    return str(error["msg"])
+
+
+class _Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+
+def arguments_model(name: str, fn: Callable[..., Any]) -> type[BaseModel]:
+    """A model of ``fn``'s keyword arguments (``**kwargs`` excluded: unknown names are refused)."""
+    signature = inspect.signature(fn, follow_wrapped=False)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except (NameError, TypeError):
+        hints = {}
+    fields: dict[str, Any] = {}
+    for param in signature.parameters.values():
+        if param.name in GIVEN or param.kind in (param.VAR_KEYWORD, param.VAR_POSITIONAL):
+            continue
+        if param.kind == param.POSITIONAL_ONLY:
+            continue
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    return create_model(f"{name}_arguments", __base__=_Arguments, **fields)
+
+
+def validate_arguments(name: str, model: type[BaseModel], args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` checked against ``model``; the validated values (only those given)."""
+    try:
+        validated = model.model_validate(args)
+    except ValidationError as exc:
+        raise EvaluatorArgumentsError(name, exc, list(model.model_fields)) from None
+    return validated.model_dump(include=set(args))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -15,6 +15,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from services.cli.api_client import ApiClient
 
@@ -57,7 +58,8 @@ def _fmt(value: Any) -> str:
     return f"{value:.3f}" if isinstance(value, float) else ("-" if value is None else str(value))
 
 
-def summary_table(experiment: dict[str, Any]) -> Table:
+def summary_table(experiment: dict[str, Any]) -> RenderableType:
+    """The per-metric table, then the headline lines (items, pass rate and its criteria, latency)."""
     agg = experiment.get("aggregates") or {}
     table = Table(title=f"{experiment['name']} ({experiment['status']}) — {experiment['id']}")
     table.add_column("metric")
@@ -73,14 +75,15 @@ def summary_table(experiment: dict[str, Any]) -> Table:
         table.add_row(f"(run) {run_score['name']}", _fmt(run_score.get("value")), "", "")
     p = experiment["progress"]
     latency = agg.get("latency") or {}
-    table.caption = (
+    headline = Text.assemble(
         f"items {p['total']} · errors {p['errors']} · passed {_fmt(agg.get('passed'))} · "
-        f"not measured {_fmt(agg.get('not_measured'))} · pass rate {_fmt(agg.get('pass_rate'))}\n"
-        f"passes when {_criteria(agg)}\n"
+        f"not measured {_fmt(agg.get('not_measured'))} · ",
+        (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),
+        f"\nan item passes when {_criteria(agg)}\n"
         f"latency p50/p95/p99 {_fmt(latency.get('p50'))}/{_fmt(latency.get('p95'))}/"
-        f"{_fmt(latency.get('p99'))} ms"
+        f"{_fmt(latency.get('p99'))} ms",
     )
-    return table
+    return Group(table, headline)
 
 
 def _criteria(aggregates: dict[str, Any]) -> str:
@@ -90,4 +93,4 @@ def _criteria(aggregates: dict[str, Any]) -> str:
         for metric, c in sorted((aggregates.get("pass_criteria") or {}).items())
         if c.get("threshold") is not None
     ]
-    return " and ".join(gating) if gating else "(no gating metric)"
+    return " and ".join(gating) if gating else "(no gating metric was reported)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -30,6 +31,11 @@ def _detail(response: httpx.Response) -> str:
             f"{'.'.join(str(p) for p in err.get('loc', [])[1:])}: {err.get('msg')}" for err in detail
         )
     return str(detail)
+
+
+def segment(value: str) -> str:
+    """``value`` as one URL path segment: '/', '?', '#' and '..' cannot change the request."""
+    return quote(value, safe="")
 
 
 class ApiClient:

@@ -39,7 +39,9 @@ def compare_command(
     candidate: str = typer.Argument(..., help="Candidate: same forms"),
     format: Literal["table", "md", "json", "junit"] = typer.Option("table", "--format", "-f"),
     metric: list[str] = typer.Option([], "--metric", "-m", help="Compare only these metrics"),
-    alpha: float = typer.Option(0.05, help="Significance level (Holm-corrected across metrics)"),
+    alpha: float = typer.Option(
+        0.05, min=0.0001, max=0.5, help="Significance level (Holm-corrected across metrics)"
+    ),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 on a significant regression (for CI)"),
 ) -> None:
     """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""

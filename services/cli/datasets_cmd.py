@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from services.cli.api_client import ApiClient, ApiError
+from services.cli.api_client import ApiClient, ApiError, segment
 from services.cli.consoles import stderr_console, stdout_console
 from shared.datasets.files import DatasetFileError, load_dataset_file
 
@@ -18,14 +18,15 @@ err = stderr_console()
 def push_file(
     client: ApiClient, path: Path, name: str | None = None, merge: bool = False
 ) -> dict[str, object]:
+    """One request: the dataset is created with its first version or not at all."""
     dataset = load_dataset_file(path, name)
-    client.post("/datasets", {"name": dataset.name, "description": dataset.description, "kind": dataset.kind})
     result: dict[str, object] = client.post(
-        f"/datasets/{dataset.name}/items",
+        f"/datasets/{segment(dataset.name)}/items",
         {
             "items": [i.model_dump(mode="json") for i in dataset.items],
             "replace": not merge,
             "source": str(path),
+            "create": {"description": dataset.description, "kind": dataset.kind},
         },
     )
     return result
@@ -84,7 +85,7 @@ def list_() -> None:
 def versions(name: str) -> None:
     """List a dataset's versions."""
     try:
-        rows = ApiClient.discover().get(f"/datasets/{name}/versions")
+        rows = ApiClient.discover().get(f"/datasets/{segment(name)}/versions")
     except ApiError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc

@@ -26,6 +26,10 @@ def report_command(
         stderr_console().print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
     if output:
-        output.write_text(body)
+        try:
+            output.write_text(body)
+        except OSError as exc:
+            stderr_console().print(f"[red]error:[/red] cannot write {output}: {exc.strerror}")
+            raise typer.Exit(2) from exc
     else:
         print(body)

@@ -9,7 +9,8 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from services.coordinator.api import comparisons, datasets, experiments, online
-from services.coordinator.errors import install_error_handlers
+from services.coordinator.api.input_guard import InputGuard
+from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 
@@ -32,7 +33,8 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.runtime = runtime
-    install_error_handlers(app)
+    install_problem_handlers(app)
+    app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
     app.include_router(datasets.router)
     app.include_router(experiments.router)
     app.include_router(comparisons.router)

@@ -1,9 +1,6 @@
-"""Domain errors, mapped to HTTP status codes once (see ``install_error_handlers``)."""
+"""Domain errors, each with its HTTP status; ``api/problems.py`` renders them (one error shape)."""
 
 from __future__ import annotations
-
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
 
 
 class CoordinatorError(Exception):
@@ -38,6 +35,10 @@ class UnknownEvaluatorError(CoordinatorError):
     status_code = 422
 
 
+class TooManyTasks(CoordinatorError):
+    status_code = 422
+
+
 class ExperimentNotComplete(CoordinatorError):
     status_code = 409
 
@@ -52,14 +53,3 @@ class InvalidComparison(CoordinatorError):
 
 class Unauthorized(CoordinatorError):
     status_code = 401
-
-
-def install_error_handlers(app: FastAPI) -> None:
-    async def handle(_: Request, exc: Exception) -> JSONResponse:
-        assert isinstance(exc, CoordinatorError)
-        headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
-        return JSONResponse(
-            {"detail": exc.message, "error": type(exc).__name__}, status_code=exc.status_code, headers=headers
-        )
-
-    app.add_exception_handler(CoordinatorError, handle)

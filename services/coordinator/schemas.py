@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
 
@@ -20,10 +21,21 @@ ExperimentStatus = Literal["pending", "running", "finalizing", "completed", "fai
 # ---- datasets -------------------------------------------------------------------------------
 
 
+INT4_MAX = 2**31 - 1
+"""The largest value a Postgres ``integer`` column holds: ids and versions above it are refused."""
+
+
 class DatasetCreate(BaseModel):
     name: str = Field(min_length=1, max_length=200)
-    description: str = ""
-    kind: str = "generic"
+    description: str = Field(default="", max_length=10_000)
+    kind: str = Field(default="generic", min_length=1, max_length=50)
+
+
+class DatasetSettings(BaseModel):
+    """What a dataset is, besides its name and items."""
+
+    description: str = Field(default="", max_length=10_000)
+    kind: str = Field(default="generic", min_length=1, max_length=50)
 
 
 class ItemsUpsert(BaseModel):
@@ -31,7 +43,21 @@ class ItemsUpsert(BaseModel):
     replace: bool = Field(
         default=False, description="True: the new version is exactly these items; False: merge by id"
     )
-    source: str = "api"
+    source: str = Field(default="api", max_length=200)
+    create: DatasetSettings | None = Field(
+        default=None,
+        description="Create the dataset with these settings if it does not exist yet (in the same "
+        "transaction as its first version: a refused push leaves nothing behind); an existing "
+        "dataset's description is updated",
+    )
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> ItemsUpsert:
+        duplicates = sorted(item_id for item_id, n in Counter(i.id for i in self.items).items() if n > 1)
+        if duplicates:
+            shown = ", ".join(duplicates[:5]) + (" …" if len(duplicates) > 5 else "")
+            raise ValueError(f"item ids must be unique in one request; repeated: {shown}")
+        return self
 
 
 class DatasetVersionOut(BaseModel):
@@ -70,7 +96,7 @@ class ExperimentCreate(ExperimentSettings):
 
     name: str = Field(min_length=1, max_length=200)
     dataset: str = Field(description="Dataset name")
-    dataset_version: int | None = Field(default=None, ge=1, description="None = latest version")
+    dataset_version: int | None = Field(default=None, ge=1, le=INT4_MAX, description="None = latest version")
     evaluators: list[EvaluatorSpec] | None = Field(default=None, description="None = defaults for the target")
     run_evaluators: list[EvaluatorSpec] | None = None
     baseline_id: str | None = Field(default=None, description="Compare against this experiment at completion")

@@ -12,6 +12,12 @@ class CoordinatorSettings(CommonSettings):
         validation_alias="YARDSTICK_API_KEY_SECRET", description="HMAC secret for API key hashes (no default)"
     )
     http_port: int = 8700
+    max_body_bytes: int = Field(
+        default=64 * 2**20, ge=1024, description="Larger request bodies are refused (413) before reading"
+    )
+    max_tasks_per_experiment: int = Field(
+        default=200_000, ge=1, description="items x repetitions above this are refused (422)"
+    )
     result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
     result_batch_wait_ms: int = Field(default=20, ge=0, description="Wait this long to fill a batch")
     dispatch_interval_s: float = Field(default=1.0, gt=0, description="Safety tick of the dispatcher")

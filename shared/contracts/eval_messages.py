@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
@@ -37,7 +38,7 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     from the item, ``output_mapping`` picks output fields out of the JSON response."""
 
     kind: Literal["http"] = "http"
-    url: str
+    url: str = Field(description="http(s)://host[:port]/path")
     method: Literal["GET", "POST", "PUT"] = "POST"
     headers: dict[str, str] = Field(default_factory=dict, description="Literal, non-secret headers")
     headers_from_env: dict[str, str] = Field(
@@ -47,6 +48,16 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     output_mapping: dict[str, str] = Field(
         default_factory=dict, description="output key -> dotted path in the response JSON; empty = whole body"
     )
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                f"{value!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:8080/answer"
+            )
+        return value
 
 
 TargetSpec = Annotated[AgentTarget | SearchTarget | HttpTarget, Field(discriminator="kind")]

@@ -7,9 +7,10 @@ and versioned (older rows without ``schema_version`` are version 1, their extra 
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
@@ -19,6 +20,7 @@ DEFAULT_CONCURRENCY = 10
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_PASS_THRESHOLD = 0.5
 DEFAULT_MAX_ERROR_RATE = 0.0
+MAX_METADATA_BYTES = 64 * 1024
 
 
 class ExperimentSettings(BaseModel):
@@ -52,7 +54,20 @@ class ExperimentSettings(BaseModel):
         le=1,
         description="Share of items allowed to error before the run is flagged (warning; CLI exit 3)",
     )
-    metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form labels kept with the run")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Free-form labels kept with the run (at most 64 KiB as JSON)"
+    )
+
+    @field_validator("metadata")
+    @classmethod
+    def _small_metadata(cls, value: dict[str, Any]) -> dict[str, Any]:
+        size = len(json.dumps(value, default=str))
+        if size > MAX_METADATA_BYTES:
+            raise ValueError(
+                f"metadata is {size} bytes as JSON, more than {MAX_METADATA_BYTES}: keep labels small "
+                "(put large data in the dataset)"
+            )
+        return value
 
 
 class ExperimentConfig(ExperimentSettings):

@@ -14,6 +14,10 @@ Generic format (YAML or JSON)::
 JSONL: one item object per line (the dataset name is the file's stem unless given).
 A top-level ``cases`` (the golden retrieval format) or ``test_cases`` (the trajectory-scenario format) is
 converted to items by the matching module.
+
+Files are read bounded: at most ``MAX_FILE_BYTES``, UTF-8 only, and YAML without anchors and
+aliases (``&a`` / ``*a``): nine nested aliases expand to billions of nodes (the "billion laughs"),
+so a dataset file spells its items out. A dataset has at least one item.
 """
 
 from __future__ import annotations
@@ -28,6 +32,22 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$")
+MAX_FILE_BYTES = 200 * 2**20
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses aliases, so a small file stays small in memory."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                "YAML aliases (*name) are not allowed in dataset files: write items out",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)
 
 
 class DatasetFileError(ValueError):
@@ -57,7 +77,7 @@ class DatasetFile(BaseModel):
     description: str = ""
     kind: str = "generic"
     metadata: dict[str, Any] = Field(default_factory=dict)
-    items: list[DatasetItemIn]
+    items: list[DatasetItemIn] = Field(min_length=1)
 
 
 def content_hash(items: list[DatasetItemIn]) -> str:
@@ -82,7 +102,18 @@ def _describe(exc: ValidationError, raw_items: list[Any] | None) -> str:
 
 
 def _read(path: Path) -> Any:
-    text = path.read_text()
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise DatasetFileError(
+            f"{path}: {size / 2**20:.0f} MiB is more than {MAX_FILE_BYTES / 2**20:.0f} MiB: split it into "
+            "several files and push them with --merge"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DatasetFileError(f"{path}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from exc
+    if not text.strip():
+        raise DatasetFileError(f"{path}: the file is empty")
     try:
         if path.suffix == ".jsonl":
             rows = []
@@ -95,7 +126,7 @@ def _read(path: Path) -> Any:
             return {"name": path.stem, "items": rows}
         if path.suffix == ".json":
             return json.loads(text)
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_NoAliasLoader)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise DatasetFileError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {exc}") from exc
 

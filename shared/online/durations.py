@@ -13,8 +13,15 @@ class InvalidDuration(ValueError):
     """Not a duration like ``5m``."""
 
 
+MAX_DURATION = timedelta(days=3660)
+"""Ten years: longer windows than any deployment keeps samples for (and than timedelta holds, far out)."""
+
+
 def parse_duration(text: str) -> timedelta:
     match = _PATTERN.match(text)
     if match is None or float(match.group(1)) <= 0:
         raise InvalidDuration(f"invalid duration {text!r}: use a positive number and s|m|h|d, e.g. 5m or 1h")
-    return timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
+    seconds = float(match.group(1)) * _UNITS[match.group(2)]
+    if seconds > MAX_DURATION.total_seconds():
+        raise InvalidDuration(f"duration {text!r} is longer than {MAX_DURATION.days} days: use a shorter one")
+    return timedelta(seconds=seconds)

@@ -50,7 +50,10 @@ class SamplingSettings(BaseModel):
     rate: float = Field(default=0.1, ge=0.0, le=1.0, description="Fraction of conversations sampled")
     filters: SamplingFilters = Field(default_factory=SamplingFilters)
     cap_per_minute: int | None = Field(
-        default=None, ge=1, description="At most this many sampled turns per minute (None: no cap)"
+        default=None,
+        ge=1,
+        le=1_000_000,
+        description="At most this many sampled turns per minute (None: no cap)",
     )
     evaluators: list[EvaluatorSpec] = Field(default_factory=default_evaluators, min_length=1)
     updated_at: datetime | None = Field(default=None, description="Set by the server on save")

@@ -9,6 +9,7 @@ from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
 from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.errors import ComparisonNotFound, ExperimentNotComplete, InvalidComparison
 from services.coordinator.execution.analysis import compare_experiments
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
@@ -17,7 +18,12 @@ from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError
 from shared.db.models import Comparison, Experiment
 from shared.reports import comparison_junit, comparison_markdown
 
-router = APIRouter(prefix="/comparisons", tags=["comparisons"], dependencies=[Depends(require_api_key)])
+router = APIRouter(
+    prefix="/comparisons",
+    tags=["comparisons"],
+    dependencies=[Depends(require_api_key)],
+    responses=ERROR_RESPONSES,
+)
 
 
 def _out(row: Comparison) -> ComparisonOut:
@@ -40,7 +46,7 @@ async def _completed(session: SessionDep, experiment_id: str) -> Experiment:
     return experiment
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, responses=CONFLICT_RESPONSES)
 async def create_comparison(body: ComparisonCreate, session: SessionDep) -> ComparisonOut:
     """Compare two completed experiments, streaming their scores from Postgres one metric at a time
     (memory bounded like the finalizer's)."""
@@ -63,7 +69,7 @@ async def create_comparison(body: ComparisonCreate, session: SessionDep) -> Comp
     return _out(row)
 
 
-@router.get("/{comparison_id}")
+@router.get("/{comparison_id}", response_class=Response, responses=report_responses(ComparisonOut))
 async def get_comparison(
     comparison_id: str, session: SessionDep, format: Literal["json", "md", "junit"] = "json"
 ) -> Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.schemas import (
     DatasetCreate,
     DatasetOut,
@@ -14,7 +15,12 @@ from services.coordinator.schemas import (
 )
 from services.coordinator.store import datasets as dataset_store
 
-router = APIRouter(prefix="/datasets", tags=["datasets"], dependencies=[Depends(require_api_key)])
+router = APIRouter(
+    prefix="/datasets",
+    tags=["datasets"],
+    dependencies=[Depends(require_api_key)],
+    responses=ERROR_RESPONSES,
+)
 
 
 @router.post("", status_code=201)
@@ -31,7 +37,14 @@ async def list_datasets(session: SessionDep) -> list[DatasetOut]:
 
 @router.post("/{name:path}/items")
 async def upsert_items(name: str, body: ItemsUpsert, session: SessionDep) -> UpsertResult:
-    dataset = await dataset_store.get_dataset(session, name)
+    """Merge (or replace) items; a new version when the content changes. With ``create``, a missing
+    dataset is created in the same transaction."""
+    if body.create is not None:
+        dataset = await dataset_store.create_or_get(
+            session, DatasetCreate(name=name, **body.create.model_dump())
+        )
+    else:
+        dataset = await dataset_store.get_dataset(session, name)
     result = await dataset_store.upsert_items(session, dataset, body)
     await session.commit()
     return result

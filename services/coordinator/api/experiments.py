@@ -11,10 +11,12 @@ from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from nats.aio.msg import Msg
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
+from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.execution.cancellation import cancel_experiment
 from services.coordinator.execution.events import publish_event
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import (
+    INT4_MAX,
     ExperimentAccepted,
     ExperimentCreate,
     ExperimentFailures,
@@ -27,8 +29,14 @@ from services.coordinator.store import failures, items
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.experiment_events import ExperimentEvent
+from shared.reports import ExperimentDocument
 
-router = APIRouter(prefix="/experiments", tags=["experiments"], dependencies=[Depends(require_api_key)])
+router = APIRouter(
+    prefix="/experiments",
+    tags=["experiments"],
+    dependencies=[Depends(require_api_key)],
+    responses=ERROR_RESPONSES,
+)
 
 TERMINAL = {"completed", "failed", "cancelled"}
 
@@ -37,7 +45,9 @@ TERMINAL = {"completed", "failed", "cancelled"}
 async def create_experiment(
     body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:
-    experiment = await experiment_store.create_experiment(session, body)
+    experiment = await experiment_store.create_experiment(
+        session, body, max_tasks=runtime.settings.max_tasks_per_experiment
+    )
     await session.commit()
     runtime.dispatcher.poke()
     base = f"/experiments/{experiment.id}"
@@ -60,7 +70,7 @@ async def list_experiments(
     name: str | None = Query(None, description="Only experiments of this name"),
     dataset: str | None = Query(None, description="Only experiments on this dataset"),
     status: ExperimentStatus | None = Query(None, description="Only experiments in this state"),
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=INT4_MAX),
     limit: int = Query(50, ge=1, le=500),
 ) -> list[ExperimentOut]:
     """Newest first."""
@@ -77,7 +87,7 @@ async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentO
     )
 
 
-@router.post("/{experiment_id}/cancel")
+@router.post("/{experiment_id}/cancel", responses=CONFLICT_RESPONSES)
 async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> ExperimentOut:
     """Stop dispatching the experiment's items; tasks already running finish and are stored.
     409 if the experiment already completed or failed; cancelling twice is harmless."""
@@ -99,7 +109,7 @@ async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
 async def list_items(
     experiment_id: str,
     session: SessionDep,
-    offset: int = Query(0, ge=0),
+    offset: int = Query(0, ge=0, le=INT4_MAX),
     limit: int = Query(50, ge=1, le=1000),
     category: str | None = Query(None, description="Only items whose metadata.category is this"),
     failing: str | None = Query(
@@ -175,7 +185,9 @@ async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     return StreamingResponse(stream(), media_type="text/event-stream")
 
 
-@router.get("/{experiment_id}/report")
+@router.get(
+    "/{experiment_id}/report", response_class=Response, responses=report_responses(ExperimentDocument)
+)
 async def report(
     experiment_id: str, session: SessionDep, format: Literal["json", "md", "junit"] = "json"
 ) -> Response:

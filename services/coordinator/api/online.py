@@ -6,13 +6,14 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
+from services.coordinator.schemas import INT4_MAX, DatasetCreate, ItemsUpsert, UpsertResult
 from services.coordinator.store import datasets as dataset_store
 from shared.datasets.files import DatasetItemIn
 from shared.db.models import DriftAlertRow, OnlineSample
@@ -20,7 +21,12 @@ from shared.online.durations import InvalidDuration, parse_duration
 from shared.online.metrics import OnlineMetrics, online_metrics
 from shared.online.sampling_config import SamplingSettings, load_config, save_config
 
-router = APIRouter(prefix="/online", tags=["online"], dependencies=[Depends(require_api_key)])
+router = APIRouter(
+    prefix="/online",
+    tags=["online"],
+    dependencies=[Depends(require_api_key)],
+    responses=ERROR_RESPONSES,
+)
 
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._:/-]")
 
@@ -147,7 +153,9 @@ def promoted_item(sample: OnlineSample) -> DatasetItemIn:
 
 
 @router.post("/samples/{sample_id}/promote")
-async def promote_sample(sample_id: int, body: PromoteRequest, session: SessionDep) -> UpsertResult:
+async def promote_sample(
+    sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)], body: PromoteRequest, session: SessionDep
+) -> UpsertResult:
     sample = await session.get(OnlineSample, sample_id)
     if sample is None:
         raise SampleNotFound(f"online sample {sample_id} not found; list sampled turns: GET /online/samples")

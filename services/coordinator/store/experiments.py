@@ -7,7 +7,12 @@ from typing import Any
 from sqlalchemy import CursorResult, func, insert, join, literal, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.errors import BaselineNotFound, ExperimentNotFound, UnknownEvaluatorError
+from services.coordinator.errors import (
+    BaselineNotFound,
+    ExperimentNotFound,
+    TooManyTasks,
+    UnknownEvaluatorError,
+)
 from services.coordinator.schemas import (
     ExperimentCreate,
     ExperimentOut,
@@ -91,7 +96,9 @@ def _filter_clause(item_filter: dict[str, Any]) -> list[Any]:
     return clauses
 
 
-async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Experiment:
+async def create_experiment(
+    session: AsyncSession, body: ExperimentCreate, max_tasks: int | None = None
+) -> Experiment:
     """Validate references, store the experiment and snapshot its (item, trial) rows in one statement."""
     dataset, version = await resolve_version(session, body.dataset, body.dataset_version)
     default_items, default_runs = _defaults(dataset.kind, body.target.kind)
@@ -107,6 +114,17 @@ async def create_experiment(session: AsyncSession, body: ExperimentCreate) -> Ex
     except (UnknownEvaluator, EvaluatorArgumentsError) as exc:
         raise UnknownEvaluatorError(str(exc)) from exc
     baseline_id = await _resolve_baseline(session, body)
+    if max_tasks is not None:
+        matching = select(func.count()).where(
+            DatasetItem.version_id == version.id, *_filter_clause(body.item_filter)
+        )
+        tasks = int((await session.execute(matching)).scalar_one()) * body.repetitions
+        if tasks > max_tasks:
+            raise TooManyTasks(
+                f"{tasks} tasks ({tasks // body.repetitions} items x {body.repetitions} repetitions) is more "
+                f"than this coordinator's limit of {max_tasks}: filter the items, use fewer repetitions, "
+                "or raise MAX_TASKS_PER_EXPERIMENT"
+            )
     config = ExperimentConfig(
         **body.model_dump(include=set(ExperimentSettings.model_fields)),
         evaluators=evaluators,

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.app import app as cli
-from tests.services.cli.conftest import Api
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import synthetic_items
+from tests.services.live_api import Api
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -20,7 +20,7 @@ from services.coordinator.store import datasets as dataset_store
 from services.sampler.turn_handler import TurnHandler
 from shared.db.models import DriftAlertRow
 from shared.online.sampling_config import DEFAULT_EVALUATORS
-from tests.services.cli.conftest import Api
+from tests.services.live_api import Api
 from tests.services.sampler.turns import make_turn
 
 Sessions = async_sessionmaker[AsyncSession]

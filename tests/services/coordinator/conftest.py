@@ -10,6 +10,7 @@ from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
 from shared.contracts import Topology
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, start_coordinator
+from tests.services.live_api import api  # noqa: F401  (the coordinator over real HTTP)
 
 
 @pytest.fixture

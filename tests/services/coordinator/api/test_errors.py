@@ -21,7 +21,7 @@ async def test_requests_without_a_valid_key_are_refused(coordinator: Coordinator
 async def test_validation_errors_name_the_field(coordinator: Coordinator) -> None:
     response = await coordinator.client.post("/experiments", json=experiment_body(concurrency=0))
     assert response.status_code == 422
-    assert any(err["loc"][-1] == "concurrency" for err in response.json()["detail"])
+    assert any(err["loc"][-1] == "concurrency" for err in response.json()["errors"])
     response = await coordinator.client.post(
         "/experiments", json=experiment_body(target={"kind": "teleport"})
     )

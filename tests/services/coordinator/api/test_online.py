@@ -31,7 +31,7 @@ async def test_config_round_trip_and_validation(coordinator: Coordinator) -> Non
 
     too_high = await client.put("/online/config", json={"rate": 1.5})
     assert too_high.status_code == 422
-    assert too_high.json()["detail"][0]["loc"][-1] == "rate"
+    assert too_high.json()["errors"][0]["loc"][-1] == "rate"
     unknown = await client.put("/online/config", json={"evaluators": [{"name": "nope"}]})
     assert unknown.status_code == 422
     assert "unknown item-level evaluator 'nope'" in unknown.text

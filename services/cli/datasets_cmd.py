@@ -1,4 +1,4 @@
-"""`yardstick datasets push|list|versions`."""
+"""`yardstick datasets push|list|versions|accept|delete`."""
 
 from __future__ import annotations
 
@@ -89,13 +89,38 @@ def versions(name: str) -> None:
     except ApiError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    table = Table("version", "items", "hash", "source", "created")
+    table = Table("version", "items", "status", "hash", "source", "created")
     for row in rows:
+        status = row.get("status", "accepted")
         table.add_row(
             str(row["version"]),
             str(row["item_count"]),
+            "[yellow]needs review[/yellow]" if status == "needs_review" else status,
             row["content_hash"][:12],
             row["source"],
             row["created_at"],
         )
     stdout_console().print(table)
+
+
+@app.command()
+def accept(name: str, version: int = typer.Argument(..., min=1)) -> None:
+    """Accept a version awaiting review (promoted production turns): runs that name no version
+    use the newest accepted one."""
+    try:
+        row = ApiClient.discover().post(f"/datasets/{segment(name)}/versions/{version}/accept", {})
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    err.print(f"{name} v{row['version']}: {row['status']} ({row['item_count']} items)")
+
+
+@app.command()
+def delete(name: str) -> None:
+    """Delete a dataset with all its versions (refused while an experiment uses it)."""
+    try:
+        ApiClient.discover().request("DELETE", f"/datasets/{segment(name)}")
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    err.print(f"dataset {name} deleted")

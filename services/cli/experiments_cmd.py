@@ -12,7 +12,7 @@ from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.experiment_refs import resolve_experiment
 
-app = typer.Typer(help="List experiments.", no_args_is_help=True)
+app = typer.Typer(help="List and delete experiments.", no_args_is_help=True)
 err = stderr_console()
 
 STATUSES = ("pending", "running", "finalizing", "completed", "failed", "cancelled")
@@ -120,3 +120,18 @@ def items_command(
         return
     shown = f"{offset + 1}-{offset + len(page['items'])} of {page['total']}" if page["items"] else "none"
     stdout_console().print(items_table(page, f"Items of {experiment_id} ({shown})"))
+
+
+@app.command("delete")
+def delete_command(
+    experiment: str = typer.Argument(..., help="Experiment id or name (its newest run)"),
+) -> None:
+    """Delete a finished experiment with its items, scores and comparisons (cancel a running one first)."""
+    try:
+        client = ApiClient.discover()
+        experiment_id = resolve_experiment(client, experiment)
+        client.request("DELETE", f"/experiments/{experiment_id}")
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    err.print(f"experiment {experiment_id} deleted")

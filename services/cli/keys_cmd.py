@@ -1,20 +1,35 @@
-"""`yardstick keys create`: a new API key, printed once."""
+"""`yardstick keys create|list|revoke`: API keys for the coordinator API."""
 
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 
 import typer
+from rich.table import Table
 
-from services.cli.consoles import stderr_console
+from services.cli.api_client import ApiClient, ApiError, segment
+from services.cli.consoles import stderr_console, stdout_console
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
 app = typer.Typer(help="API keys for the coordinator API.")
+err = stderr_console()
 
 
 @app.command()
-def create(name: str = typer.Option("cli", help="A label to recognise the key by")) -> None:
+def create(
+    name: str = typer.Option("cli", help="A label to recognise the key by"),
+    expires_in: str | None = typer.Option(
+        None, "--expires-in", help="Refuse the key after this long: 30d, 12h, 90m (default: never)"
+    ),
+) -> None:
     """Create an API key and print it (only now: it is stored as a keyed hash)."""
+    from shared.online.durations import InvalidDuration, parse_duration  # deferred: light, but unused else
+
+    try:
+        expires_at = datetime.now(UTC) + parse_duration(expires_in) if expires_in else None
+    except InvalidDuration as exc:
+        raise typer.BadParameter(str(exc), param_hint="--expires-in") from exc
     state = StackState.load(DEFAULT_STATE_DIR)
     database_url = os.environ.get("DATABASE_URL") or (state.database_url if state else None)
     secret = os.environ.get("YARDSTICK_API_KEY_SECRET")
@@ -22,11 +37,49 @@ def create(name: str = typer.Option("cli", help="A label to recognise the key by
     if not secret and secret_file.exists():
         secret = secret_file.read_text().strip()
     if not database_url or not secret:
-        stderr_console().print(
+        err.print(
             "[red]error:[/red] need the database and the key secret: run inside a `yardstick stack up` "
             "folder, or set DATABASE_URL and YARDSTICK_API_KEY_SECRET"
         )
         raise typer.Exit(2)
     from shared.db.api_keys import create_key_sync  # deferred: SQLAlchemy, psycopg
 
-    print(create_key_sync(database_url, secret, name))
+    print(create_key_sync(database_url, secret, name, expires_at))
+
+
+def _when(value: str | None) -> str:
+    return "-" if value is None else value[:16].replace("T", " ")
+
+
+@app.command("list")
+def list_() -> None:
+    """Every key: its prefix, label, when it was created and last used, expiry, state."""
+    try:
+        rows = ApiClient.discover().get("/keys")
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    table = Table("prefix", "name", "created", "last used", "expires", "state", "id")
+    for row in rows:
+        state = "active" if row["active"] else ("revoked" if row["revoked_at"] else "expired")
+        table.add_row(
+            row["prefix"],
+            row["name"],
+            _when(row["created_at"]),
+            _when(row["last_used_at"]),
+            _when(row["expires_at"]),
+            state,
+            row["id"],
+        )
+    stdout_console().print(table)
+
+
+@app.command()
+def revoke(key: str = typer.Argument(..., help="The key's id or prefix (see `yardstick keys list`)")) -> None:
+    """Revoke a key: requests with it are refused from now on."""
+    try:
+        ApiClient.discover().request("DELETE", f"/keys/{segment(key)}")
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    err.print(f"key {key} revoked")

@@ -186,14 +186,19 @@ def samples(limit: int = typer.Option(20, help="Most recent sampled turns to sho
 
 @app.command()
 def promote(
-    sample_id: int = typer.Argument(..., help="Sample id (see `yardstick online samples`)"),
-    dataset: str = typer.Option(..., help="Dataset to add it to (created if missing)"),
+    sample_id: int = typer.Argument(..., min=1, help="Sample id (see `yardstick online samples`)"),
+    dataset: str = typer.Option(..., help="Drive-thru dataset to add it to (created if missing)"),
 ) -> None:
-    """Add a sampled turn to a dataset as a new item marked needs_review."""
+    """Add a sampled turn to a drive-thru dataset: a new version awaiting review (runs keep using
+    the latest accepted version until `yardstick datasets accept`)."""
     client = _client()
     try:
         result = client.post(f"/online/samples/{sample_id}/promote", {"dataset": dataset})
     except ApiError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    out.print(f"{result['dataset']} v{result['version']} ({result['item_count']} items, +{result['added']})")
+    out.print(
+        f"{result['dataset']} v{result['version']} ({result['item_count']} items, +{result['added']}): "
+        f"needs review; `yardstick datasets accept {result['dataset']} {result['version']}` makes it "
+        "the version runs use"
+    )

@@ -72,6 +72,7 @@ def run_command(
     version: int | None = typer.Option(None, help="Dataset version (default latest)"),
     timeout: float = typer.Option(30.0, help="Per-item timeout in seconds"),
     filter_: list[str] = typer.Option([], "--filter", help="metadata key=value (repeatable)"),
+    case: list[str] = typer.Option([], "--case", help="Only this item id (repeatable): rerun one case"),
     pass_: list[str] = typer.Option(
         [],
         "--pass",
@@ -95,6 +96,7 @@ def run_command(
             "repetitions": repetitions,
             "timeout_s": timeout,
             "item_filter": parse_key_values(filter_, "--filter"),
+            "item_ids": case,
             "pass_criteria": parse_pass_criteria(pass_),
             "max_error_rate": max_error_rate,
         }

@@ -35,8 +35,16 @@ class UnknownEvaluatorError(CoordinatorError):
     status_code = 422
 
 
+class UnknownItems(CoordinatorError):
+    status_code = 422
+
+
 class TooManyTasks(CoordinatorError):
     status_code = 422
+
+
+class DeletionRefused(CoordinatorError):
+    status_code = 409
 
 
 class ExperimentNotComplete(CoordinatorError):

@@ -65,6 +65,9 @@ class DatasetVersionOut(BaseModel):
     content_hash: str
     item_count: int
     source: str
+    status: Literal["accepted", "needs_review"] = Field(
+        default="accepted", description="needs_review: promoted turns; not used by default until accepted"
+    )
     created_at: datetime
 
 

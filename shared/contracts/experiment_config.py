@@ -37,6 +37,9 @@ class ExperimentSettings(BaseModel):
     item_filter: dict[str, Any] = Field(
         default_factory=dict, description="metadata key -> value or list of values; items must match all"
     )
+    item_ids: list[str] = Field(
+        default_factory=list, max_length=10_000, description="Only these items (by id); empty: all"
+    )
     pass_threshold: float = Field(
         default=DEFAULT_PASS_THRESHOLD,
         ge=0,

@@ -55,7 +55,10 @@ class DatasetFileError(ValueError):
 
 
 class DatasetItemIn(BaseModel):
-    id: str = Field(description="Deterministic item id, unique in the dataset")
+    id: str = Field(
+        description="Deterministic item id, unique in the dataset",
+        json_schema_extra={"pattern": _ID_RE.pattern},  # documented; checked (with a clear message) below
+    )
     input: dict[str, Any]
     expected_output: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -29,26 +29,49 @@ def key_hash(key: str, secret: str) -> str:
     return hmac.new(secret.encode(), key.encode(), hashlib.sha256).hexdigest()
 
 
-def create_key_sync(database_url: str, secret: str, name: str) -> str:
+def create_key_sync(database_url: str, secret: str, name: str, expires_at: datetime | None = None) -> str:
     """Create a key (used by the launcher and `yardstick keys create`); returns it, once."""
     key = new_key()
     with psycopg.connect(plain_url(database_url)) as conn:
         conn.execute(
-            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at) VALUES (%s, %s, %s, %s, %s)",
-            (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC)),
+            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at, expires_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC), expires_at),
         )
     return key
+
+
+async def list_keys(session: AsyncSession) -> list[ApiKey]:
+    """Every key, newest first (revoked and expired ones included: they say so)."""
+    return list((await session.execute(select(ApiKey).order_by(ApiKey.created_at.desc()))).scalars())
+
+
+async def revoke_key(session: AsyncSession, ref: str) -> ApiKey | None:
+    """Revoke the key with id or prefix ``ref``; None when no key matches exactly one."""
+    rows = list(
+        (await session.execute(select(ApiKey).where((ApiKey.id == ref) | (ApiKey.prefix == ref)))).scalars()
+    )
+    if len(rows) != 1:
+        return None
+    if rows[0].revoked_at is None:
+        rows[0].revoked_at = datetime.now(UTC)
+    return rows[0]
 
 
 async def verify_key(session: AsyncSession, secret: str, key: str) -> ApiKey | None:
     """The active key row for ``key``, or None. Constant-time by construction (hash lookup)."""
     digest = key_hash(key, secret)
+    now = datetime.now(UTC)
     row = (
-        await session.execute(select(ApiKey).where(ApiKey.key_hash == digest, ApiKey.revoked_at.is_(None)))
+        await session.execute(
+            select(ApiKey).where(
+                ApiKey.key_hash == digest,
+                ApiKey.revoked_at.is_(None),
+                (ApiKey.expires_at.is_(None)) | (ApiKey.expires_at > now),
+            )
+        )
     ).scalar_one_or_none()
     if row is not None:
-        await session.execute(
-            update(ApiKey).where(ApiKey.id == row.id).values(last_used_at=datetime.now(UTC))
-        )
+        await session.execute(update(ApiKey).where(ApiKey.id == row.id).values(last_used_at=now))
         await session.commit()
     return row

@@ -48,6 +48,13 @@ class DatasetVersion(Base):
     content_hash: Mapped[str] = mapped_column(String(64))
     item_count: Mapped[int] = mapped_column(Integer, default=0)
     source: Mapped[str] = mapped_column(Text, default="", doc="file path or 'api'")
+    status: Mapped[str] = mapped_column(
+        String(20),
+        default="accepted",
+        server_default="accepted",
+        doc="'accepted', or 'needs_review' (promoted production turns): experiments default to the "
+        "latest accepted version",
+    )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -243,3 +250,4 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
+    expires_at: Mapped[datetime | None] = mapped_column(doc="None: never")

@@ -51,6 +51,27 @@ def test_compose_services_have_healthchecks_and_workers_scale() -> None:
     assert services["evaluator"]["deploy"]["replicas"] >= 2
 
 
+# What each image can run in a healthcheck (checked by hand; see the comment in docker-compose.yml).
+IMAGE_PROGRAMS = {
+    "nats:2.10-alpine": {"wget", "nats-server"},
+    "nats:2.10": {"nats-server"},  # scratch: no shell, no wget
+    "postgres:16": {"pg_isready", "psql", "sh"},
+    "yardstick:latest": {"python", "sh"},
+}
+
+
+def test_every_healthcheck_runs_a_program_its_image_has() -> None:
+    for name, service in _compose()["services"].items():
+        check = service.get("healthcheck")
+        if not check:
+            continue
+        image = service.get("image", "yardstick:latest")
+        test = check["test"]
+        program = test[1] if test[0] == "CMD" else "sh"
+        assert image in IMAGE_PROGRAMS, f"{name}: add what {image} contains to IMAGE_PROGRAMS"
+        assert program in IMAGE_PROGRAMS[image], f"{name}: {image} has no {program!r} for its healthcheck"
+
+
 def test_compose_environment_matches_the_launcher() -> None:
     compose_env = set(_compose()["services"]["coordinator"]["environment"])
     from services.stack.state import StackState

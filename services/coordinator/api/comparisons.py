@@ -13,6 +13,7 @@ from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSE
 from services.coordinator.errors import ComparisonNotFound, ExperimentNotComplete, InvalidComparison
 from services.coordinator.execution.analysis import compare_experiments
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
+from services.coordinator.store import deletion
 from services.coordinator.store import experiments as experiment_store
 from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError
 from shared.db.models import Comparison, Experiment
@@ -83,3 +84,10 @@ async def get_comparison(
     if format == "junit":
         return Response(comparison_junit(row.report), media_type="application/xml")
     return PlainTextResponse(comparison_markdown(row.report), media_type="text/markdown")
+
+
+@router.delete("/{comparison_id}", status_code=204)
+async def delete_comparison(comparison_id: str, session: SessionDep) -> Response:
+    await deletion.delete_comparison(session, comparison_id)
+    await session.commit()
+    return Response(status_code=204)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Response
 
 from services.coordinator.api.deps import SessionDep, require_api_key
-from services.coordinator.api.problems import ERROR_RESPONSES
+from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.schemas import (
+    INT4_MAX,
     DatasetCreate,
     DatasetOut,
     DatasetVersionOut,
@@ -14,6 +17,7 @@ from services.coordinator.schemas import (
     UpsertResult,
 )
 from services.coordinator.store import datasets as dataset_store
+from services.coordinator.store import deletion
 
 router = APIRouter(
     prefix="/datasets",
@@ -48,6 +52,25 @@ async def upsert_items(name: str, body: ItemsUpsert, session: SessionDep) -> Ups
     result = await dataset_store.upsert_items(session, dataset, body)
     await session.commit()
     return result
+
+
+@router.post("/{name:path}/versions/{version}/accept")
+async def accept_version(
+    name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep
+) -> DatasetVersionOut:
+    """Mark a version (promoted turns awaiting review) accepted: the newest accepted version is the
+    one experiments use when they name none."""
+    out = await dataset_store.accept_version(session, name, version)
+    await session.commit()
+    return out
+
+
+@router.delete("/{name:path}", status_code=204, responses=CONFLICT_RESPONSES)
+async def delete_dataset(name: str, session: SessionDep) -> Response:
+    """Delete a dataset with all its versions (409 while an experiment uses it)."""
+    await deletion.delete_dataset(session, name)
+    await session.commit()
+    return Response(status_code=204)
 
 
 @router.get("/{name:path}/versions")

@@ -24,8 +24,8 @@ from services.coordinator.schemas import (
     ExperimentStatus,
     ItemsPage,
 )
+from services.coordinator.store import deletion, failures, items
 from services.coordinator.store import experiments as experiment_store
-from services.coordinator.store import failures, items
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.experiment_events import ExperimentEvent
@@ -85,6 +85,15 @@ async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentO
     return await experiment_store.experiment_out(
         session, await experiment_store.get_experiment(session, experiment_id)
     )
+
+
+@router.delete("/{experiment_id}", status_code=204, responses=CONFLICT_RESPONSES)
+async def delete_experiment(experiment_id: str, session: SessionDep) -> Response:
+    """Delete a finished experiment with its items, scores and comparisons (409 while it runs:
+    cancel it first). Experiments that used it as their baseline keep their results."""
+    await deletion.delete_experiment(session, experiment_id)
+    await session.commit()
+    return Response(status_code=204)
 
 
 @router.post("/{experiment_id}/cancel", responses=CONFLICT_RESPONSES)

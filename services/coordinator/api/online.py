@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from services.coordinator.api.deps import SessionDep, require_api_key
-from services.coordinator.api.problems import ERROR_RESPONSES
+from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX, DatasetCreate, ItemsUpsert, UpsertResult
 from services.coordinator.store import datasets as dataset_store
@@ -37,6 +37,13 @@ class SampleNotFound(CoordinatorError):
 
 class InvalidOnlineQuery(CoordinatorError):
     status_code = 422
+
+
+class PromoteRefused(CoordinatorError):
+    status_code = 409
+
+
+PROMOTED_KIND = "drive_thru"
 
 
 class DriftAlertOut(BaseModel):
@@ -152,18 +159,32 @@ def promoted_item(sample: OnlineSample) -> DatasetItemIn:
     )
 
 
-@router.post("/samples/{sample_id}/promote")
+@router.post("/samples/{sample_id}/promote", responses=CONFLICT_RESPONSES)
 async def promote_sample(
     sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)], body: PromoteRequest, session: SessionDep
 ) -> UpsertResult:
+    """Add a sampled turn to a drive-thru dataset as a new version marked ``needs_review``: runs that
+    name no version keep using the latest accepted one until it is accepted. A dataset of another
+    kind is refused (409); an existing dataset's description is left alone."""
     sample = await session.get(OnlineSample, sample_id)
     if sample is None:
         raise SampleNotFound(f"online sample {sample_id} not found; list sampled turns: GET /online/samples")
-    dataset = await dataset_store.create_or_get(
-        session, DatasetCreate(name=body.dataset, description="Promoted production turns", kind="drive-thru")
-    )
+    dataset = await dataset_store.find_dataset(session, body.dataset)
+    if dataset is None:
+        dataset = await dataset_store.create_or_get(
+            session,
+            DatasetCreate(name=body.dataset, description="Promoted production turns", kind=PROMOTED_KIND),
+        )
+    elif dataset.kind != PROMOTED_KIND:
+        raise PromoteRefused(
+            f"dataset {body.dataset!r} holds {dataset.kind} items, not drive-thru turns: promote into a "
+            f"{PROMOTED_KIND} dataset or a new name"
+        )
     result = await dataset_store.upsert_items(
-        session, dataset, ItemsUpsert(items=[promoted_item(sample)], source="production")
+        session,
+        dataset,
+        ItemsUpsert(items=[promoted_item(sample)], source="production"),
+        status="needs_review",
     )
     await session.commit()
     return result

@@ -1,4 +1,8 @@
-"""Datasets, their versions and items in Postgres. A push that changes content makes a new version."""
+"""Datasets, their versions and items in Postgres. A push that changes content makes a new version.
+
+A version is ``accepted`` (pushed by people) or ``needs_review`` (promoted production turns):
+experiments that name no version use the latest accepted one, so a promoted turn is never run by
+default until someone has looked at it and accepted its version."""
 
 from __future__ import annotations
 
@@ -23,17 +27,23 @@ def _version_out(row: DatasetVersion) -> DatasetVersionOut:
         content_hash=row.content_hash,
         item_count=row.item_count,
         source=row.source,
+        status=row.status,  # type: ignore[arg-type]
         created_at=row.created_at,
     )
 
 
-async def latest_version(session: AsyncSession, dataset_id: str) -> DatasetVersion | None:
+async def latest_version(
+    session: AsyncSession, dataset_id: str, *, accepted: bool = False
+) -> DatasetVersion | None:
+    """The newest version (the newest accepted one with ``accepted``)."""
     stmt = (
         select(DatasetVersion)
         .where(DatasetVersion.dataset_id == dataset_id)
         .order_by(DatasetVersion.version.desc())
         .limit(1)
     )
+    if accepted:
+        stmt = stmt.where(DatasetVersion.status == "accepted")
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
@@ -49,8 +59,12 @@ async def dataset_out(session: AsyncSession, row: Dataset) -> DatasetOut:
     )
 
 
+async def find_dataset(session: AsyncSession, name: str) -> Dataset | None:
+    return (await session.execute(select(Dataset).where(Dataset.name == name))).scalar_one_or_none()
+
+
 async def get_dataset(session: AsyncSession, name: str) -> Dataset:
-    row = (await session.execute(select(Dataset).where(Dataset.name == name))).scalar_one_or_none()
+    row = await find_dataset(session, name)
     if row is None:
         raise DatasetNotFound(
             f"dataset {name!r} not found; push it first with `yardstick datasets push FILE`"
@@ -87,8 +101,14 @@ async def resolve_version(
 ) -> tuple[Dataset, DatasetVersion]:
     dataset = await get_dataset(session, name)
     if version is None:
-        row = await latest_version(session, dataset.id)
+        row = await latest_version(session, dataset.id, accepted=True)
         if row is None:
+            pending = await latest_version(session, dataset.id)
+            if pending is not None:
+                raise DatasetVersionNotFound(
+                    f"dataset {name!r} has only versions awaiting review: accept one "
+                    f"(`yardstick datasets accept {name} {pending.version}`) or name a version"
+                )
             raise DatasetVersionNotFound(f"dataset {name!r} has no items yet; push some first")
         return dataset, row
     stmt = select(DatasetVersion).where(
@@ -110,7 +130,16 @@ async def version_items(session: AsyncSession, version_id: str) -> list[DatasetI
     ]
 
 
-async def upsert_items(session: AsyncSession, dataset: Dataset, body: ItemsUpsert) -> UpsertResult:
+async def accept_version(session: AsyncSession, name: str, version: int) -> DatasetVersionOut:
+    """Mark a version reviewed: experiments that name no version use it from now on (if newest)."""
+    _, row = await resolve_version(session, name, version)
+    row.status = "accepted"
+    return _version_out(row)
+
+
+async def upsert_items(
+    session: AsyncSession, dataset: Dataset, body: ItemsUpsert, status: str = "accepted"
+) -> UpsertResult:
     """Merge (or replace) items; write a new version only when the content hash changes."""
     latest = await latest_version(session, dataset.id)
     current = await version_items(session, latest.id) if latest else []
@@ -147,6 +176,7 @@ async def upsert_items(session: AsyncSession, dataset: Dataset, body: ItemsUpser
         content_hash=digest,
         item_count=len(merged),
         source=body.source,
+        status=status,
     )
     session.add(version)
     await session.flush()

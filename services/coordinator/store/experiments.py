@@ -12,6 +12,7 @@ from services.coordinator.errors import (
     ExperimentNotFound,
     TooManyTasks,
     UnknownEvaluatorError,
+    UnknownItems,
 )
 from services.coordinator.schemas import (
     ExperimentCreate,
@@ -88,12 +89,31 @@ async def _resolve_baseline(session: AsyncSession, body: ExperimentCreate) -> st
     return None
 
 
-def _filter_clause(item_filter: dict[str, Any]) -> list[Any]:
+def _filter_clause(item_filter: dict[str, Any], item_ids: list[str] | None = None) -> list[Any]:
     clauses = []
     for key, wanted in item_filter.items():
         values = wanted if isinstance(wanted, list) else [wanted]
         clauses.append(DatasetItem.item_metadata[key].astext.in_([str(v) for v in values]))
+    if item_ids:
+        clauses.append(DatasetItem.item_id.in_(item_ids))
     return clauses
+
+
+async def _check_item_ids(session: AsyncSession, version_id: str, item_ids: list[str], dataset: str) -> None:
+    """Every requested id exists in the version (a typo is a 422, not an empty run)."""
+    found = set(
+        (
+            await session.execute(
+                select(DatasetItem.item_id).where(
+                    DatasetItem.version_id == version_id, DatasetItem.item_id.in_(item_ids)
+                )
+            )
+        ).scalars()
+    )
+    missing = [i for i in item_ids if i not in found]
+    if missing:
+        shown = ", ".join(repr(i) for i in missing[:5]) + (" …" if len(missing) > 5 else "")
+        raise UnknownItems(f"dataset {dataset!r} has no item {shown} in this version: check the ids")
 
 
 async def create_experiment(
@@ -114,9 +134,11 @@ async def create_experiment(
     except (UnknownEvaluator, EvaluatorArgumentsError) as exc:
         raise UnknownEvaluatorError(str(exc)) from exc
     baseline_id = await _resolve_baseline(session, body)
+    if body.item_ids:
+        await _check_item_ids(session, version.id, body.item_ids, body.dataset)
     if max_tasks is not None:
         matching = select(func.count()).where(
-            DatasetItem.version_id == version.id, *_filter_clause(body.item_filter)
+            DatasetItem.version_id == version.id, *_filter_clause(body.item_filter, body.item_ids)
         )
         tasks = int((await session.execute(matching)).scalar_one()) * body.repetitions
         if tasks > max_tasks:
@@ -156,7 +178,7 @@ async def create_experiment(
             literal(0),
         )
         .select_from(join(DatasetItem, trials, true()))
-        .where(DatasetItem.version_id == version.id, *_filter_clause(body.item_filter))
+        .where(DatasetItem.version_id == version.id, *_filter_clause(body.item_filter, body.item_ids))
     )
     insert_stmt = insert(ExperimentItem).from_select(
         [

@@ -216,9 +216,14 @@ async def test_metrics_samples_alerts_and_promote_on_sampled_traffic(
 
     first = await run_async(api, "promote", promoted_id, "--dataset", "prod-review")
     assert first.exit_code == 0, first.output
-    assert first.stdout.strip() == "prod-review v1 (1 items, +1)"
+    assert first.stdout.startswith("prod-review v1 (1 items, +1): needs review;")
     second = await run_async(api, "promote", other_id, "--dataset", "prod-review")
-    assert second.stdout.strip() == "prod-review v2 (2 items, +1)"
+    assert second.stdout.startswith("prod-review v2 (2 items, +1): needs review;")
+    assert "yardstick datasets accept prod-review 2" in " ".join(second.stdout.split())
+    accept = await asyncio.to_thread(
+        CliRunner().invoke, cli, ["datasets", "accept", "prod-review", "2"], env=api.env
+    )
+    assert accept.exit_code == 0 and "prod-review v2: accepted (2 items)" in accept.stderr
     async with session_factory() as session:
         _, latest = await dataset_store.resolve_version(session, "prod-review", None)
         items = {i.id: i for i in await dataset_store.version_items(session, latest.id)}

@@ -71,3 +71,11 @@ async def test_pushing_identical_items_keeps_the_version_and_changes_make_a_new_
     assert changed["changed"] == 1 and changed["item_count"] == 4
     versions = (await coordinator.client.get("/datasets/syn/versions")).json()
     assert [v["version"] for v in versions] == [1, 2]
+
+
+async def test_one_case_by_id(coordinator: Coordinator) -> None:
+    await coordinator.push("syn", synthetic_items(5))
+    one = await coordinator.client.post("/experiments", json=experiment_body(item_ids=["syn-0003"]))
+    assert one.status_code == 202 and one.json()["total"] == 1
+    typo = await coordinator.client.post("/experiments", json=experiment_body(item_ids=["syn-0003", "syn-9"]))
+    assert typo.status_code == 422 and "has no item 'syn-9'" in typo.json()["detail"]

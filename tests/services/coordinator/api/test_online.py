@@ -85,9 +85,19 @@ async def test_metrics_alerts_and_promotion(coordinator: Coordinator, database_u
     ).json()
     assert second["version"] == 2 and second["item_count"] == 2
     versions = (await client.get("/datasets/prod-review/versions")).json()
-    assert [v["version"] for v in versions] == [1, 2]
+    assert [(v["version"], v["status"]) for v in versions] == [(1, "needs_review"), (2, "needs_review")]
+    dataset = (await client.get("/datasets/prod-review")).json()
+    assert (dataset["kind"], dataset["description"]) == ("drive_thru", "Promoted production turns")
+    # nothing accepted yet: a run that names no version is refused, saying how to accept
+    unreviewed = await client.post(
+        "/experiments", json={"name": "x", "dataset": "prod-review", "target": {"kind": "agent"}}
+    )
+    assert unreviewed.status_code == 404 and "datasets accept prod-review 2" in unreviewed.json()["detail"]
+    accepted = await client.post("/datasets/prod-review/versions/2/accept")
+    assert accepted.status_code == 200 and accepted.json()["status"] == "accepted"
     async with sessions() as session:
         _, latest = await dataset_store.resolve_version(session, "prod-review", None)
+        assert latest.version == 2
         items = {i.id: i for i in await dataset_store.version_items(session, latest.id)}
     promoted = items["production:c0:1"]
     assert promoted.input == {"customer_utterance": "one big-mac please"}
@@ -98,3 +108,16 @@ async def test_metrics_alerts_and_promotion(coordinator: Coordinator, database_u
     assert (promoted.metadata["conversation_id"], promoted.metadata["turn_index"]) == ("c0", 1)
     missing = await client.post("/online/samples/999999/promote", json={"dataset": "prod-review"})
     assert missing.status_code == 404
+
+    # only into a drive-thru dataset; an existing dataset's description and latest version untouched
+    await client.post(
+        "/datasets/search/golden/items",
+        json={
+            "items": [{"id": "q1", "input": {"query": "x"}}],
+            "create": {"kind": "retrieval", "description": "golden"},
+        },
+    )
+    refused = await client.post(f"/online/samples/{target['id']}/promote", json={"dataset": "search/golden"})
+    assert refused.status_code == 409 and "holds retrieval items" in refused.json()["detail"]
+    golden = (await client.get("/datasets/search/golden")).json()
+    assert (golden["description"], golden["latest_version"]["version"]) == ("golden", 1)

@@ -45,6 +45,7 @@ demo: bytecode
 	$(BIN)/yardstick demo
 
 bench: bytecode
+	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/throughput.py
 
 stack-up: bytecode

@@ -19,7 +19,6 @@ class CoordinatorSettings(CommonSettings):
         default=200_000, ge=1, description="items x repetitions above this are refused (422)"
     )
     result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
-    result_batch_wait_ms: int = Field(default=20, ge=0, description="Wait this long to fill a batch")
     dispatch_interval_s: float = Field(default=1.0, gt=0, description="Safety tick of the dispatcher")
     stale_dispatch_s: float = Field(
         default=600.0, gt=0, description="Re-publish a task with no result after this long (lost task)"

@@ -27,7 +27,13 @@ class WorkerSettings(CommonSettings):
         default=None, description="Not used by the worker"
     )
     worker_id: str = Field(default_factory=default_worker_id, description="Recorded in every result")
-    eval_concurrency: int = Field(default=8, ge=1, le=1000, description="Tasks in flight per worker process")
+    eval_concurrency: int = Field(
+        default=256,
+        ge=1,
+        le=1000,
+        description="Tasks in flight per worker process: calls wait on targets, so hundreds are cheap "
+        "(evaluators run in a thread, off the event loop)",
+    )
     eval_max_deliver: int = Field(
         default=EVAL_TASK_MAX_DELIVER,
         ge=1,

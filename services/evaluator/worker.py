@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable
 
-import httpx
+import aiohttp
 import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -27,6 +27,7 @@ from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.targets import build_targets
+from services.evaluator.targets.http_endpoint import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.pull import fetch_ready
@@ -58,7 +59,7 @@ class EvalWorker:
         self.on_fatal = on_fatal
         self._nc: NatsClient | None = None
         self._sub: JetStreamContext.PullSubscription | None = None
-        self._http: httpx.AsyncClient | None = None
+        self._http: aiohttp.ClientSession | None = None
         self._processor: TaskProcessor | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
@@ -109,7 +110,7 @@ class EvalWorker:
             backoff_max_s=self.settings.eval_backoff_max_s,
             lease_interval_s=ack_wait / 3.0,
         )
-        self._http = httpx.AsyncClient(follow_redirects=True)
+        self._http = new_session(self.settings.eval_concurrency)
         self._processor = TaskProcessor(
             worker_id=self.settings.worker_id,
             targets=build_targets(self._nc, self._http, topology),
@@ -201,7 +202,7 @@ class EvalWorker:
             if pending:
                 log.warning("drain timeout: %d tasks cancelled", len(pending))
         if self._http is not None:
-            await self._http.aclose()
+            await self._http.close()
         if self._sub is not None:
             with contextlib.suppress(nats.errors.Error):
                 await self._sub.unsubscribe()

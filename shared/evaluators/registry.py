@@ -21,6 +21,7 @@ default rule in ``shared.analysis.pass_rule``.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping
@@ -157,27 +158,66 @@ async def run_item_evaluators(
     expected_output: Any,
     metadata: dict[str, Any] | None,
 ) -> list[Evaluation]:
-    """Run every item-level evaluator; failures are recorded, never raised."""
+    """Run every item-level evaluator, in spec order; failures are recorded, never raised.
+
+    The synchronous ones (CPU work: parsing, matching) run together in one worker thread, so a
+    process serving hundreds of concurrent calls keeps its event loop free; async ones (judges,
+    which wait on a model) are awaited on the loop."""
+    given = {"input": input, "output": output, "expected_output": expected_output, "metadata": metadata or {}}
+    prepared: list[_Prepared | Evaluation] = [_prepare(spec, given) for spec in specs]
+    sync = [p for p in prepared if isinstance(p, _Prepared) and not _is_async(p.entry)]
+    done: dict[int, list[Evaluation]] = {}
+    if sync:
+        done = await asyncio.to_thread(lambda: {id(p): p.run_sync() for p in sync})
     results: list[Evaluation] = []
-    for spec in specs:
-        try:
-            entry = get(spec.name, "item")
-            results.extend(
-                await _call(
-                    entry,
-                    {  # the item's own values win over same-named arguments
-                        **validate_arguments(spec.name, entry.arguments, spec.args),
-                        "input": input,
-                        "output": output,
-                        "expected_output": expected_output,
-                        "metadata": metadata or {},
-                    },
-                )
-            )
-        except Exception as exc:  # an evaluator must never crash its caller
-            log.warning("evaluator %s failed: %s", spec.name, exc, exc_info=True)
-            results.append(failure(spec.name, exc))
+    for p in prepared:
+        if isinstance(p, Evaluation):
+            results.append(p)
+        elif id(p) in done:
+            results.extend(done[id(p)])
+        else:
+            results.extend(await p.run_async())
     return results
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """One evaluator call with its validated arguments; running it records failures."""
+
+    spec: EvaluatorSpec
+    entry: RegisteredEvaluator
+    kwargs: dict[str, Any]
+
+    def _failed(self, exc: Exception) -> list[Evaluation]:
+        log.warning("evaluator %s failed: %s", self.spec.name, exc, exc_info=True)
+        return [failure(self.spec.name, exc)]
+
+    def run_sync(self) -> list[Evaluation]:
+        try:
+            return _as_list(self.entry.fn(**self.kwargs), self.entry.name)
+        except Exception as exc:  # an evaluator must never crash its caller
+            return self._failed(exc)
+
+    async def run_async(self) -> list[Evaluation]:
+        try:
+            return await _call(self.entry, self.kwargs)
+        except Exception as exc:  # an evaluator must never crash its caller
+            return self._failed(exc)
+
+
+def _prepare(spec: EvaluatorSpec, given: dict[str, Any]) -> _Prepared | Evaluation:
+    """The call to make, or the failure record of an unknown evaluator or refused arguments."""
+    try:
+        entry = get(spec.name, "item")
+        args = validate_arguments(spec.name, entry.arguments, spec.args)
+    except Exception as exc:
+        log.warning("evaluator %s refused: %s", spec.name, exc)
+        return failure(spec.name, exc)
+    return _Prepared(spec, entry, {**args, **given})  # the item's own values win over same-named args
+
+
+def _is_async(entry: RegisteredEvaluator) -> bool:
+    return inspect.iscoroutinefunction(entry.fn)
 
 
 async def run_run_evaluators(specs: list[EvaluatorSpec], *, item_results: list[Any]) -> list[Evaluation]:

@@ -86,9 +86,10 @@ class Collector:
             for msg in good:
                 await msg.nak(delay=1.0)
             return
+        if progressed:  # committed: free slots can be refilled while the acks travel
+            self.on_progress(progressed)
         await asyncio.gather(*(settle(msg, "ack") for msg in good))
         if progressed:
-            self.on_progress(progressed)
             for p in progressed:
                 await publish_event(
                     self.nc,

@@ -59,6 +59,7 @@ class Dispatcher:
         self.on_complete = on_complete
         self.wake = asyncio.Event()
         self._stopping = False
+        self._stale_checked_at = 0.0
 
     def poke(self) -> None:
         self.wake.set()
@@ -78,6 +79,11 @@ class Dispatcher:
                 await asyncio.wait_for(self.wake.wait(), self.settings.dispatch_interval_s)
 
     async def dispatch_all(self) -> None:
+        # Lost tasks are looked for once per tick, not on every wake-up (a wake-up per result batch).
+        now = asyncio.get_running_loop().time()
+        check_stale = now - self._stale_checked_at >= self.settings.dispatch_interval_s
+        if check_stale:
+            self._stale_checked_at = now
         async with self.sessions() as session:
             running = (
                 (
@@ -94,9 +100,9 @@ class Dispatcher:
             if experiment.done >= experiment.total:
                 await self.on_complete.put(experiment.id)
                 continue
-            await self.dispatch(experiment)
+            await self.dispatch(experiment, check_stale)
 
-    async def dispatch(self, experiment: Experiment) -> int:
+    async def dispatch(self, experiment: Experiment, check_stale: bool = True) -> int:
         """Publish the next pending items up to the free slots; returns how many."""
         async with self.sessions() as session:
             flying = int(
@@ -109,7 +115,8 @@ class Dispatcher:
                     )
                 ).scalar_one()
             )
-            await self._republish_stale(session, experiment)
+            if check_stale:
+                await self._republish_stale(session, experiment)
             free = experiment.config.concurrency - flying
             if free <= 0:
                 return 0

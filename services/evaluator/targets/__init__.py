@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import aiohttp
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.targets.agent import AgentInvokeTarget
@@ -12,12 +12,14 @@ from services.evaluator.targets.search import SearchQueryTarget
 from shared.contracts.topology import Topology
 
 
-def build_targets(nc: NatsClient, http_client: httpx.AsyncClient, topology: Topology) -> dict[str, Target]:
+def build_targets(
+    nc: NatsClient, http_session: aiohttp.ClientSession, topology: Topology
+) -> dict[str, Target]:
     """Target implementations by ``kind``."""
     return {
         "agent": AgentInvokeTarget(nc, topology.agent_invoke),
         "search": SearchQueryTarget(nc, topology.search_query),
-        "http": HttpEndpointTarget(http_client),
+        "http": HttpEndpointTarget(http_session),
     }
 
 

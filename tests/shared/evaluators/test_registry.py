@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -47,3 +48,34 @@ def test_builtin_modules_register_everything_the_brief_names() -> None:
     assert {n for n, e in REGISTRY.items() if e.level == "run"} >= run_level
     with pytest.raises(UnknownEvaluator, match="unknown run-level evaluator 'order_correctness'"):
         get("order_correctness", "run")
+
+
+_threads: dict[str, int] = {}
+
+
+@register("test_sync_thread")
+def _sync_thread(*, output: Any, **kwargs: Any) -> dict[str, Any]:
+    _threads["sync"] = threading.get_ident()
+    return {"name": "test_sync_thread", "value": 1.0}
+
+
+@register("test_async_thread")
+async def _async_thread(*, output: Any, **kwargs: Any) -> dict[str, Any]:
+    _threads["async"] = threading.get_ident()
+    return {"name": "test_async_thread", "value": 2.0}
+
+
+async def test_sync_evaluators_run_off_the_event_loop_in_spec_order() -> None:
+    specs = [
+        EvaluatorSpec(name="test_async_thread"),
+        EvaluatorSpec(name="no_such_evaluator"),
+        EvaluatorSpec(name="test_sync_thread"),
+    ]
+    evs = await run_item_evaluators(specs, input=None, output="x", expected_output=None, metadata=None)
+    assert [(e.name, e.value) for e in evs] == [
+        ("test_async_thread", 2.0),
+        ("no_such_evaluator", None),
+        ("test_sync_thread", 1.0),
+    ]
+    assert _threads["async"] == threading.get_ident()  # awaited on the loop
+    assert _threads["sync"] != threading.get_ident()  # a worker thread: the loop stays free

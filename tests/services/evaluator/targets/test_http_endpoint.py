@@ -1,72 +1,109 @@
-"""The HTTP target against httpx's in-process MockTransport (no network)."""
+"""The HTTP target against an in-process aiohttp server on a loopback port."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
 
-import httpx
 import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
 
 from services.evaluator.errors import TargetConfigError, TargetRejected, TargetTimeout, TargetUnavailable
 from services.evaluator.targets.base import CallContext
-from services.evaluator.targets.http_endpoint import HttpEndpointTarget, resolve_headers
+from services.evaluator.targets.http_endpoint import HttpEndpointTarget, new_session, resolve_headers
 from shared.contracts import EvalTask, HttpTarget
 
 pytestmark = pytest.mark.unit
 
 CTX = CallContext(worker_id="w1", task_id="e:i:0", attempt=1)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def task_for(spec: HttpTarget) -> EvalTask:
+class Upstream:
+    """One route, ``/ask``, answered by whatever handler the test sets; requests are kept."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, str], dict[str, str], bytes]] = []
+        self.handler: Handler = self._ok
+        self.server = TestServer(web.Application())
+        self.server.app.router.add_route("*", "/ask", self._dispatch)
+
+    async def _ok(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"ok": True})
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        self.seen.append((request.method, dict(request.headers), dict(request.query), await request.read()))
+        return await self.handler(request)
+
+    def url(self) -> str:
+        return str(self.server.make_url("/ask"))
+
+
+@pytest.fixture
+async def upstream() -> AsyncIterator[Upstream]:
+    server = Upstream()
+    await server.server.start_server()
+    yield server
+    await server.server.close()
+
+
+@pytest.fixture
+async def target() -> AsyncIterator[HttpEndpointTarget]:
+    session = new_session(8)
+    yield HttpEndpointTarget(session)
+    await session.close()
+
+
+def task_for(spec: HttpTarget, timeout_s: float = 2) -> EvalTask:
     return EvalTask(
-        experiment_id="e", item_id="i", input={"query": "hello", "k": 3}, target=spec, timeout_s=2
+        experiment_id="e", item_id="i", input={"query": "hello", "k": 3}, target=spec, timeout_s=timeout_s
     )
 
 
-def target(handler: Callable[[httpx.Request], httpx.Response]) -> HttpEndpointTarget:
-    return HttpEndpointTarget(httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+def answer(status: int, text: str) -> Handler:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=status, text=text)
+
+    return handle
 
 
-async def test_post_fills_the_body_sends_headers_and_maps_the_output(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_post_fills_the_body_sends_headers_and_maps_the_output(
+    upstream: Upstream, target: HttpEndpointTarget, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("YS_TEST_TOKEN", "s3cret")
-    seen: list[httpx.Request] = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(200, json={"data": {"answer": "hi", "docs": [{"id": "d9"}]}})
+    async def handle(request: web.Request) -> web.StreamResponse:
+        return web.json_response({"data": {"answer": "hi", "docs": [{"id": "d9"}]}})
 
+    upstream.handler = handle
     spec = HttpTarget(
-        url="http://upstream.test/ask",
+        url=upstream.url(),
         headers={"X-Client": "yardstick"},
         headers_from_env={"Authorization": "YS_TEST_TOKEN"},
         body_template={"q": "{input.query}", "top_k": "{input.k}"},
         output_mapping={"answer": "data.answer", "top": "data.docs.0.id"},
     )
-    result = await target(handler).call(task_for(spec), CTX)
+    result = await target.call(task_for(spec), CTX)
     assert result.output == {"answer": "hi", "top": "d9"}
-    request = seen[0]
-    assert request.method == "POST"
-    assert json.loads(request.content) == {"q": "hello", "top_k": 3}
-    assert request.headers["Authorization"] == "s3cret"
-    assert request.headers["X-Client"] == "yardstick"
-    assert request.headers["Yardstick-Task-Id"] == "e:i:0"
+    method, headers, _, body = upstream.seen[0]
+    assert method == "POST"
+    assert json.loads(body) == {"q": "hello", "top_k": 3}
+    assert headers["Authorization"] == "s3cret"
+    assert headers["X-Client"] == "yardstick"
+    assert headers["Yardstick-Task-Id"] == "e:i:0"
 
 
-async def test_get_sends_the_filled_template_as_query_parameters() -> None:
-    seen: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(200, json={"ok": True})
-
-    spec = HttpTarget(
-        url="http://upstream.test/search", method="GET", body_template={"q": "{input.query}", "n": 2}
-    )
-    result = await target(handler).call(task_for(spec), CTX)
+async def test_get_sends_the_filled_template_as_query_parameters(
+    upstream: Upstream, target: HttpEndpointTarget
+) -> None:
+    spec = HttpTarget(url=upstream.url(), method="GET", body_template={"q": "{input.query}", "n": 2})
+    result = await target.call(task_for(spec), CTX)
     assert result.output == {"ok": True}
-    assert dict(seen[0].url.params) == {"q": "hello", "n": "2"}
-    assert seen[0].content == b""
+    method, _, query, body = upstream.seen[0]
+    assert (method, query, body) == ("GET", {"q": "hello", "n": "2"}, b"")
 
 
 def test_missing_env_var_for_a_header_is_a_clear_config_error() -> None:
@@ -75,35 +112,42 @@ def test_missing_env_var_for_a_header_is_a_clear_config_error() -> None:
         resolve_headers(spec, environ={})
 
 
-async def test_4xx_is_a_terminal_error_with_status_and_body_excerpt() -> None:
-    long_body = "bad query " + "x" * 1000
-    spec = HttpTarget(url="http://upstream.test/ask")
+async def test_4xx_is_a_terminal_error_with_status_and_body_excerpt(
+    upstream: Upstream, target: HttpEndpointTarget
+) -> None:
+    upstream.handler = answer(422, "bad query " + "x" * 1000)
     with pytest.raises(TargetRejected, match=r"answered 422: bad query x+…") as info:
-        await target(lambda r: httpx.Response(422, text=long_body)).call(task_for(spec), CTX)
+        await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
     assert len(str(info.value)) < 450
 
 
-async def test_5xx_is_transient() -> None:
-    spec = HttpTarget(url="http://upstream.test/ask")
+async def test_5xx_is_transient(upstream: Upstream, target: HttpEndpointTarget) -> None:
+    upstream.handler = answer(503, "overloaded")
     with pytest.raises(TargetUnavailable, match=r"answered 503: overloaded"):
-        await target(lambda r: httpx.Response(503, text="overloaded")).call(task_for(spec), CTX)
+        await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
 
 
-async def test_connection_errors_and_timeouts_are_transient() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("connection refused", request=request)
+async def test_connection_errors_and_timeouts_are_transient(
+    upstream: Upstream, target: HttpEndpointTarget
+) -> None:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{s.getsockname()[1]}/ask"
+    with pytest.raises(TargetUnavailable, match=r"ClientConnectorError"):
+        await target.call(task_for(HttpTarget(url=closed)), CTX)
 
-    def stall(request: httpx.Request) -> httpx.Response:
-        raise httpx.ReadTimeout("read timed out", request=request)
+    async def stall(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(5)
+        return web.json_response({})
 
-    spec = HttpTarget(url="http://upstream.test/ask")
-    with pytest.raises(TargetUnavailable, match=r"ConnectError"):
-        await target(refuse).call(task_for(spec), CTX)
-    with pytest.raises(TargetTimeout, match=r"within 2s"):
-        await target(stall).call(task_for(spec), CTX)
+    upstream.handler = stall
+    with pytest.raises(TargetTimeout, match=r"within 0.2s"):
+        await target.call(task_for(HttpTarget(url=upstream.url()), timeout_s=0.2), CTX)
 
 
-async def test_non_json_success_body_is_a_terminal_error() -> None:
-    spec = HttpTarget(url="http://upstream.test/ask")
+async def test_non_json_success_body_is_a_terminal_error(
+    upstream: Upstream, target: HttpEndpointTarget
+) -> None:
+    upstream.handler = answer(200, "<html>")
     with pytest.raises(TargetRejected, match=r"not JSON: <html>"):
-        await target(lambda r: httpx.Response(200, text="<html>")).call(task_for(spec), CTX)
+        await target.call(task_for(HttpTarget(url=upstream.url())), CTX)

@@ -15,7 +15,7 @@ from langgraph.checkpoint.memory import MemorySaver
 from services.agent.chat_models import ModelUnavailableError
 from services.agent.domain import Order
 from services.agent.graph import AgentContext, apply_add_results, compile_graph, initial_state
-from services.agent.prompt import BUILTIN_VERSION
+from services.agent.prompt import BUILTIN_VERSION, PromptUnavailable
 from services.agent.runtime import AgentRuntime
 from services.agent.tools import TOOLS
 from services.agent.transcript import (
@@ -27,6 +27,7 @@ from services.agent.transcript import (
     usage_of,
 )
 from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse
+from shared.contracts.prompts import PromptRef
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ async def invoke_agent(request: AgentInvokeRequest, runtime: AgentRuntime) -> Ag
     prompt_version = BUILTIN_VERSION
     try:
         chosen = runtime.models.choose(request.model)
-        prompt = await runtime.prompts.get()
+        prompt = await runtime.prompts.get(PromptRef.parse(request.prompt) if request.prompt else None)
         prompt_version = prompt.version
         prior = from_trajectory(request.messages)
         order = apply_add_results(Order(), runtime.menu, [m for m in prior if isinstance(m, ToolMessage)])
@@ -59,7 +60,7 @@ async def invoke_agent(request: AgentInvokeRequest, runtime: AgentRuntime) -> Ag
             ),
             timeout=runtime.settings.invoke_timeout_s,
         )
-    except ModelUnavailableError as exc:
+    except (ModelUnavailableError, PromptUnavailable, ValueError) as exc:
         return _failure(str(exc), identity, prompt_version, started)
     except TimeoutError:
         error = f"agent did not finish within {runtime.settings.invoke_timeout_s} s (INVOKE_TIMEOUT_S)"

@@ -1,5 +1,5 @@
-"""The orchestrator's system prompt: built-in template, rendering from state, and the opt-in
-Langfuse prompt (``drive-thru/orchestrator``, label ``production``)."""
+"""The orchestrator's system prompt: built-in template, rendering from state, and where a named
+prompt comes from (Yardstick's registry, or Langfuse when configured)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
 from services.agent.domain import Menu, Order
+from shared.contracts.prompts import PromptRef
+from shared.db import prompts as prompt_store
+from shared.db.session import make_engine, make_session_factory
 
 logger = logging.getLogger(__name__)
 
@@ -91,16 +96,26 @@ def render_system_prompt(template: str, menu: Menu, order: Order) -> str:
 @dataclass(frozen=True)
 class SystemPrompt:
     template: str
-    version: str  # "builtin" or "langfuse:<version>"
+    version: str  # "builtin", "<name>@<version>" (registry) or "langfuse:<name>@<version>"
 
 
 BUILTIN_PROMPT = SystemPrompt(template=BUILTIN_TEMPLATE, version=BUILTIN_VERSION)
 
 
+class PromptUnavailable(Exception):
+    """A prompt an experiment asked for by name does not exist (here or in Langfuse)."""
+
+
 class PromptSource:
-    """Where the template comes from. Langfuse only when both keys are configured (opt-in: with
-    keys and an unreachable host the SDK blocks on retries), cached for ``ttl_s``; any failure
-    falls back to the built-in template."""
+    """Where the template comes from, for a reference (``name@label``, ``name@version``; None: the
+    ``production`` label of ``drive-thru/orchestrator``, what the chat API uses).
+
+    Langfuse when both keys are configured (opt-in: with keys and an unreachable host the SDK blocks
+    on retries), Yardstick's registry in Postgres otherwise; the same name and label semantics in
+    both. Resolved templates are cached for ``ttl_s`` per reference, so a moved label is followed
+    within that time. The default reference falls back to the built-in template when nothing is
+    registered; a reference an experiment names explicitly must exist (``PromptUnavailable``).
+    """
 
     def __init__(
         self,
@@ -108,11 +123,14 @@ class PromptSource:
         secret_key: str | None = None,
         host: str | None = None,
         ttl_s: float = 60.0,
+        database_url: str | None = None,
     ) -> None:
         self._keys = (public_key, secret_key) if public_key and secret_key else None
         self._host = host
         self._ttl_s = ttl_s
-        self._cached: tuple[float, SystemPrompt] | None = None
+        self._database_url = database_url
+        self._sessions: async_sessionmaker[AsyncSession] | None = None
+        self._cached: dict[str, tuple[float, SystemPrompt | None]] = {}
         self._lock = asyncio.Lock()
         self._client: Any = None
 
@@ -120,18 +138,47 @@ class PromptSource:
     def uses_langfuse(self) -> bool:
         return self._keys is not None
 
-    async def get(self) -> SystemPrompt:
-        if self._keys is None:
-            return BUILTIN_PROMPT
+    async def get(self, ref: PromptRef | None = None) -> SystemPrompt:
+        wanted = ref or PromptRef(name=PROMPT_NAME, label=PROMPT_LABEL)
         async with self._lock:
             now = time.monotonic()
-            if self._cached is not None and now - self._cached[0] < self._ttl_s:
-                return self._cached[1]
-            prompt = await asyncio.to_thread(self._fetch)
-            self._cached = (now, prompt)
+            hit = self._cached.get(str(wanted))
+            # A miss is remembered only for the default lookup: a prompt pushed a moment ago and
+            # named explicitly by an experiment must be found at once.
+            if hit is not None and now - hit[0] < self._ttl_s and (hit[1] is not None or ref is None):
+                prompt = hit[1]
+            else:
+                prompt = await self._lookup(wanted, explicit=ref is not None)
+                self._cached[str(wanted)] = (now, prompt)
+        if prompt is not None:
             return prompt
+        if ref is None:
+            return BUILTIN_PROMPT
+        raise PromptUnavailable(
+            f"prompt {wanted} not found in {'Langfuse' if self._keys else 'the registry'}: push it with "
+            f"`yardstick prompts push FILE --name {wanted.name} --label {wanted.selector}`"
+        )
 
-    def _fetch(self) -> SystemPrompt:
+    async def _lookup(self, ref: PromptRef, explicit: bool) -> SystemPrompt | None:
+        if self._keys is not None:
+            return await asyncio.to_thread(self._fetch_langfuse, ref)
+        if not self._database_url:
+            return None
+        try:
+            if self._sessions is None:
+                self._sessions = make_session_factory(make_engine(self._database_url, pool_size=2))
+            async with self._sessions() as session:
+                row = await prompt_store.resolve(session, ref)
+        except Exception as exc:  # the registry unreachable: say so, answer with what we can
+            if explicit:
+                raise PromptUnavailable(f"prompt registry unreachable for {ref}: {exc}") from exc
+            logger.warning("prompt registry unreachable, using the built-in prompt: %s", exc)
+            return None
+        if row is None:
+            return None
+        return SystemPrompt(template=row.template, version=f"{row.name}@{row.version}")
+
+    def _fetch_langfuse(self, ref: PromptRef) -> SystemPrompt | None:
         assert self._keys is not None
         try:
             from langfuse import Langfuse
@@ -140,21 +187,26 @@ class PromptSource:
                 self._client = Langfuse(
                     public_key=self._keys[0], secret_key=self._keys[1], host=self._host, tracing_enabled=False
                 )
+            selector: dict[str, Any] = (
+                {"version": ref.version} if ref.version is not None else {"label": ref.selector}
+            )
             fetched: Any = self._client.get_prompt(
-                PROMPT_NAME,
-                label=PROMPT_LABEL,
+                ref.name,
                 type="chat",
                 fallback=[{"role": "system", "content": BUILTIN_TEMPLATE}],
                 max_retries=1,
                 fetch_timeout_seconds=5,
+                **selector,
             )
         except Exception as exc:  # the SDK raises many kinds; the fallback is the documented answer
-            logger.warning("Langfuse prompt fetch failed, using the built-in prompt: %s", exc)
-            return BUILTIN_PROMPT
+            logger.warning("Langfuse prompt fetch failed for %s: %s", ref, exc)
+            return None
         if getattr(fetched, "is_fallback", False):
-            logger.warning("Langfuse returned the fallback prompt (%s unreachable?)", self._host)
-            return BUILTIN_PROMPT
-        return SystemPrompt(template=_system_text(fetched.prompt), version=f"langfuse:{fetched.version}")
+            logger.warning("Langfuse returned the fallback prompt for %s (%s unreachable?)", ref, self._host)
+            return None
+        return SystemPrompt(
+            template=_system_text(fetched.prompt), version=f"langfuse:{ref.name}@{fetched.version}"
+        )
 
 
 def _system_text(prompt: Any) -> str:

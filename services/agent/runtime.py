@@ -29,6 +29,7 @@ class AgentRuntime:
                 secret_key=secret.get_secret_value() if secret else None,
                 host=settings.langfuse_host,
                 ttl_s=settings.prompt_cache_ttl_s,
+                database_url=settings.database_url if settings.prompt_registry else None,
             ),
             models=models or ModelFactory(settings),
         )

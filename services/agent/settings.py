@@ -27,6 +27,9 @@ class AgentSettings(CommonSettings):
         default=None, description="LANGFUSE_HOST, e.g. https://cloud.langfuse.com"
     )
     prompt_cache_ttl_s: float = Field(default=60.0, ge=0)
+    prompt_registry: bool = Field(
+        default=True, description="Look named prompts up in Yardstick's registry (this Postgres)"
+    )
     menu_path: Path = Field(default=DEFAULT_MENU_PATH, description="Menu JSON (the drive-thru Menu shape)")
     chat_model: Literal["auto", "offline", "mistral"] = Field(
         default="auto", description="Model of the chat API; 'auto' = mistral when a key is set, else offline"

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from services.cli import datasets_cmd, experiments_cmd, keys_cmd, online_cmd, stack_cmd, traffic_cmd
+from services.cli import (
+    datasets_cmd,
+    experiments_cmd,
+    keys_cmd,
+    online_cmd,
+    prompts_cmd,
+    stack_cmd,
+    traffic_cmd,
+)
 from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
 from services.cli.demo_cmd import demo_command
@@ -22,6 +30,7 @@ app = typer.Typer(
 app.add_typer(stack_cmd.app, name="stack")
 app.add_typer(datasets_cmd.app, name="datasets")
 app.add_typer(experiments_cmd.app, name="experiments")
+app.add_typer(prompts_cmd.app, name="prompts")
 app.add_typer(keys_cmd.app, name="keys")
 app.add_typer(traffic_cmd.app, name="traffic")
 app.add_typer(online_cmd.app, name="online")

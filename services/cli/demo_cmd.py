@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from rich.rule import Rule
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.datasets_cmd import push_file
+from services.cli.demo_prompts import prompt_loop
 from services.cli.progress_view import summary_table
 from services.cli.run_cmd import print_comparison, print_failures, start_and_follow
 from services.stack.errors import StackError
@@ -119,12 +121,14 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
             err.print(f"stack up: {', '.join(p.name for p in state.processes)}")
         client = ApiClient.discover()
         _drive_thru(client)
+        prompts = prompt_loop(client, _experiment, out, offline=not os.environ.get("MISTRAL_API_KEY"))
         stack = StackState.load(DEFAULT_STATE_DIR)
         if stack is None or not stack.agent_url:
             raise RuntimeError(f"no agent URL in {StackState.path(DEFAULT_STATE_DIR)}")
         online = online_demo(client, stack.agent_url, out, err, own_stack=started_here)
         _retrieval(client)
         out.print(Rule("Summary"))
+        out.print(f"Prompt loop: {prompts}")
         out.print(f"Production traffic: {online}")
     except (StackError, ApiError, RuntimeError) as exc:
         err.print(f"[red]demo failed:[/red] {exc}")

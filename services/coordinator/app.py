@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from services.coordinator.api import comparisons, datasets, experiments, keys, online
+from services.coordinator.api import comparisons, datasets, experiments, keys, online, prompts
 from services.coordinator.api.input_guard import InputGuard
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
@@ -40,6 +40,7 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
     app.include_router(comparisons.router)
     app.include_router(online.router)
     app.include_router(keys.router)
+    app.include_router(prompts.router)
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:

@@ -96,6 +96,10 @@ class AgentInvokeRequest(BaseModel):
     customer_utterance: str = Field(min_length=1, max_length=2000, description="What the customer said")
     messages: list[TrajectoryMessage] = Field(default_factory=list, description="Optional prior turns")
     model: ModelConfig = Field(default_factory=ModelConfig)
+    prompt: str | None = Field(
+        default=None,
+        description="System prompt reference, NAME@LABEL or NAME@VERSION (default: the production label)",
+    )
 
 
 class AgentInvokeResponse(BaseModel):

@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.prompts import PromptRef
 from shared.contracts.search_messages import SearchMode
 
 SCHEMA_VERSION = 1
@@ -20,6 +21,15 @@ class AgentTarget(BaseModel, frozen=True, extra="forbid"):
 
     kind: Literal["agent"] = "agent"
     model: ModelConfig = Field(default_factory=ModelConfig)
+    prompt: str | None = Field(
+        default=None,
+        description="NAME@LABEL or NAME@VERSION, e.g. drive-thru/orchestrator@staging; default: production",
+    )
+
+    @field_validator("prompt")
+    @classmethod
+    def _prompt_ref(cls, value: str | None) -> str | None:
+        return None if value is None else str(PromptRef.parse(value))
 
 
 class SearchTarget(BaseModel, frozen=True, extra="forbid"):

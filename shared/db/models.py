@@ -251,3 +251,29 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
     expires_at: Mapped[datetime | None] = mapped_column(doc="None: never")
+
+
+class PromptVersion(Base):
+    """One version of a named prompt (``drive-thru/orchestrator`` v3); versions never change."""
+
+    __tablename__ = "prompt_versions"
+    __table_args__ = (UniqueConstraint("name", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    template: Mapped[str] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(Text, default="", doc="file path or 'api'")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class PromptLabel(Base):
+    """A movable label (``production``, ``staging``) pointing at one version of a prompt."""
+
+    __tablename__ = "prompt_labels"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    label: Mapped[str] = mapped_column(String(50), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

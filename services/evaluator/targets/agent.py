@@ -23,6 +23,7 @@ class AgentInvokeTarget(NatsRequestTarget[AgentInvokeRequest, AgentInvokeRespons
                 customer_utterance=task.input["customer_utterance"],
                 messages=[TrajectoryMessage.model_validate(m) for m in task.input.get("messages", [])],
                 model=task.target.model,
+                prompt=task.target.prompt,
             )
         except KeyError as exc:
             raise TargetConfigError(

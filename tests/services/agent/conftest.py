@@ -23,6 +23,7 @@ def offline_settings(**overrides: Any) -> AgentSettings:
         "langfuse_public_key": None,
         "langfuse_secret_key": None,
         "chat_model": "offline",
+        "prompt_registry": False,  # no Postgres in the agent's unit tests
     }
     values.update(overrides)
     return AgentSettings(**values)

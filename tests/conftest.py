@@ -25,7 +25,7 @@ from shared.db.migrate import upgrade_to_head
 from shared.db.session import make_engine, make_session_factory, plain_url
 from shared.evaluators import REGISTRY, RegisteredEvaluator
 from shared.evaluators.item_results import ItemResult, as_item_results
-from shared.streams import declare
+from shared.messaging.streams import declare
 
 TEMPLATE_DB = "yardstick_template"
 

@@ -23,13 +23,15 @@ from services.agent.invoke_endpoint import register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
 from services.agent.traffic import JetStreamTrafficPublisher, RetryingTrafficPublisher
-from shared.faststream_broker import new_broker, start_serving
 from shared.log_setup import configure_logging
+from shared.messaging import ConnectionHealth
+from shared.messaging.faststream_broker import new_broker, start_serving
 
 
 def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
     runtime = AgentRuntime.from_settings(settings, models)
-    broker = new_broker(settings.nats_url, "services.agent.nats")
+    nats_health = ConnectionHealth()
+    broker = new_broker(settings.nats_url, "services.agent.nats", nats_health, "agent")
     register_invoke_handler(broker, runtime)
 
     @asynccontextmanager
@@ -40,7 +42,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
             postgres_checkpointer(settings.database_url) as saver,
             conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
         ):
-            await start_serving(broker)
+            await start_serving(broker, nats_health)
             publisher = RetryingTrafficPublisher(JetStreamTrafficPublisher(broker, settings.topology))
             try:
                 graph = compile_graph(saver)
@@ -57,11 +59,15 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
     install_error_handlers(app)
 
     @app.get("/healthz", tags=["health"])
-    async def healthz(response: Response) -> dict[str, str]:
+    async def healthz(response: Response) -> dict[str, Any]:
+        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then)."""
         if app.state.conversations is None:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-            return {"status": "starting"}
-        return {"status": "ok"}
+            return {"status": "starting", "nats": nats_health.model_dump(mode="json")}
+        if not nats_health.connected:
+            response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+            return {"status": "nats unreachable: reconnecting", "nats": nats_health.model_dump(mode="json")}
+        return {"status": "ok", "nats": nats_health.model_dump(mode="json")}
 
     return app
 

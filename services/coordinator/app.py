@@ -13,6 +13,7 @@ from services.coordinator.api.input_guard import InputGuard
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
+from shared.db.health import postgres_problem
 
 
 def create_app(settings: CoordinatorSettings) -> FastAPI:
@@ -44,7 +45,16 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
-        ok = runtime.ready and runtime.nc.is_connected
-        return JSONResponse({"ok": ok, "service": "coordinator"}, status_code=200 if ok else 503)
+        """200 when NATS and PostgreSQL both answer; 503 saying which does not, meanwhile."""
+        postgres = await postgres_problem(runtime.engine) if runtime.ready else "starting"
+        nats = runtime.nats_health if runtime.ready else None
+        ok = runtime.ready and nats is not None and nats.connected and postgres is None
+        body = {
+            "ok": ok,
+            "service": "coordinator",
+            "nats": nats.model_dump(mode="json") if nats else "starting",
+            "postgres": postgres or "ok",
+        }
+        return JSONResponse(body, status_code=200 if ok else 503)
 
     return app

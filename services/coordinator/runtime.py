@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import logging
 
-import nats
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -17,6 +16,7 @@ from services.coordinator.execution.finalizer import Finalizer
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed
 from shared.db.session import make_engine, make_session_factory
+from shared.messaging import ConnectionHealth, connect_nats
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +35,12 @@ class Runtime:
         self.topology = settings.topology
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = False
+        self.nats_health = ConnectionHealth()
 
     async def start(self) -> None:
         self.engine = make_engine(self.settings.database_url, pool_size=10)
         self.sessions = make_session_factory(self.engine)
-        self.nc = await nats.connect(self.settings.nats_url, name="coordinator", max_reconnect_attempts=-1)
+        self.nc = await connect_nats(self.settings.nats_url, name="coordinator", health=self.nats_health)
         self.js = self.nc.jetstream()
         completions: asyncio.Queue[str] = asyncio.Queue()
         self.dispatcher = Dispatcher(self.js, self.topology, self.sessions, self.settings, completions)

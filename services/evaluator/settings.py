@@ -8,8 +8,8 @@ import socket
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from shared.messaging.streams import EVAL_TASK_MAX_DELIVER
 from shared.settings import CommonSettings
-from shared.streams import EVAL_TASK_MAX_DELIVER
 
 
 def default_worker_id() -> str:

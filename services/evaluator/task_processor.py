@@ -10,16 +10,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nats.aio.msg import Msg
-from pydantic import ValidationError
 
 from services.evaluator.errors import ResultPublishError, TargetError, TargetTimeout, TransientTargetError
 from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
 from services.evaluator.targets.base import CallContext, Target
-from shared.acks import settle
 from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import run_item_evaluators
+from shared.messaging import decode_or_terminate, settle
 
 log = logging.getLogger(__name__)
 
@@ -63,15 +62,8 @@ class TaskProcessor:
 
     async def handle(self, msg: Msg, fetched_at: float) -> Outcome:
         """Settle ``msg`` exactly once: ack after the result is durable, nack to retry, term if malformed."""
-        try:
-            task = EvalTask.model_validate_json(msg.data)
-        except ValidationError as exc:
-            log.error(
-                "malformed eval task terminated (it can never succeed): %s",
-                exc,
-                extra={"subject": msg.subject, "worker_id": self.worker_id},
-            )
-            await settle(msg, "term")
+        task = await decode_or_terminate(msg, EvalTask)
+        if task is None:
             return "terminated"
         attempt = msg.metadata.num_delivered
         fields = {"task_id": task.task_id, "attempt": attempt, "worker_id": self.worker_id}

@@ -22,7 +22,6 @@ from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 from pydantic import BaseModel, Field
 
-from services.evaluator.nats_connection import NatsUnavailable, connect_nats
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
@@ -30,8 +29,9 @@ from services.evaluator.targets import build_targets
 from services.evaluator.targets.http_endpoint import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
-from shared.pull import fetch_ready
-from shared.streams import EVAL_TASK_ACK_WAIT_S
+from shared.messaging import NatsUnavailable, connect_nats
+from shared.messaging.pull import fetch_ready
+from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 
 log = logging.getLogger(__name__)
 

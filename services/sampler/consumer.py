@@ -16,13 +16,12 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
-from pydantic import ValidationError
 
 from services.sampler.turn_handler import TurnHandler
-from shared.acks import settle
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
-from shared.pull import fetch_ready
+from shared.messaging import decode_or_terminate, settle
+from shared.messaging.pull import fetch_ready
 
 log = logging.getLogger(__name__)
 
@@ -90,11 +89,8 @@ class SamplerConsumer:
                     await self._settle(msg)
 
     async def _settle(self, msg: Msg) -> None:
-        try:
-            turn = TrafficTurn.model_validate_json(msg.data)
-        except ValidationError as exc:
-            log.error("terminating a traffic message that is not a TrafficTurn: %s", exc)
-            await settle(msg, "term")
+        turn = await decode_or_terminate(msg, TrafficTurn)
+        if turn is None:
             return
         try:
             await self.handler.handle(turn)

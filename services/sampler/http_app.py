@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-import nats
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
@@ -15,16 +14,18 @@ from services.sampler.drift_monitor import DriftMonitor
 from services.sampler.settings import SamplerSettings
 from services.sampler.turn_handler import TurnHandler
 from shared.db import make_engine, make_session_factory
+from shared.messaging import ConnectionHealth, connect_nats
 
 
 def create_app(settings: SamplerSettings) -> FastAPI:
     state: dict[str, SamplerConsumer] = {}
+    nats_health = ConnectionHealth()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
         sessions = make_session_factory(engine)
-        nc = await nats.connect(settings.nats_url, name="sampler")
+        nc = await connect_nats(settings.nats_url, name="sampler", health=nats_health)
         handler = TurnHandler(sessions, refresh_s=settings.sampler_config_refresh_s)
         consumer = SamplerConsumer(
             nc,
@@ -56,10 +57,16 @@ def create_app(settings: SamplerSettings) -> FastAPI:
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
         consumer = state.get("consumer")
-        ok = consumer is not None and consumer.running
+        ok = consumer is not None and consumer.running and nats_health.connected
         outcomes = dict(consumer.handler.outcomes) if consumer else {}
         skipped = consumer.handler.cap.skipped if consumer else 0
-        body = {"ok": ok, "service": "sampler", "outcomes": outcomes, "capped": skipped}
+        body = {
+            "ok": ok,
+            "service": "sampler",
+            "outcomes": outcomes,
+            "capped": skipped,
+            "nats": nats_health.model_dump(mode="json"),
+        }
         return JSONResponse(body, status_code=200 if ok else 503)
 
     return app

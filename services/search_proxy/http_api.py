@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from pydantic import BaseModel
 
 from services.search_proxy.search_filters import InvalidFilters, parse_filters
 from services.search_proxy.search_service import SearchService
 from shared.contracts.search_messages import SearchRequest, SearchResponse
+from shared.messaging import ConnectionHealth
 
 
 class Health(BaseModel):
     status: str
     default_backend: str
     corpus_version: str | None
+    nats: ConnectionHealth
 
 
 def _service(request: Request) -> SearchService:
@@ -38,11 +40,16 @@ async def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
 
 
 @router.get("/healthz", response_model=Health)
-async def healthz(request: Request) -> Health:
+async def healthz(request: Request, response: Response) -> Health:
+    """503 while NATS is unreachable: ``search.query`` cannot be answered then (HTTP still can)."""
+    nats: ConnectionHealth = request.app.state.nats_health
+    if not nats.connected:
+        response.status_code = 503
     return Health(
-        status="ok",
+        status="ok" if nats.connected else "nats unreachable: reconnecting",
         default_backend=request.app.state.default_backend,
         corpus_version=request.app.state.corpus_version,
+        nats=nats,
     )
 
 

@@ -12,8 +12,9 @@ from services.search_proxy.http_api import install_routes
 from services.search_proxy.nats_handler import register_search_subscriber
 from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
-from shared.faststream_broker import new_broker, start_serving
 from shared.log_setup import configure_logging
+from shared.messaging import ConnectionHealth
+from shared.messaging.faststream_broker import new_broker, start_serving
 
 
 def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
@@ -26,9 +27,11 @@ def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
             cfg = SearchProxySettings()  # type: ignore[call-arg]  # DATABASE_URL from env
             configure_logging("search-proxy", cfg.log_level, cfg.log_json)
         runtime = await start_runtime(cfg)
-        broker = new_broker(cfg.nats_url, "services.search_proxy.nats")
+        nats_health = ConnectionHealth()
+        broker = new_broker(cfg.nats_url, "services.search_proxy.nats", nats_health, "search-proxy")
         register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
-        await start_serving(broker)
+        await start_serving(broker, nats_health)
+        app.state.nats_health = nats_health
         app.state.search_service = runtime.service
         app.state.default_backend = cfg.search_backend
         app.state.corpus_version = runtime.corpus_version

@@ -8,8 +8,8 @@ import logging
 
 from shared.db.migrate import upgrade_to_head
 from shared.log_setup import configure_logging
+from shared.messaging.streams import declare_at
 from shared.settings import CommonSettings
-from shared.streams import declare_at
 
 log = logging.getLogger(__name__)
 

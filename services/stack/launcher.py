@@ -31,7 +31,7 @@ from services.stack.state import DEFAULT_STATE_DIR, ProcessRecord, StackState
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import plain_url
-from shared.streams import declare_at
+from shared.messaging.streams import declare_at
 
 DATABASE_NAME = "yardstick"
 HEALTH_TIMEOUT_S = 90.0

@@ -13,17 +13,16 @@ from collections.abc import Callable
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.execution.events import publish_event
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed, store_results
-from shared.acks import settle
 from shared.contracts.eval_messages import EvalResult
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
-from shared.pull import fetch_ready
-from shared.streams import coordinator_results_consumer
+from shared.messaging import decode_or_terminate, settle
+from shared.messaging.pull import fetch_ready
+from shared.messaging.streams import coordinator_results_consumer
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +70,9 @@ class Collector:
         results: list[EvalResult] = []
         good: list[Msg] = []
         for msg in msgs:
-            try:
-                results.append(EvalResult.model_validate_json(msg.data))
+            if (result := await decode_or_terminate(msg, EvalResult)) is not None:
+                results.append(result)
                 good.append(msg)
-            except ValidationError as exc:
-                log.error("dropping malformed result", extra={"error": str(exc)[:500]})
-                await settle(msg, "term")
         try:
             async with self.sessions() as session:
                 progressed = await store_results(session, results)

@@ -152,7 +152,7 @@ class ResultReader:
 async def redeclare_workers_consumer(js: JetStreamContext, topology: Topology, *, ack_wait: float) -> None:
     """Replace the fixture's eval-workers durable by one with a short ack_wait (before workers bind)."""
     from shared.contracts.topology import EVAL_WORKERS_CONSUMER
-    from shared.streams import eval_workers_consumer
+    from shared.messaging.streams import eval_workers_consumer
 
     await js.delete_consumer(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
     await js.add_consumer(topology.eval_tasks_stream, eval_workers_consumer(ack_wait=ack_wait))

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from services.evaluator.settings import WorkerSettings
-from shared.streams import EVAL_TASK_MAX_DELIVER
+from shared.messaging.streams import EVAL_TASK_MAX_DELIVER
 
 pytestmark = pytest.mark.unit
 

@@ -31,8 +31,8 @@ from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
 from shared.db.models import OnlineSample, OnlineScore
 from shared.db.session import make_engine, make_session_factory, plain_url
+from shared.messaging.streams import declare
 from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingSettings, save_config
-from shared.streams import declare
 from tests.conftest import TEMPLATE_DB
 from tests.services.sampler.consuming import consuming
 from tests.services.sampler.turns import make_turn

@@ -26,7 +26,7 @@ from services.stack.state import StackState
 from services.stack.status import stack_status
 from shared.contracts.topology import Topology
 from shared.db.session import plain_url
-from shared.streams import stream_configs
+from shared.messaging.streams import stream_configs
 
 pytestmark = pytest.mark.integration
 

@@ -15,7 +15,7 @@ import pytest
 from faststream.nats import NatsBroker
 
 from shared.contracts.topology import Topology
-from shared.faststream_broker import start_serving
+from shared.messaging.faststream_broker import start_serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -16,13 +16,30 @@ from __future__ import annotations
 import logging
 
 from faststream.nats import NatsBroker
+from nats.aio.client import Client as NatsClient
+
+from shared.messaging.connection import ConnectionHealth, connection_options
 
 
-def new_broker(nats_url: str, logger_name: str) -> NatsBroker:
-    return NatsBroker(nats_url, logger=logging.getLogger(logger_name), log_level=logging.DEBUG)
+def new_broker(nats_url: str, logger_name: str, health: ConnectionHealth, name: str) -> NatsBroker:
+    """A broker under the one connection policy (reconnects forever; ``health`` for /healthz)."""
+    broker: NatsBroker | None = None
+
+    def client() -> NatsClient | None:
+        return broker.connection if broker is not None and broker.running else None
+
+    broker = NatsBroker(
+        nats_url,
+        logger=logging.getLogger(logger_name),
+        log_level=logging.DEBUG,
+        **connection_options(name, health, client),
+    )
+    return broker
 
 
-async def start_serving(broker: NatsBroker) -> None:
+async def start_serving(broker: NatsBroker, health: ConnectionHealth | None = None) -> None:
     """``broker.start()``, then wait until the server has registered its subscriptions."""
     await broker.start()
     await broker.connection.flush()
+    if health is not None:
+        health.mark_connected()

@@ -1,0 +1,30 @@
+"""NATS and JetStream as every Yardstick service uses them.
+
+- ``connection``: one connection policy (reconnect forever, health for /healthz);
+- ``decoding``: decode a message into its contract or terminate it;
+- ``acks``: ACK and TERM confirmed by the server;
+- ``pull``: fetch from a pull consumer without waiting to fill a batch;
+- ``streams``: the streams and durable consumers, declared once;
+- ``faststream_broker``: the request/reply brokers of the agent and the search-proxy (import it
+  from its module: FastStream is heavy, and the CLI imports this package).
+"""
+
+from shared.messaging.acks import settle
+from shared.messaging.connection import (
+    ConnectionHealth,
+    NatsUnavailable,
+    connect_nats,
+    connection_options,
+)
+from shared.messaging.decoding import decode_or_terminate
+from shared.messaging.pull import fetch_ready
+
+__all__ = [
+    "ConnectionHealth",
+    "NatsUnavailable",
+    "connect_nats",
+    "connection_options",
+    "decode_or_terminate",
+    "fetch_ready",
+    "settle",
+]

@@ -20,6 +20,9 @@ class CommonSettings(BaseSettings):
         description="SQLAlchemy URL, e.g. postgresql+asyncpg://user:pass@host/db (no default: holds a secret)"
     )
     nats_namespace: str = Field(default=DEFAULT_NAMESPACE, description="Prefix of every NATS name")
+    nats_reconnect_wait_s: float = Field(
+        default=1.0, gt=0, le=60, description="Between reconnect attempts (forever) while NATS is away"
+    )
     log_level: str = Field(default="INFO")
     log_json: bool = Field(default=True, description="Structured JSON log lines")
     http_host: str = Field(default="127.0.0.1")

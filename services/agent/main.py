@@ -31,7 +31,9 @@ from shared.messaging.faststream_broker import new_broker, start_serving
 def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
     runtime = AgentRuntime.from_settings(settings, models)
     nats_health = ConnectionHealth()
-    broker = new_broker(settings.nats_url, "services.agent.nats", nats_health, "agent")
+    broker = new_broker(
+        settings.nats_url, "services.agent.nats", nats_health, "agent", settings.nats_reconnect_wait_s
+    )
     register_invoke_handler(broker, runtime)
 
     @asynccontextmanager

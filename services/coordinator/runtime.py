@@ -40,7 +40,12 @@ class Runtime:
     async def start(self) -> None:
         self.engine = make_engine(self.settings.database_url, pool_size=10)
         self.sessions = make_session_factory(self.engine)
-        self.nc = await connect_nats(self.settings.nats_url, name="coordinator", health=self.nats_health)
+        self.nc = await connect_nats(
+            self.settings.nats_url,
+            name="coordinator",
+            health=self.nats_health,
+            reconnect_wait_s=self.settings.nats_reconnect_wait_s,
+        )
         self.js = self.nc.jetstream()
         completions: asyncio.Queue[str] = asyncio.Queue()
         self.dispatcher = Dispatcher(self.js, self.topology, self.sessions, self.settings, completions)

@@ -29,7 +29,7 @@ from services.evaluator.targets import build_targets
 from services.evaluator.targets.http_endpoint import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
-from shared.messaging import NatsUnavailable, connect_nats
+from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats
 from shared.messaging.pull import fetch_ready
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 
@@ -49,6 +49,7 @@ class WorkerStatus(BaseModel):
     in_flight: int = Field(description="Tasks being processed now")
     concurrency: int
     outcomes: dict[str, int] = Field(description="Deliveries settled so far, by outcome")
+    nats: ConnectionHealth = Field(description="The NATS connection: state, disconnects, failed attempts")
 
 
 class EvalWorker:
@@ -66,6 +67,7 @@ class EvalWorker:
         self._wake = asyncio.Event()
         self._stopping = False
         self._outcomes: collections.Counter[str] = collections.Counter()
+        self.nats_health = ConnectionHealth()
 
     @property
     def in_flight(self) -> int:
@@ -75,6 +77,7 @@ class EvalWorker:
         return WorkerStatus(
             worker_id=self.settings.worker_id,
             connected=bool(self._nc and self._nc.is_connected),
+            nats=self.nats_health,
             running=self._loop_task is not None and not self._loop_task.done() and not self._stopping,
             in_flight=self.in_flight,
             concurrency=self.settings.eval_concurrency,
@@ -88,6 +91,8 @@ class EvalWorker:
                 self.settings.nats_url,
                 name=f"eval-worker {self.settings.worker_id}",
                 deadline_s=self.settings.nats_connect_deadline_s,
+                health=self.nats_health,
+                reconnect_wait_s=self.settings.nats_reconnect_wait_s,
             )
         except NatsUnavailable as exc:
             raise WorkerStartError(str(exc)) from exc

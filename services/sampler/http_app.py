@@ -25,7 +25,12 @@ def create_app(settings: SamplerSettings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
         sessions = make_session_factory(engine)
-        nc = await connect_nats(settings.nats_url, name="sampler", health=nats_health)
+        nc = await connect_nats(
+            settings.nats_url,
+            name="sampler",
+            health=nats_health,
+            reconnect_wait_s=settings.nats_reconnect_wait_s,
+        )
         handler = TurnHandler(sessions, refresh_s=settings.sampler_config_refresh_s)
         consumer = SamplerConsumer(
             nc,

@@ -28,7 +28,9 @@ def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
             configure_logging("search-proxy", cfg.log_level, cfg.log_json)
         runtime = await start_runtime(cfg)
         nats_health = ConnectionHealth()
-        broker = new_broker(cfg.nats_url, "services.search_proxy.nats", nats_health, "search-proxy")
+        broker = new_broker(
+            cfg.nats_url, "services.search_proxy.nats", nats_health, "search-proxy", cfg.nats_reconnect_wait_s
+        )
         register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
         await start_serving(broker, nats_health)
         app.state.nats_health = nats_health

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 log = logging.getLogger(__name__)
 
 RECONNECT_WAIT_S = 1.0
+LOG_EVERY_ATTEMPTS = 100
 
 
 class NatsUnavailable(RuntimeError):
@@ -42,6 +43,7 @@ class ConnectionHealth(BaseModel):
     since: datetime = Field(default_factory=lambda: datetime.now(UTC), description="Of the current state")
     disconnects: int = 0
     reconnects: int = 0
+    failed_attempts: int = Field(default=0, description="Reconnect attempts that failed in this outage")
     last_error: str | None = None
 
     def mark_now(self, connected: bool) -> None:
@@ -66,7 +68,17 @@ def connection_options(
 
     async def on_error(exc: Exception) -> None:
         health.last_error = f"{type(exc).__name__}: {exc}"
-        log.warning("nats error", extra={"connection": name, "error": health.last_error})
+        if health.connected:
+            log.warning("nats error", extra={"connection": name, "error": health.last_error})
+            return
+        health.failed_attempts += 1
+        if (
+            health.failed_attempts == 1 or health.failed_attempts % LOG_EVERY_ATTEMPTS == 0
+        ):  # not one a second
+            log.warning(
+                "nats still unreachable, retrying",
+                extra={"connection": name, "attempts": health.failed_attempts, "error": health.last_error},
+            )
 
     async def on_disconnected() -> None:
         nc = client()
@@ -78,6 +90,7 @@ def connection_options(
 
     async def on_reconnected() -> None:
         health.reconnects += 1
+        health.failed_attempts = 0
         health.mark_now(True)
         log.info("nats reconnected", extra={"connection": name, "reconnects": health.reconnects})
 

@@ -18,10 +18,16 @@ import logging
 from faststream.nats import NatsBroker
 from nats.aio.client import Client as NatsClient
 
-from shared.messaging.connection import ConnectionHealth, connection_options
+from shared.messaging.connection import RECONNECT_WAIT_S, ConnectionHealth, connection_options
 
 
-def new_broker(nats_url: str, logger_name: str, health: ConnectionHealth, name: str) -> NatsBroker:
+def new_broker(
+    nats_url: str,
+    logger_name: str,
+    health: ConnectionHealth,
+    name: str,
+    reconnect_wait_s: float = RECONNECT_WAIT_S,
+) -> NatsBroker:
     """A broker under the one connection policy (reconnects forever; ``health`` for /healthz)."""
     broker: NatsBroker | None = None
 
@@ -32,7 +38,7 @@ def new_broker(nats_url: str, logger_name: str, health: ConnectionHealth, name: 
         nats_url,
         logger=logging.getLogger(logger_name),
         log_level=logging.DEBUG,
-        **connection_options(name, health, client),
+        **connection_options(name, health, client, reconnect_wait_s),
     )
     return broker
 

@@ -1,0 +1,127 @@
+"""A NATS outage longer than nats-py's own reconnect budget (60 attempts), against a real stack:
+every service says so on /healthz (503) and keeps trying; when nats-server is back on the same
+store every service reconnects by itself, and an experiment then completes with every item once."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from services.stack import launcher
+from services.stack.servers import free_port, start_nats
+from services.stack.state import StackState
+from shared.db.session import plain_url
+from tests.services.stack.test_launcher import StackEnv, _free_port_base
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+
+SERVICES = ("agent", "search_proxy", "evaluator", "coordinator", "sampler")
+ATTEMPTS = 80  # nats-py closes a connection for good after 60 by default
+
+
+@pytest.fixture
+def outage_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str
+) -> Iterator[tuple[StackEnv, Path, int]]:
+    """A stack on a nats-server of its own (this test stops it) and this test's database."""
+    port = free_port()
+    store = tmp_path / "nats-store"
+    server = start_nats(port, store, tmp_path / "nats.log")
+    url = f"nats://127.0.0.1:{port}"
+    monkeypatch.setenv("NATS_URL", url)
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("YARDSTICK_EVAL_WORKERS", "1")
+    monkeypatch.setenv("NATS_RECONNECT_WAIT_S", "0.02")
+    base = _free_port_base()
+    monkeypatch.setenv("YARDSTICK_PORT_BASE", str(base))
+    env = StackEnv(tmp_path / "stack", base, "outage", url, database_url)
+    try:
+        yield env, store, port
+    finally:
+        launcher.down(env.state_dir)
+        for proc in (server,):
+            proc.terminate()
+        _kill_nats_on(port)
+
+
+def _kill_nats_on(port: int) -> None:
+    import psutil
+
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        if proc.info["name"] == "nats-server" and f"{port}" in " ".join(proc.info["cmdline"] or []):
+            proc.terminate()
+
+
+def _health(state: StackState) -> dict[str, tuple[int, dict[str, object]]]:
+    out = {}
+    for record in state.processes:
+        response = httpx.get(f"http://127.0.0.1:{record.port}/healthz", timeout=5)
+        out[record.name] = (response.status_code, response.json())
+    return out
+
+
+def _nats_of(body: dict[str, object]) -> dict[str, object]:
+    nats = body.get("nats")
+    assert isinstance(nats, dict), body
+    return nats
+
+
+def _until(check: object, timeout_s: float = 60.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout_s
+    while not check():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"never happened: {what}")
+        time.sleep(0.1)
+
+
+def test_services_survive_an_outage_longer_than_any_reconnect_budget(
+    outage_env: tuple[StackEnv, Path, int],
+) -> None:
+    env, store, port = outage_env
+    state = launcher.up(env.state_dir, env.namespace)
+    assert all(code == 200 for code, _ in _health(state).values())
+
+    _kill_nats_on(port)
+
+    def all_down_long_enough() -> bool:
+        health = _health(state)
+        return all(
+            code == 503 and int(_nats_of(body).get("failed_attempts", 0)) > ATTEMPTS  # type: ignore[call-overload]
+            for code, body in health.values()
+        )
+
+    _until(all_down_long_enough, what=f"every service 503 after > {ATTEMPTS} failed reconnects")
+    server = start_nats(port, store, env.state_dir.parent / "nats-again.log")
+    try:
+        _until(lambda: all(code == 200 for code, _ in _health(state).values()), what="every service back")
+        client = httpx.Client(
+            base_url=state.api_url or "", headers={"Authorization": f"Bearer {state.api_key}"}
+        )
+        items = [{"id": f"o-{i}", "input": {"customer_utterance": "two hash browns"}} for i in range(8)]
+        client.post(
+            "/datasets/outage/items", json={"items": items, "create": {"kind": "drive_thru"}}
+        ).raise_for_status()
+        accepted = client.post(
+            "/experiments", json={"name": "after", "dataset": "outage", "target": {"kind": "agent"}}
+        )
+        accepted.raise_for_status()
+        experiment_id = accepted.json()["id"]
+        _until(
+            lambda: client.get(f"/experiments/{experiment_id}").json()["status"] == "completed",
+            what="the experiment after the outage completed",
+        )
+        with psycopg.connect(plain_url(env.database_url)) as conn:
+            rows = conn.execute(
+                "SELECT item_id, count(*) FROM experiment_items WHERE experiment_id = %s AND status = 'ok' "
+                "GROUP BY item_id",
+                (experiment_id,),
+            ).fetchall()
+        assert sorted(rows) == sorted((f"o-{i}", 1) for i in range(8))
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -43,6 +43,14 @@ def compare_command(
         0.05, min=0.0001, max=0.5, help="Significance level (Holm-corrected across metrics)"
     ),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 on a significant regression (for CI)"),
+    gate: list[str] = typer.Option(
+        [],
+        "--gate",
+        help="Absolute gate on the candidate's mean: 'order_correctness>=0.9' (exit 1 if missed)",
+    ),
+    gate_on: str = typer.Option(
+        "point", "--gate-on", help="point: the delta decides; ci: only a whole interval past the threshold"
+    ),
 ) -> None:
     """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
@@ -51,7 +59,10 @@ def compare_command(
     from shared.analysis.comparison_models import ComparisonReport
     from shared.reports import comparison_junit, comparison_markdown
 
-    config = ComparisonConfig(metrics=metric or None, alpha=alpha)
+    try:
+        config = ComparisonConfig(metrics=metric or None, alpha=alpha, gates=gate, gate=gate_on)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).splitlines()[-1].strip()) from exc
     try:
         if Path(baseline).is_file() and Path(candidate).is_file():
             report = compare_runs(_load_file(Path(baseline)), _load_file(Path(candidate)), config)
@@ -62,6 +73,8 @@ def compare_command(
                 "candidate_id": resolve_experiment(client, candidate, completed=True),
                 "metrics": metric or None,
                 "alpha": alpha,
+                "gates": gate,
+                "gate": gate_on,
             }
             report = ComparisonReport.model_validate(client.post("/comparisons", body)["report"])
     except (ApiError, ValueError) as exc:
@@ -75,5 +88,5 @@ def compare_command(
         print(comparison_junit(report))
     else:
         stdout_console().print(comparison_view(report))
-    if fail_on_regression and report.regression:
+    if not report.gates_passed or (fail_on_regression and report.regression):
         raise typer.Exit(1)

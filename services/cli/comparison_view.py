@@ -42,8 +42,14 @@ def _overall(report: ComparisonReport) -> Table:
         "p (Holm)",
         "test",
         "status",
+        "why",
     ):
-        table.add_column(column, justify="left" if column in ("metric", "test", "status") else "right")
+        table.add_column(
+            column,
+            justify="left" if column in ("metric", "test", "status", "why") else "right",
+            overflow="fold" if column == "why" else "ellipsis",
+            ratio=3 if column == "why" else None,
+        )
     for r in report.metrics:
         c = r.comparison
         table.add_row(
@@ -55,6 +61,7 @@ def _overall(report: ComparisonReport) -> Table:
             "-" if r.p_adjusted is None else f"{r.p_adjusted:.3f}",
             c.test or "-",
             _status(r),
+            r.reason,
         )
     return table
 

@@ -10,6 +10,21 @@ from rich.table import Table
 from rich.text import Text
 
 
+def gates_view(gates: list[dict[str, Any]]) -> RenderableType | None:
+    """One line per absolute gate: met (green) or missed (red), with the value."""
+    if not gates:
+        return None
+    return Group(
+        *(
+            Text(
+                f"{'✓' if g['passed'] else '✗'} gate {g['reason']}",
+                style="green" if g["passed"] else "bold red",
+            )
+            for g in gates
+        )
+    )
+
+
 def warnings_view(aggregates: dict[str, Any] | None) -> RenderableType | None:
     warnings = (aggregates or {}).get("warnings") or []
     if not warnings:

@@ -1,9 +1,9 @@
 """`yardstick run`: start an experiment, follow it live, print the summary, what went wrong (and the
 comparison).
 
-Exit codes: 0 ok; 1 a regression (with ``--fail-on-regression``); 2 a usage error (bad option,
-refused request); 3 the run itself went wrong: it failed or was cancelled, more items errored than
-``--max-error-rate`` allows, or a metric measured nothing."""
+Exit codes: 0 ok; 1 a gate missed or a regression (with ``--fail-on-regression``); 2 a usage error
+(bad option, refused request); 3 the run itself went wrong: it failed or was cancelled, more items
+errored than ``--max-error-rate`` allows, or a metric measured nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from rich.console import Console
 
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
-from services.cli.failures_view import failures_view, warnings_view
+from services.cli.failures_view import failures_view, gates_view, warnings_view
 from services.cli.key_values import parse_key_values
 from services.cli.progress_view import TERMINAL, follow, summary_table
 from services.cli.target_options import TargetOptionError, build_target
@@ -79,6 +79,9 @@ def run_command(
         help="Override a metric's pass criterion: 'ndcg@10>=0.7', 'hallucination_rate<=0.1', "
         "'precision@10=informational' (repeatable)",
     ),
+    gate: list[str] = typer.Option(
+        [], "--gate", help="Absolute gate on the run's mean: 'order_correctness>=0.9' (repeatable; exit 1)"
+    ),
     max_error_rate: float = typer.Option(
         0.0, min=0.0, max=1.0, help="Share of items allowed to error; above it the run exits 3"
     ),
@@ -99,6 +102,7 @@ def run_command(
             "item_ids": case,
             "pass_criteria": parse_pass_criteria(pass_),
             "max_error_rate": max_error_rate,
+            "gates": gate,
         }
         if evaluator:
             body["evaluators"] = evaluator
@@ -121,7 +125,9 @@ def run_command(
 
 
 def print_failures(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
-    """Warnings, then target errors grouped by message and the worst failing scores."""
+    """Gates, warnings, then target errors grouped by message and the worst failing scores."""
+    if (gates := gates_view((experiment.get("aggregates") or {}).get("gates") or [])) is not None:
+        console.print(gates)
     if (warnings := warnings_view(experiment.get("aggregates"))) is not None:
         console.print(warnings)
     failures = client.get(f"/experiments/{experiment['id']}/failures", params={"limit": 10})
@@ -138,8 +144,11 @@ def exit_code(experiment: dict[str, Any], fail_on_regression: bool) -> int:
     if experiment["status"] != "completed":
         err.print(f"[red]experiment {experiment['status']}[/red]: {experiment.get('error') or ''}")
         return 3
-    if (experiment.get("aggregates") or {}).get("warnings"):
+    aggregates = experiment.get("aggregates") or {}
+    if aggregates.get("warnings"):
         return 3
+    if any(not g["passed"] for g in aggregates.get("gates") or []):
+        return 1
     if fail_on_regression and experiment.get("regression"):
         return 1
     return 0

@@ -13,6 +13,7 @@ from shared.analysis.comparison_models import ComparisonReport
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
+from shared.contracts.gates import Gate
 from shared.datasets.files import DatasetItemIn
 
 ExperimentStatus = Literal["pending", "running", "finalizing", "completed", "failed", "cancelled"]
@@ -205,6 +206,10 @@ class ComparisonCreate(BaseModel):
     metrics: list[str] | None = None
     thresholds: dict[str, float] = Field(default_factory=dict)
     alpha: float = Field(default=0.05, gt=0, lt=1)
+    gates: list[Gate] = Field(default_factory=list, description="Absolute gates on the candidate's means")
+    gate: Literal["point", "ci"] = Field(
+        default="point", description="point: the delta passes the threshold; ci: the whole interval does"
+    )
 
 
 class ComparisonOut(BaseModel):

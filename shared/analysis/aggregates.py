@@ -32,6 +32,7 @@ from shared.analysis.columns import (
 from shared.analysis.pass_rule import PassPolicy, clears, measured
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
+from shared.contracts.gates import Gate, GateResult, check_gates
 from shared.contracts.pass_criteria import PassCriterion
 from shared.stats import FloatArray, percentiles, summarize
 
@@ -45,8 +46,11 @@ class MetricAggregate(BaseModel):
     median: float | None
     p95: float | None
     sd: float | None = Field(description="Sample SD (ddof=1)")
-    ci_low: float | None = Field(description="95% t-interval of the mean (lower)")
-    ci_high: float | None = Field(description="95% t-interval of the mean (upper)")
+    ci_low: float | None = Field(description="95% interval of the mean (lower), inside the metric's range")
+    ci_high: float | None = Field(description="95% interval of the mean (upper)")
+    ci_method: str = Field(
+        default="t", description="wilson (0/1 scores), bootstrap (scores in [0, 1]) or t (unbounded)"
+    )
     count: int = Field(description="Ok items with a value")
     none_count: int = Field(description="Ok items where the score was None or missing")
 
@@ -115,6 +119,19 @@ class ExperimentAggregates(BaseModel):
     tokens: TokenTotals | None = Field(description="None when no item reported usage")
     run_scores: list[Evaluation]
     warnings: list[RunWarning] = Field(default_factory=list)
+    gates: list[GateResult] = Field(default_factory=list, description="Absolute gates, checked on the means")
+
+    def gate_values(self) -> dict[str, float | None]:
+        """What a gate can name: every metric's mean, pass_rate, error_rate, latency_ms (mean) and
+        latency_p95_ms."""
+        values: dict[str, float | None] = {m: agg.mean for m, agg in self.metrics.items()}
+        values |= {
+            "pass_rate": self.pass_rate,
+            "error_rate": self.error_rate,
+            "latency_ms": self.latency.mean,
+            "latency_p95_ms": self.latency.p95,
+        }
+        return values
 
     def pass_policy(self) -> PassPolicy:
         """The policy this run was aggregated with."""
@@ -130,6 +147,7 @@ def _metric_aggregate(values: FloatArray) -> MetricAggregate:
         sd=s.sd,
         ci_low=s.ci_low,
         ci_high=s.ci_high,
+        ci_method=s.ci_method,
         count=s.n,
         none_count=s.n_dropped,
     )
@@ -168,7 +186,9 @@ class AggregateBuilder:
         policy: PassPolicy | None = None,
         breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
         max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
+        gates: Sequence[Gate] = (),
     ) -> None:
+        self.gates = list(gates)
         self.columns = columns
         self.policy = policy or PassPolicy()
         self.max_error_rate = max_error_rate
@@ -212,7 +232,7 @@ class AggregateBuilder:
             metrics={m: metrics[m] for m in sorted(metrics)},
         )
 
-    def finish(self) -> ExperimentAggregates:
+    def _finish(self) -> ExperimentAggregates:
         c = self.columns
         missing = set(c.metric_names) - set(self._metrics)
         if missing:
@@ -242,6 +262,12 @@ class AggregateBuilder:
             run_scores=list(c.run_scores),
             warnings=self._warnings(),
         )
+
+    def finish(self) -> ExperimentAggregates:
+        """The aggregates, with the absolute gates checked on them."""
+        aggregates = self._finish()
+        aggregates.gates = check_gates(self.gates, aggregates.gate_values())
+        return aggregates
 
     def _warnings(self) -> list[RunWarning]:
         c = self.columns

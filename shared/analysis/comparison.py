@@ -44,6 +44,7 @@ from shared.analysis.comparison_rules import (
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
 from shared.analysis.run_data import RunData
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.gates import check_gates
 from shared.stats import FloatArray, PairedComparison, compare_paired, holm_adjust
 
 
@@ -81,23 +82,62 @@ def _threshold(metric: str, config: ComparisonConfig) -> float:
     return threshold
 
 
+Status = Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
+
+
+def verdict(
+    comp: PairedComparison, p_adj: float | None, threshold: float, lower: bool, config: ComparisonConfig
+) -> tuple[Status, str]:
+    """The status of one metric and why, in words.
+
+    A regression needs both: the change is significant (Holm-adjusted p < alpha) and it passes the
+    threshold in the bad direction: by its point estimate (``gate="point"``), or by the whole
+    interval of the delta (``gate="ci"``). An improvement mirrors it. With ``point`` a true change
+    exactly at the threshold is flagged about half the time whatever n is (the estimate falls on
+    either side); ``ci`` flags it almost never, at the cost of needing a clearly larger change."""
+    if comp.delta is None or p_adj is None:
+        return "insufficient_data", f"{comp.n_pairs} complete pair(s): too few to test"
+    sign = -1.0 if lower else 1.0  # flip lower-is-better metrics so "bigger is better"
+    low, high = comp.delta_ci_low, comp.delta_ci_high
+    worst = (
+        comp.delta if config.gate == "point" or low is None or high is None else (high if not lower else low)
+    )
+    best = (
+        comp.delta if config.gate == "point" or low is None or high is None else (low if not lower else high)
+    )
+    below = "<" if p_adj < config.alpha else ">="
+    p_text = f"p(Holm) {p_adj:.3g} {below} alpha {config.alpha:g} ({comp.test})"
+    interval = "-" if low is None or high is None else f"[{low:+.3g}, {high:+.3g}]"
+    measure = "its interval" if config.gate == "ci" else "delta"
+    if p_adj >= config.alpha:
+        note = ""
+        if low is not None and high is not None and (low > 0 or high < 0):
+            note = (
+                f"; the {config.confidence:.0%} interval {interval} excludes 0 but is not adjusted "
+                "for the number of metrics compared"
+            )
+        return "no_significant_change", f"not significant: {p_text}{note}"
+    if sign * worst < sign * threshold:
+        return "regression", (
+            f"{measure} {comp.delta:+.3g} {interval} is beyond the {threshold:+g} threshold and {p_text}"
+        )
+    if sign * best > -sign * threshold:
+        return "improvement", (
+            f"{measure} {comp.delta:+.3g} {interval} is beyond the {-threshold:+g} threshold and {p_text}"
+        )
+    return "no_significant_change", (
+        f"significant ({p_text}) but {measure} {comp.delta:+.3g} {interval} does not pass the "
+        f"{threshold:+g} threshold"
+    )
+
+
 def _result(
     metric: str, comp: PairedComparison, p_adj: float | None, config: ComparisonConfig
 ) -> MetricResult:
     lower = is_lower_better(metric, config.lower_is_better)
     threshold = _threshold(metric, config)
     significant = p_adj is not None and p_adj < config.alpha
-    status: Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
-    if comp.delta is None or p_adj is None:
-        status = "insufficient_data"
-    else:
-        sign = -1.0 if lower else 1.0  # flip lower-is-better metrics so "bigger is better"
-        if sign * comp.delta < sign * threshold and significant:
-            status = "regression"
-        elif sign * comp.delta > -sign * threshold and significant:
-            status = "improvement"
-        else:
-            status = "no_significant_change"
+    status, reason = verdict(comp, p_adj, threshold, lower, config)
     return MetricResult(
         metric=metric,
         direction="lower_is_better" if lower else "higher_is_better",
@@ -106,6 +146,7 @@ def _result(
         p_adjusted=p_adj,
         significant=significant,
         status=status,
+        reason=reason,
     )
 
 
@@ -229,6 +270,8 @@ def _report(
         f"{b.key}={b.value}:{r.metric}" for b in breakdowns for r in b.metrics if r.status == "regression"
     ]
     improved = [r.metric for r in overall if r.status == "improvement"]
+    means: dict[str, float | None] = {r.metric: r.comparison.candidate.mean for r in overall}
+    gates = check_gates(config.gates, means)
     return ComparisonReport(
         baseline_id=paired.baseline.experiment_id,
         baseline_name=paired.baseline.name,
@@ -248,6 +291,8 @@ def _report(
         improvements=improved,
         breakdown_regressions=flagged,
         regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
+        gates=gates,
+        gates_passed=all(g.passed for g in gates),
         verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged),
     )
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.run_data import ItemKey
+from shared.contracts.gates import GateResult
 from shared.stats import PairedComparison
 
 MetricStatus = Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
@@ -23,6 +24,7 @@ class MetricResult(BaseModel):
     p_adjusted: float | None = Field(description="Holm-adjusted p-value within this metric's family")
     significant: bool = Field(description="p_adjusted < alpha")
     status: MetricStatus
+    reason: str = Field(default="", description="Why this status, in words (threshold, test, p, interval)")
 
 
 class BreakdownResult(BaseModel):
@@ -72,4 +74,6 @@ class ComparisonReport(BaseModel):
     improvements: list[str] = Field(description="Metrics with status 'improvement'")
     breakdown_regressions: list[str] = Field(description="'key=value:metric' entries that regressed")
     regression: bool = Field(description="An overall metric regressed (or a breakdown one, if asked)")
+    gates: list[GateResult] = Field(default_factory=list, description="Absolute gates on the candidate")
+    gates_passed: bool = Field(default=True, description="Every absolute gate met (True without gates)")
     verdict: str = Field(description="One-line human summary")

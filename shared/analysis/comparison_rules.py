@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from shared.contracts.gates import Gate
+
 LATENCY_METRIC = "latency_ms"
 ERROR_RATE_METRIC = "error_rate"
 LOWER_IS_BETTER = frozenset({"hallucination_rate", ERROR_RATE_METRIC, LATENCY_METRIC})
@@ -67,3 +69,11 @@ class ComparisonConfig(BaseModel):
     include_latency: bool = Field(default=True, description="Compare per-item latency_ms")
     include_error_rate: bool = Field(default=True, description="Compare the per-pair error indicator")
     fail_on_breakdown: bool = Field(default=False, description="A breakdown regression sets regression")
+    gates: list[Gate] = Field(
+        default_factory=list, description="Absolute gates on the candidate's means, e.g. 'mrr>=0.8'"
+    )
+    gate: Literal["point", "ci"] = Field(
+        default="point",
+        description="point: a significant change whose delta passes the threshold counts; ci: only when "
+        "the whole interval of the delta lies beyond it (fewer false alarms at the threshold, less power)",
+    )

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.gates import Gate
 from shared.contracts.pass_criteria import PassCriterion
 
 DEFAULT_CONCURRENCY = 10
@@ -50,6 +51,9 @@ class ExperimentSettings(BaseModel):
     pass_criteria: dict[str, PassCriterion] = Field(
         default_factory=dict,
         description="metric -> criterion overriding its evaluator's ('>=0.8', '<=0.1', 'informational')",
+    )
+    gates: list[Gate] = Field(
+        default_factory=list, description="Absolute gates on the run's means: 'order_correctness>=0.9'"
     )
     max_error_rate: float = Field(
         default=DEFAULT_MAX_ERROR_RATE,

@@ -6,7 +6,8 @@
 - ``recall@k``: relevant documents in the top k / all relevant documents.
 - ``precision@k``: relevant documents in the top k / k (even when fewer than k were retrieved).
 - ``ndcg@k``: Σ_{rank ≤ k} grade / log2(rank + 1), over the same sum for the ideal ranking of
-  every judged relevant document (cut at k). Linear gains (trec_eval / Järvelin), not 2^g - 1.
+  every document with a positive grade (cut at k; a 0.5 grade counts in both, so ndcg ≤ 1).
+  Linear gains (trec_eval / Järvelin), not 2^g - 1.
 - ``hit@k``: 1 if any relevant document is in the top k.
 - ``map``: average precision over the whole ranking: Σ precision@rank at each relevant
   document / number of relevant documents.
@@ -63,7 +64,9 @@ def hit_at(ranking: list[str], judgements: Judgements, k: int) -> float:
 
 def ndcg_at(ranking: list[str], judgements: Judgements, k: int) -> float:
     dcg = sum(judgements.grade(doc) / math.log2(rank + 1) for rank, doc in enumerate(ranking[:k], start=1))
-    ideal = sorted((judgements.grade(doc) for doc in judgements.relevant), reverse=True)[:k]
+    # the ideal ranking holds every document with a positive gain (fractional grades included),
+    # so DCG can never exceed it: ndcg ≤ 1
+    ideal = sorted((g for g in judgements.grades.values() if g > 0), reverse=True)[:k]
     idcg = sum(grade / math.log2(rank + 1) for rank, grade in enumerate(ideal, start=1))
     return dcg / idcg if idcg > 0 else 0.0
 

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.run_data import RunData
+from shared.contracts.gates import GateResult
 from shared.reports.markdown import fmt_num, fmt_p
 
 # Characters XML 1.0 cannot carry at all (ElementTree escapes &<>" but passes these through).
@@ -37,7 +38,7 @@ def _describe(r: MetricResult) -> str:
         f"{fmt_num(c.candidate.mean)}, delta {fmt_num(c.delta, signed=True)} "
         f"[{fmt_num(c.delta_ci_low)}, {fmt_num(c.delta_ci_high)}], threshold "
         f"{fmt_num(r.threshold, signed=True)}, test {c.test or '-'}, p={fmt_p(c.p_value)}, "
-        f"p_adj={fmt_p(r.p_adjusted)}, n_pairs={c.n_pairs}, dropped={c.n_dropped}"
+        f"p_adj={fmt_p(r.p_adjusted)}, n_pairs={c.n_pairs}, dropped={c.n_dropped}; {r.status}: {r.reason}"
     )
 
 
@@ -51,6 +52,21 @@ def _metric_case(suite: ET.Element, classname: str, name: str, r: MetricResult, 
         _sub(case, "skipped", message=f"insufficient data for {name} (n_pairs={r.comparison.n_pairs})")
     _sub(case, "system-out", f"{r.status}: {text}")
     return 0
+
+
+def _gate_suite(root: ET.Element, gates: list[GateResult]) -> int:
+    """One testcase per absolute gate (failure when it is missed); returns the failures."""
+    suite = _sub(root, "testsuite", name="gates")
+    failures = 0
+    for gate in gates:
+        case = _sub(suite, "testcase", classname="gates", name=gate.gate, time="0")
+        if gate.passed:
+            _sub(case, "system-out", gate.reason)
+        else:
+            failures += 1
+            _sub(case, "failure", gate.reason, message=gate.reason[:200], type="gate")
+    suite.attrib.update(tests=str(len(gates)), failures=str(failures), errors="0", skipped="0")
+    return failures
 
 
 def comparison_junit(report: ComparisonReport) -> str:
@@ -86,6 +102,9 @@ def comparison_junit(report: ComparisonReport) -> str:
         bskipped = sum(r.status == "insufficient_data" for _, r in cases)
         bsuite.attrib.update(tests=str(len(cases)), failures=str(bfail), errors="0", skipped=str(bskipped))
         total_tests, total_failures = total_tests + len(cases), total_failures + bfail
+    if report.gates:
+        gfail = _gate_suite(root, report.gates)
+        total_tests, total_failures = total_tests + len(report.gates), total_failures + gfail
     root.attrib.update(tests=str(total_tests), failures=str(total_failures), errors="0")
     return _serialise(root)
 
@@ -130,5 +149,9 @@ def experiment_junit(run: RunData, aggregates: ExperimentAggregates) -> str:
         errors=str(aggregates.error_count),
         skipped=str(skipped),
     )
-    root.attrib.update(tests=suite.attrib["tests"], failures=str(failures), errors=suite.attrib["errors"])
+    tests = aggregates.item_count
+    if aggregates.gates:
+        failures += _gate_suite(root, aggregates.gates)
+        tests += len(aggregates.gates)
+    root.attrib.update(tests=str(tests), failures=str(failures), errors=suite.attrib["errors"])
     return _serialise(root)

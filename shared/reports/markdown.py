@@ -5,6 +5,7 @@ from __future__ import annotations
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.run_data import RunData
+from shared.contracts.gates import GateResult
 
 _STATUS = {
     "regression": "🔴 regression",
@@ -16,6 +17,7 @@ _TEST_LABEL = {
     "paired_bootstrap": "bootstrap",
     "mcnemar_exact": "McNemar",
     "sign_flip_exact": "exact sign-flip",
+    "sign_flip_monte_carlo": "Monte Carlo sign-flip",
 }
 _MAX_LISTED = 20
 
@@ -86,8 +88,15 @@ def comparison_markdown(report: ComparisonReport) -> str:
         *_table(_HEADER, [_metric_row(r, r.metric) for r in report.metrics]),
         "",
         "p-values are Holm-adjusted across the metrics above (raw p-values are in the JSON report); "
-        "0/1 metrics use the exact McNemar test, others the two-sided paired bootstrap. "
-        "d = pooled Cohen's d, dz = paired effect size. ↑ higher is better, ↓ lower is better.",
+        "0/1 metrics use the exact McNemar test, others the exact sign-flip test up to 16 pairs and a "
+        "Monte Carlo sign-flip test beyond; the delta's interval is the bootstrap percentile interval, "
+        "not adjusted for the number of metrics. d = pooled Cohen's d, dz = paired effect size. "
+        "↑ higher is better, ↓ lower is better.",
+        "",
+        "## Why each verdict",
+        "",
+        *[f"- **{cell(r.metric)}** ({r.status.replace('_', ' ')}): {cell(r.reason)}" for r in report.metrics],
+        *_gates(report.gates),
     ]
     counts = {s: sum(r.status == s for r in report.metrics) for s in _STATUS}
     out += [
@@ -134,6 +143,14 @@ def comparison_markdown(report: ComparisonReport) -> str:
     return "\n".join(out) + "\n"
 
 
+def _gates(gates: list[GateResult]) -> list[str]:
+    if not gates:
+        return []
+    lines = ["", "## Gates", ""]
+    lines += [f"- {'✅ pass' if g.passed else '❌ FAIL'}: {cell(g.reason)}" for g in gates]
+    return lines
+
+
 def _criteria(a: ExperimentAggregates) -> str:
     gating = [f"{m} {c.describe()}" for m, c in a.pass_criteria.items() if c.gates]
     return ", ".join(gating) or "none"
@@ -160,6 +177,7 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
     if a.warnings:
         out += ["", "## Warnings", ""]
         out += [f"- ⚠ {cell(w.message)}" for w in a.warnings]
+    out += _gates(a.gates)
     out += ["", "## Metrics", ""]
     out += _table(
         ["Metric", "Mean", "95% CI", "Median", "p95", "n", "None"],

@@ -2,9 +2,12 @@
 
 Percentiles use NumPy's default linear interpolation (Hyndman & Fan type 7), so p95 of a
 sample is a real quantile, not a single sorted element picked by ``floor(0.95 n)``.
-The interval is for the MEAN, not a range of raw values. By default (``auto``) pass/fail data
-(every value 0 or 1) gets the Wilson score interval, which stays inside [0, 1] and is not
-degenerate at 0 % or 100 %; anything else gets Student t. Percentile bootstrap on request.
+The interval is for the MEAN, not a range of raw values, and stays inside the metric's range. By
+default (``auto``): pass/fail data (every value 0 or 1) gets the Wilson score interval, which stays
+inside [0, 1] and is not degenerate at 0 % or 100 %; other scores in [0, 1] (partial credit,
+recall, ndcg) get the percentile bootstrap (``SUMMARY_RESAMPLES`` resamples, fixed seed), which
+stays inside the values' own range (a t-interval gave order_correctness 0.891 [0.776, 1.005]);
+unbounded values (latency) get Student t.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
 
-from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means, percentile_interval
+from shared.stats.bootstrap import bootstrap_means, percentile_interval
 from shared.stats.cleaning import FloatArray, Values, drop_missing, is_binary
 from shared.stats.errors import StatsInputError
 
 CiMethod = Literal["auto", "t", "wilson", "bootstrap"]
+SUMMARY_RESAMPLES = 2_000
 
 
 class Percentiles(BaseModel, frozen=True):
@@ -87,7 +91,11 @@ def wilson_interval(values: FloatArray, confidence: float = 0.95) -> tuple[float
 def _resolve(ci_method: CiMethod, values: FloatArray) -> CiMethod:
     if ci_method != "auto":
         return ci_method
-    return "wilson" if is_binary(values) else "t"
+    if is_binary(values):
+        return "wilson"
+    if values.size and float(values.min()) >= 0.0 and float(values.max()) <= 1.0:
+        return "bootstrap"
+    return "t"
 
 
 def summarize(
@@ -95,7 +103,7 @@ def summarize(
     *,
     confidence: float = 0.95,
     ci_method: CiMethod = "auto",
-    resamples: int = DEFAULT_RESAMPLES,
+    resamples: int = SUMMARY_RESAMPLES,
     seed: int = 0,
 ) -> Summary:
     """Mean, sample SD, median, p95 and a ``confidence`` CI of the mean (see the module docstring)."""

@@ -3,9 +3,10 @@
 All statistics are computed on the complete pairs only (a pair with a missing value on either
 side is dropped and counted), so the two summaries, the delta, the test and the effect sizes
 describe the same items. The test is the exact McNemar test when every paired value is 0/1,
-otherwise the exact sign-flip test for up to ``EXACT_MAX_PAIRS`` pairs (the bootstrap is
-anti-conservative that small) and the two-sided paired bootstrap beyond. The delta's CI is the
-bootstrap percentile interval in every case.
+otherwise the exact sign-flip test for up to ``EXACT_MAX_PAIRS`` pairs and the Monte Carlo
+sign-flip test beyond (both keep the A/A false-positive rate at or below alpha at every n; the
+paired bootstrap's p-value, used before, was liberal). The delta's CI is the bootstrap percentile
+interval in every case (unadjusted for multiple testing).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from shared.stats.cleaning import Values, is_binary, pair_values
 from shared.stats.descriptive import Summary, summarize
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
-from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
+from shared.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value, sign_flip_p_value
 
-TestName = Literal["paired_bootstrap", "mcnemar_exact", "sign_flip_exact"]
+TestName = Literal["paired_bootstrap", "mcnemar_exact", "sign_flip_exact", "sign_flip_monte_carlo"]
 
 
 class PairedComparison(BaseModel, frozen=True):
@@ -70,7 +71,7 @@ def compare_paired(
     elif pairs.n <= EXACT_MAX_PAIRS:
         test, p_value = "sign_flip_exact", sign_flip_p_value(pairs.differences)
     else:
-        test, p_value = "paired_bootstrap", boot.p_value
+        test, p_value = "sign_flip_monte_carlo", monte_carlo_sign_flip_p_value(pairs.differences, seed=seed)
     return PairedComparison(
         n_pairs=pairs.n,
         n_dropped=pairs.n_dropped,

@@ -53,7 +53,9 @@ async def create_comparison(body: ComparisonCreate, session: SessionDep) -> Comp
     (memory bounded like the finalizer's)."""
     baseline = await _completed(session, body.baseline_id)
     candidate = await _completed(session, body.candidate_id)
-    config = ComparisonConfig(metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha)
+    config = ComparisonConfig(
+        metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha, gates=body.gates, gate=body.gate
+    )
     try:
         report = await compare_experiments(session, baseline, candidate, config)
     except ComparisonError as exc:

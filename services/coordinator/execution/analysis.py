@@ -19,6 +19,7 @@ from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
+from shared.contracts.gates import Gate
 from shared.db.models import Experiment
 from shared.evaluators.item_results import ItemResult
 
@@ -30,12 +31,13 @@ async def analyse_experiment(
     policy: PassPolicy | None = None,
     breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
+    gates: Sequence[Gate] = (),
 ) -> ExperimentAggregates:
     """Run the run-level evaluators and aggregate; ``aggregates.run_scores`` holds their results."""
     keys = list(dict.fromkeys([*breakdown_keys, *sorted(metadata_keys(run_evaluators))]))
     columns = await load_run_columns(session, experiment, keys)
     run_level = RunLevelEvaluation(run_evaluators, columns)
-    builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate)
+    builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate, gates)
     for name in columns.metric_names:
         values = await load_metric(session, experiment.id, name, columns.size)
         builder.add_metric(name, values)

@@ -107,6 +107,7 @@ class Finalizer:
                 config.run_evaluators,
                 policy_for(config),
                 max_error_rate=config.max_error_rate,
+                gates=config.gates,
             )
             if experiment.baseline_id:
                 baseline = await session.get(Experiment, experiment.baseline_id)

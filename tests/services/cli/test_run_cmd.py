@@ -24,6 +24,10 @@ def test_exit_codes() -> None:
     assert exit_code(warned, fail_on_regression=False) == 3
     assert exit_code(experiment(regression=True), fail_on_regression=True) == 1
     assert exit_code(experiment(regression=True), fail_on_regression=False) == 0
+    missed = experiment(
+        aggregates={"warnings": [], "gates": [{"passed": False, "reason": "a = 0.5 misses a>=0.9"}]}
+    )
+    assert exit_code(missed, fail_on_regression=False) == 1
 
 
 def test_pass_options() -> None:

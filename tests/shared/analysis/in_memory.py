@@ -9,6 +9,7 @@ from shared.analysis.columns import columns_from_items, item_metric_values
 from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_data import RunData
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
+from shared.contracts.gates import Gate
 
 
 def compute_aggregates(
@@ -16,12 +17,13 @@ def compute_aggregates(
     policy: PassPolicy | float | None = None,
     breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
+    gates: Sequence[Gate] = (),
 ) -> ExperimentAggregates:
     """``policy`` may be a bare pass threshold (the default policy at that threshold)."""
     if isinstance(policy, float | int):
         policy = PassPolicy(float(policy))
     columns = columns_from_items(run.experiment_id, run.name, run.items, breakdown_keys, run.run_scores)
-    builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate)
+    builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate, gates)
     values = item_metric_values(run.items)
     for name in columns.metric_names:
         builder.add_metric(name, values(name))

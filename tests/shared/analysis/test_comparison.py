@@ -80,7 +80,7 @@ def test_synthetic_regression_is_flagged() -> None:
     assert report.regression
     assert {"faithfulness", "order_correctness"} <= set(report.regressions)
     faith = results["faithfulness"]
-    assert faith.comparison.test == "paired_bootstrap"
+    assert faith.comparison.test == "sign_flip_monte_carlo"
     assert faith.comparison.delta is not None and faith.comparison.delta < -0.2
     assert faith.p_adjusted is not None and faith.p_adjusted < 0.05
     assert results["order_correctness"].comparison.test == "mcnemar_exact"
@@ -245,3 +245,16 @@ def test_direction_and_default_thresholds() -> None:
     assert default_threshold("hallucination_rate", True) == 0.02
     assert default_threshold("latency_ms", True) == 100.0
     assert default_threshold("something_new", False) == -0.05
+
+
+def test_absolute_gates_on_the_candidate_and_reasons() -> None:
+    baseline, candidate = make_run("base"), make_run("cand", zero_items=15)
+    config = ComparisonConfig(gates=["order_correctness>=0.9", "latency_ms<=1000"])  # type: ignore[list-item]
+    report = compare_runs(baseline, candidate, config)
+    assert [(g.gate, g.passed) for g in report.gates] == [
+        ("order_correctness>=0.9", False),
+        ("latency_ms<=1000", True),
+    ]
+    assert not report.gates_passed
+    assert all(r.reason for r in report.metrics)
+    assert "beyond the -0.05 threshold" in by_metric(report.metrics)["order_correctness"].reason

@@ -6,6 +6,7 @@ import pytest
 from shared.analysis.pass_rule import PassPolicy, default_criterion, item_passed
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.gates import Gate
 from shared.contracts.pass_criteria import PassCriterion
 from tests.shared.analysis.in_memory import compute_aggregates
 
@@ -113,3 +114,14 @@ def test_aggregates_store_the_criteria_they_used() -> None:
     assert agg.pass_rate == 1.0
     assert agg.pass_criteria["precision@10"].describe() == "informational"
     assert agg.pass_policy().outcome(run.items[0]) == "passed"
+
+
+def test_gates_are_checked_on_the_runs_means() -> None:
+    run = RunData(experiment_id="e", name="r", items=[ok(order_correctness=1.0), ok(order_correctness=0.6)])
+    gates = [Gate.model_validate("order_correctness>=0.9"), Gate.model_validate("pass_rate>=0.5")]
+    agg = compute_aggregates(run, gates=gates)
+    assert [(g.gate, g.passed) for g in agg.gates] == [
+        ("order_correctness>=0.9", False),
+        ("pass_rate>=0.5", True),
+    ]
+    assert agg.gates[0].reason == "order_correctness = 0.8 misses order_correctness>=0.9"

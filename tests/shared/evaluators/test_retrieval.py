@@ -12,6 +12,7 @@ import pytest
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators import get, run_item_evaluators
 from shared.evaluators.retrieval import map_, mrr, null_query_correct, retrieval
+from shared.evaluators.retrieval_metrics import Judgements, ndcg_at
 
 pytestmark = pytest.mark.unit
 
@@ -209,3 +210,11 @@ def test_metrics_agree_with_ranx_on_random_rankings(ranx_evaluate: Any) -> None:
         for name, ranx_name in RANX_METRICS.items():
             theirs = run.scores[ranx_name][f"q{i}"]
             assert ours[name] == pytest.approx(theirs, abs=1e-6), (f"q{i}", name, judgements, ranking)
+
+
+def test_ndcg_with_fractional_grades_stays_at_most_one() -> None:
+    """relevant [a, b], b graded 0.5, ranking [b, a]: the ideal ranking counts b's gain too."""
+    judgements = Judgements(["a", "b"], {"b": 0.5})
+    # DCG = 0.5/log2(2) + 1/log2(3) = 1.131; ideal [a, b] = 1 + 0.5/log2(3) = 1.315
+    assert ndcg_at(["b", "a"], judgements, 5) == pytest.approx(0.860, abs=5e-4)
+    assert ndcg_at(["a", "b"], judgements, 5) == pytest.approx(1.0)

@@ -53,7 +53,7 @@ def test_comparison_markdown_has_seed_table_summary_and_breakdowns(regressed: Co
     lines = md.splitlines()
     assert SEED_HEADER in lines
     row = next(line for line in lines if line.startswith("| faith\\|fulness"))  # pipe escaped
-    assert "🔴 regression" in row and "(bootstrap)" in row
+    assert "🔴 regression" in row and "(Monte Carlo sign-flip)" in row
     assert "## Summary" in md and "- **Regressions**: 1" in md
     assert "### ⚠️ Regressions Detected" in md
     assert "## Per-category deltas" in md

@@ -49,7 +49,8 @@ def test_pass_fail_values_get_the_wilson_interval_inside_0_1() -> None:
     assert 0.0 <= few.ci_low < 0.8 < few.ci_high <= 1.0  # the t interval would reach past 1.3
     perfect = summarize([1.0] * 25)
     assert perfect.ci_high == pytest.approx(1.0) and perfect.ci_low == pytest.approx(0.8668, abs=1e-4)
-    assert summarize([0.5, 1.0]).ci_method == "t"
+    assert summarize([0.5, 1.0]).ci_method == "bootstrap"  # bounded scores: inside their range
+    assert summarize([120.0, 95.5]).ci_method == "t"  # unbounded values (latency)
     with pytest.raises(StatsInputError, match="pass/fail"):
         wilson_interval(np.array([0.5, 1.0]))
 

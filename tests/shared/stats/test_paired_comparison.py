@@ -34,13 +34,16 @@ def test_few_continuous_pairs_use_the_exact_sign_flip_test_on_complete_pairs_onl
     assert result.bootstrap.n_dropped == 2
 
 
-def test_many_continuous_pairs_use_the_bootstrap() -> None:
+def test_many_continuous_pairs_use_the_monte_carlo_sign_flip() -> None:
     rng = np.random.default_rng(1)
     baseline = rng.uniform(0.5, 1.0, EXACT_MAX_PAIRS + 1)
     candidate = baseline - rng.uniform(0.0, 0.2, baseline.size)
     result = compare_paired(baseline, candidate, resamples=1000)
-    assert result.test == "paired_bootstrap"
-    assert result.p_value == result.bootstrap.p_value
+    assert result.test == "sign_flip_monte_carlo"
+    # every difference is negative: only the all-negative pattern is as extreme (of 10,000 drawn)
+    assert result.p_value == pytest.approx(1 / 10_001, rel=0.5)
+    # the interval of the delta is still the bootstrap's
+    assert (result.delta_ci_low, result.delta_ci_high) == (result.bootstrap.ci_low, result.bootstrap.ci_high)
 
 
 def test_untestable_and_zero_baseline() -> None:

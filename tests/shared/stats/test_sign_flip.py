@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from shared.stats import EXACT_MAX_PAIRS, sign_flip_p_value
+from shared.stats.sign_flip import flip_p_values, random_sign_bits
 
 pytestmark = pytest.mark.unit
 
@@ -36,3 +37,13 @@ def test_edges() -> None:
     assert smallest == pytest.approx(2 / 2**EXACT_MAX_PAIRS)
     with pytest.raises(ValueError, match="at most 16"):
         sign_flip_p_value(np.ones(EXACT_MAX_PAIRS + 1))
+
+
+def test_monte_carlo_agrees_with_the_exact_test_within_its_error() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        diffs = rng.normal(0.05, 0.2, 14)
+        exact = sign_flip_p_value(diffs)
+        sampled = flip_p_values(diffs, random_sign_bits(14, 10_000, seed=1))[0]
+        assert exact is not None
+        assert abs(sampled - exact) <= 4 * np.sqrt(exact * (1 - exact) / 10_000) + 1e-4

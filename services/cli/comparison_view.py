@@ -42,14 +42,8 @@ def _overall(report: ComparisonReport) -> Table:
         "p (Holm)",
         "test",
         "status",
-        "why",
     ):
-        table.add_column(
-            column,
-            justify="left" if column in ("metric", "test", "status", "why") else "right",
-            overflow="fold" if column == "why" else "ellipsis",
-            ratio=3 if column == "why" else None,
-        )
+        table.add_column(column, justify="left" if column in ("metric", "test", "status") else "right")
     for r in report.metrics:
         c = r.comparison
         table.add_row(
@@ -61,9 +55,20 @@ def _overall(report: ComparisonReport) -> Table:
             "-" if r.p_adjusted is None else f"{r.p_adjusted:.3f}",
             c.test or "-",
             _status(r),
-            r.reason,
         )
     return table
+
+
+def _reasons(report: ComparisonReport) -> Text:
+    """Why each metric got its status, one line each, under the table."""
+    text = Text("Why:\n", style="bold")
+    for r in report.metrics:
+        text.append(f"  {r.metric}: ", style=STATUS_STYLE.get(r.status, ""))
+        text.append(f"{r.reason}\n")
+    for g in report.gates:
+        text.append(f"  gate {g.gate}: ", style="green" if g.passed else "bold red")
+        text.append(f"{g.reason}\n")
+    return text
 
 
 def _breakdown(report: ComparisonReport, key: str, metrics: set[str]) -> Table | None:
@@ -94,7 +99,7 @@ def _breakdown(report: ComparisonReport, key: str, metrics: set[str]) -> Table |
 def comparison_view(report: ComparisonReport) -> Group:
     """Overall table, per-category/query-type deltas of the score metrics (changed rows only), verdict."""
     scores = {r.metric for r in report.metrics if r.metric in HEADLINE or r.status == "regression"}
-    parts: list[Table | Text] = [_overall(report)]
+    parts: list[Table | Text] = [_overall(report), _reasons(report)]
     for key in ("category", "query_type"):  # retrieval items carry both, with the same values
         table = _breakdown(report, key, scores - {"latency_ms", "error_rate"})
         if table is not None:

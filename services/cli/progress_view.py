@@ -65,14 +65,17 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
     table.add_column("metric")
     table.add_column("mean", justify="right")
     table.add_column("95% CI", justify="right")
+    table.add_column("CI method")
     table.add_column("n", justify="right")
     for name, stats in sorted((agg.get("metrics") or {}).items()):
         ci = f"[{_fmt(stats.get('ci_low'))}, {_fmt(stats.get('ci_high'))}]"
-        table.add_row(name, _fmt(stats.get("mean")), ci, _fmt(stats.get("count")))
+        table.add_row(
+            name, _fmt(stats.get("mean")), ci, stats.get("ci_method", "t"), _fmt(stats.get("count"))
+        )
     for run_score in agg.get("run_scores") or []:
         if "[" in run_score["name"]:  # per-group breakdown entries: shown in the comparison view
             continue
-        table.add_row(f"(run) {run_score['name']}", _fmt(run_score.get("value")), "", "")
+        table.add_row(f"(run) {run_score['name']}", _fmt(run_score.get("value")), "", "", "")
     p = experiment["progress"]
     latency = agg.get("latency") or {}
     headline = Text.assemble(

@@ -293,7 +293,8 @@ def _report(
         regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
         gates=gates,
         gates_passed=all(g.passed for g in gates),
-        verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged),
+        verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged)
+        + "".join(f"; gate missed: {g.gate}" for g in gates if not g.passed),
     )
 
 

@@ -185,7 +185,7 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
             [
                 cell(name),
                 fmt_num(m.mean),
-                "-" if m.ci_low is None else f"[{fmt_num(m.ci_low)}, {fmt_num(m.ci_high)}]",
+                "-" if m.ci_low is None else f"[{fmt_num(m.ci_low)}, {fmt_num(m.ci_high)}] ({m.ci_method})",
                 fmt_num(m.median),
                 fmt_num(m.p95),
                 str(m.count),

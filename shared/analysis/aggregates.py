@@ -49,7 +49,9 @@ class MetricAggregate(BaseModel):
     ci_low: float | None = Field(description="95% interval of the mean (lower), inside the metric's range")
     ci_high: float | None = Field(description="95% interval of the mean (upper)")
     ci_method: str = Field(
-        default="t", description="wilson (0/1 scores), bootstrap (scores in [0, 1]) or t (unbounded)"
+        default="t",
+        description="wilson (0/1 scores), bootstrap (scores in [0, 1]; t_clipped beyond 2,000 values) "
+        "or t (unbounded)",
     )
     count: int = Field(description="Ok items with a value")
     none_count: int = Field(description="Ok items where the score was None or missing")
@@ -212,7 +214,7 @@ class AggregateBuilder:
         self._metrics[name] = _metric_aggregate(values[ok])
         for key, parts in self._groups.items():
             for label, members in parts:
-                s = summarize(values[members][ok[members]])
+                s = summarize(values[members][ok[members]], ci_method="none")  # groups keep no interval
                 self._group_metrics[(key, label)][name] = GroupMetric(
                     mean=s.mean, count=s.n, none_count=s.n_dropped
                 )

@@ -14,7 +14,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 GIVEN = frozenset({"input", "output", "expected_output", "metadata", "item_results", "columns"})
 """Parameters filled by the caller per item (or per run), never by an experiment's ``args``."""
@@ -39,7 +39,7 @@ def _message(error: Any) -> str:
 
 
 class _Arguments(BaseModel):
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, populate_by_name=True)
 
 
 def arguments_model(name: str, fn: Callable[..., Any]) -> type[BaseModel]:
@@ -57,7 +57,10 @@ def arguments_model(name: str, fn: Callable[..., Any]) -> type[BaseModel]:
             continue
         annotation = hints.get(param.name, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[param.name] = (annotation, default)
+        if hasattr(BaseModel, param.name):  # e.g. `schema`: kept under another name, same alias
+            fields[f"{param.name}_"] = (annotation, Field(default, alias=param.name))
+        else:
+            fields[param.name] = (annotation, default)
     return create_model(f"{name}_arguments", __base__=_Arguments, **fields)
 
 
@@ -66,5 +69,7 @@ def validate_arguments(name: str, model: type[BaseModel], args: dict[str, Any]) 
     try:
         validated = model.model_validate(args)
     except ValidationError as exc:
-        raise EvaluatorArgumentsError(name, exc, list(model.model_fields)) from None
-    return validated.model_dump(include=set(args))
+        accepted = [info.alias or field for field, info in model.model_fields.items()]
+        raise EvaluatorArgumentsError(name, exc, accepted) from None
+    given = {field for field, info in model.model_fields.items() if (info.alias or field) in args}
+    return validated.model_dump(include=given, by_alias=True)

@@ -7,7 +7,8 @@ default (``auto``): pass/fail data (every value 0 or 1) gets the Wilson score in
 inside [0, 1] and is not degenerate at 0 % or 100 %; other scores in [0, 1] (partial credit,
 recall, ndcg) get the percentile bootstrap (``SUMMARY_RESAMPLES`` resamples, fixed seed), which
 stays inside the values' own range (a t-interval gave order_correctness 0.891 [0.776, 1.005]);
-unbounded values (latency) get Student t.
+unbounded values (latency) get Student t. Beyond ``BOOTSTRAP_MAX_N`` values a bounded score's
+interval is Student t clipped to the values' range (``t_clipped``). ``none`` skips the interval.
 """
 
 from __future__ import annotations
@@ -22,8 +23,12 @@ from shared.stats.bootstrap import bootstrap_means, percentile_interval
 from shared.stats.cleaning import FloatArray, Values, drop_missing, is_binary
 from shared.stats.errors import StatsInputError
 
-CiMethod = Literal["auto", "t", "wilson", "bootstrap"]
+CiMethod = Literal["auto", "t", "wilson", "bootstrap", "t_clipped", "none"]
 SUMMARY_RESAMPLES = 2_000
+BOOTSTRAP_MAX_N = 2_000
+"""Above this many values a bounded score's interval is Student t clipped to the values' range:
+the bootstrap would cost seconds per metric on large runs, and with this many values the two agree
+except within a hair of the bound, where clipping keeps it inside the range."""
 
 
 class Percentiles(BaseModel, frozen=True):
@@ -94,7 +99,7 @@ def _resolve(ci_method: CiMethod, values: FloatArray) -> CiMethod:
     if is_binary(values):
         return "wilson"
     if values.size and float(values.min()) >= 0.0 and float(values.max()) <= 1.0:
-        return "bootstrap"
+        return "bootstrap" if values.size <= BOOTSTRAP_MAX_N else "t_clipped"
     return "t"
 
 
@@ -120,6 +125,12 @@ def summarize(
         interval = t_interval(arr, confidence)
     elif ci_method == "wilson":
         interval = wilson_interval(arr, confidence)
+    elif ci_method == "none":
+        interval = None
+    elif ci_method == "t_clipped":
+        t = t_interval(arr, confidence)
+        low, high = float(arr.min()), float(arr.max())
+        interval = None if t is None else (max(t[0], low), min(t[1], high))
     else:
         interval = percentile_interval(bootstrap_means(arr, resamples, seed), confidence)
     return Summary(

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, PairedBootstrapResult, paired_bootstrap
 from shared.stats.cleaning import Values, is_binary, pair_values
-from shared.stats.descriptive import Summary, summarize
+from shared.stats.descriptive import CiMethod, Summary, summarize
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value, sign_flip_p_value
@@ -57,8 +57,11 @@ def compare_paired(
     boot = paired_bootstrap(baseline, candidate, resamples=resamples, seed=seed, confidence=confidence)
     binary = is_binary(pairs.baseline) and is_binary(pairs.candidate)
     mcnemar = mcnemar_exact(baseline, candidate) if binary else None
-    base_sum = summarize(pairs.baseline, confidence=confidence)
-    cand_sum = summarize(pairs.candidate, confidence=confidence)
+    # each side's own interval is not what a comparison reports (the delta's is): Wilson for 0/1,
+    # else the cheap t clipped to the range (a bootstrap per side, metric and group cost seconds)
+    side_ci: CiMethod = "auto" if binary else "t_clipped"
+    base_sum = summarize(pairs.baseline, confidence=confidence, ci_method=side_ci)
+    cand_sum = summarize(pairs.candidate, confidence=confidence, ci_method=side_ci)
     delta = boot.mean_difference
     delta_pct = None
     if delta is not None and base_sum.mean:

@@ -89,3 +89,11 @@ def test_invalid_input_is_rejected_with_a_clear_message() -> None:
         summarize(np.ones((2, 2)))
     with pytest.raises(StatsInputError, match="confidence"):
         t_interval(np.array([1.0, 2.0]), confidence=1.5)
+
+
+def test_large_bounded_samples_get_a_clipped_t_interval_inside_their_range() -> None:
+    values = [1.0] * 2_990 + [0.9] * 10  # mean 0.99967, close to the bound
+    s = summarize(values)
+    assert s.ci_method == "t_clipped"
+    assert s.ci_low is not None and s.ci_high is not None
+    assert 0.9 <= s.ci_low < s.mean <= s.ci_high <= 1.0  # type: ignore[operator]

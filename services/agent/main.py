@@ -6,6 +6,7 @@ Postgres checkpointer and the FastAPI chat API.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,10 +23,14 @@ from services.agent.graph import compile_graph
 from services.agent.invoke_endpoint import register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
-from services.agent.traffic import JetStreamTrafficPublisher, RetryingTrafficPublisher
+from services.agent.traffic import JetStreamTrafficPublisher
+from services.agent.traffic_outbox import OutboxTrafficPublisher
+from shared.db.session import make_engine, make_session_factory
 from shared.log_setup import configure_logging
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
@@ -45,7 +50,13 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
             conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
         ):
             await start_serving(broker, nats_health)
-            publisher = RetryingTrafficPublisher(JetStreamTrafficPublisher(broker, settings.topology))
+            engine = make_engine(settings.database_url, pool_size=2)
+            publisher = OutboxTrafficPublisher(
+                JetStreamTrafficPublisher(broker, settings.topology),
+                make_session_factory(engine),
+                nats_health,
+            )
+            publisher.start()
             try:
                 graph = compile_graph(saver)
                 app.state.conversations = ConversationService(graph, runtime, publisher, locks)
@@ -53,7 +64,11 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
             finally:
                 app.state.conversations = None
                 await publisher.aclose()
-                await broker.stop()
+                try:
+                    await broker.stop()
+                except Exception as exc:  # NATS away at shutdown: nothing left to flush (the outbox holds it)
+                    log.warning("closing the NATS connection failed: %s", exc)
+                await engine.dispose()
 
     app = FastAPI(title="Yardstick drive-thru agent", lifespan=lifespan)
     app.state.conversations = None

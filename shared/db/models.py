@@ -277,3 +277,16 @@ class PromptLabel(Base):
     label: Mapped[str] = mapped_column(String(50), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class TrafficOutbox(Base):
+    """Chat turns the agent could not publish yet (NATS away): kept here until they are, so neither an
+    outage nor the agent's death during one loses a turn. ``msg_id`` is the ``Nats-Msg-Id``."""
+
+    __tablename__ = "traffic_outbox"
+
+    msg_id: Mapped[str] = mapped_column(String(300), primary_key=True)
+    turn: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)

@@ -1,20 +1,26 @@
 """A NATS outage longer than nats-py's own reconnect budget (60 attempts), against a real stack:
-every service says so on /healthz (503) and keeps trying; when nats-server is back on the same
-store every service reconnects by itself, and an experiment then completes with every item once."""
+every service says so on /healthz (503) and keeps trying; chat turns taken during the outage are kept
+(the agent's outbox); when nats-server is back on the same store every service reconnects by itself,
+the search-proxy answers on NATS again, every sampled turn is stored and scored exactly once, and an
+experiment completes with every item once."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import nats
 import psycopg
 import pytest
 
 from services.stack import launcher
 from services.stack.servers import free_port, start_nats
 from services.stack.state import StackState
+from shared.contracts.search_messages import SearchRequest, SearchResponse
+from shared.contracts.topology import Topology
 from shared.db.session import plain_url
 from tests.services.stack.test_launcher import StackEnv, _free_port_base
 
@@ -65,6 +71,17 @@ def _health(state: StackState) -> dict[str, tuple[int, dict[str, object]]]:
     return out
 
 
+async def _search(nats_url: str, namespace: str) -> SearchResponse:
+    """One query over ``search.query`` (request/reply through NATS): it raises without an answer."""
+    nc = await nats.connect(nats_url)
+    try:
+        request = SearchRequest(query="menu", limit=3).model_dump_json().encode()
+        reply = await nc.request(Topology(namespace=namespace).search_query, request, timeout=10)
+        return SearchResponse.model_validate_json(reply.data)
+    finally:
+        await nc.close()
+
+
 def _nats_of(body: dict[str, object]) -> dict[str, object]:
     nats = body.get("nats")
     assert isinstance(nats, dict), body
@@ -85,6 +102,9 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
     env, store, port = outage_env
     state = launcher.up(env.state_dir, env.namespace)
     assert all(code == 200 for code, _ in _health(state).values())
+    auth = {"Authorization": f"Bearer {state.api_key}"}
+    client = httpx.Client(base_url=state.api_url or "", headers=auth)
+    client.put("/online/config", json={"rate": 1.0}).raise_for_status()  # sample every conversation
 
     _kill_nats_on(port)
 
@@ -96,12 +116,31 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
         )
 
     _until(all_down_long_enough, what=f"every service 503 after > {ATTEMPTS} failed reconnects")
+    agent = httpx.Client(base_url=state.agent_url or "", timeout=30)
+    conversation = agent.post("/conversations").json()["conversation_id"]
+    for text in ("two hash browns please", "that's all"):  # answered while NATS is away
+        agent.post(f"/conversations/{conversation}/messages", json={"text": text}).raise_for_status()
     server = start_nats(port, store, env.state_dir.parent / "nats-again.log")
     try:
         _until(lambda: all(code == 200 for code, _ in _health(state).values()), what="every service back")
-        client = httpx.Client(
-            base_url=state.api_url or "", headers={"Authorization": f"Bearer {state.api_key}"}
-        )
+        answered = asyncio.run(_search(env.nats_url, env.namespace))  # the search-proxy answers again
+        assert answered.error is None, answered
+
+        def stored_turns() -> list[tuple[int, int, int]]:
+            """(turn, scores, distinct evaluators) per sampled turn of the conversation."""
+            with psycopg.connect(plain_url(env.database_url)) as conn:
+                rows = conn.execute(
+                    "SELECT s.turn_index, count(*), count(DISTINCT sc.name) FROM online_samples s "
+                    "JOIN online_scores sc ON sc.sample_id = s.id WHERE s.conversation_id = %s "
+                    "GROUP BY s.id, s.turn_index ORDER BY s.turn_index",
+                    (conversation,),
+                ).fetchall()
+            return [(int(t), int(n), int(d)) for t, n, d in rows]
+
+        _until(lambda: len(stored_turns()) == 2, what="both turns taken during the outage sampled and scored")
+        turns = stored_turns()
+        assert [t for t, _, _ in turns] == [0, 1]  # each turn stored once
+        assert all(n == d > 0 for _, n, d in turns), turns  # each evaluator scored it once
         items = [{"id": f"o-{i}", "input": {"customer_utterance": "two hash browns"}} for i in range(8)]
         client.post(
             "/datasets/outage/items", json={"items": items, "create": {"kind": "drive_thru"}}

@@ -7,7 +7,6 @@ experiment completes with every item once."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from services.stack.state import StackState
 from shared.contracts.search_messages import SearchRequest, SearchResponse
 from shared.contracts.topology import Topology
 from shared.db.session import plain_url
+from tests.services.stack.fault_helpers import item_outcomes, until
 from tests.services.stack.test_launcher import StackEnv, _free_port_base
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
@@ -88,14 +88,6 @@ def _nats_of(body: dict[str, object]) -> dict[str, object]:
     return nats
 
 
-def _until(check: object, timeout_s: float = 60.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"never happened: {what}")
-        time.sleep(0.1)
-
-
 def test_services_survive_an_outage_longer_than_any_reconnect_budget(
     outage_env: tuple[StackEnv, Path, int],
 ) -> None:
@@ -115,14 +107,14 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
             for code, body in health.values()
         )
 
-    _until(all_down_long_enough, what=f"every service 503 after > {ATTEMPTS} failed reconnects")
+    until(all_down_long_enough, what=f"every service 503 after > {ATTEMPTS} failed reconnects")
     agent = httpx.Client(base_url=state.agent_url or "", timeout=30)
     conversation = agent.post("/conversations").json()["conversation_id"]
     for text in ("two hash browns please", "that's all"):  # answered while NATS is away
         agent.post(f"/conversations/{conversation}/messages", json={"text": text}).raise_for_status()
     server = start_nats(port, store, env.state_dir.parent / "nats-again.log")
     try:
-        _until(lambda: all(code == 200 for code, _ in _health(state).values()), what="every service back")
+        until(lambda: all(code == 200 for code, _ in _health(state).values()), what="every service back")
         answered = asyncio.run(_search(env.nats_url, env.namespace))  # the search-proxy answers again
         assert answered.error is None, answered
 
@@ -137,7 +129,7 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
                 ).fetchall()
             return [(int(t), int(n), int(d)) for t, n, d in rows]
 
-        _until(lambda: len(stored_turns()) == 2, what="both turns taken during the outage sampled and scored")
+        until(lambda: len(stored_turns()) == 2, what="both turns taken during the outage sampled and scored")
         turns = stored_turns()
         assert [t for t, _, _ in turns] == [0, 1]  # each turn stored once
         assert all(n == d > 0 for _, n, d in turns), turns  # each evaluator scored it once
@@ -150,17 +142,11 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
         )
         accepted.raise_for_status()
         experiment_id = accepted.json()["id"]
-        _until(
+        until(
             lambda: client.get(f"/experiments/{experiment_id}").json()["status"] == "completed",
             what="the experiment after the outage completed",
         )
-        with psycopg.connect(plain_url(env.database_url)) as conn:
-            rows = conn.execute(
-                "SELECT item_id, count(*) FROM experiment_items WHERE experiment_id = %s AND status = 'ok' "
-                "GROUP BY item_id",
-                (experiment_id,),
-            ).fetchall()
-        assert sorted(rows) == sorted((f"o-{i}", 1) for i in range(8))
+        assert item_outcomes(env.database_url, experiment_id) == [(f"o-{i}", "ok", 1) for i in range(8)]
     finally:
         server.terminate()
         server.wait(10)

@@ -4,56 +4,28 @@ itself, and the experiment completes with every item exactly once."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import psutil
-import psycopg
 import pytest
 
 from services.stack import launcher
-from services.stack.servers import free_port
 from services.stack.state import StackState
-from shared.db.session import plain_url
-from tests.services.stack.test_launcher import _free_port_base
+from tests.services.stack.fault_helpers import item_outcomes, own_stack_env, stack_up, until
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-YARDSTICK = str(Path(sys.executable).parent / "yardstick")
 ITEMS = 40
-
-
-def _until(check: object, timeout_s: float = 120.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            if check():  # type: ignore[operator]
-                return
-        except (httpx.HTTPError, ValueError, KeyError):
-            pass  # the API may fail while its database is away
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"never happened: {what}")
-        time.sleep(0.1)
 
 
 def test_postgres_restart_mid_experiment(tmp_path: Path) -> None:
     state_dir = tmp_path / "stack"
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
-    env |= {
-        "YARDSTICK_HOME": str(state_dir),
-        "YARDSTICK_PORT_BASE": str(_free_port_base()),
-        "YARDSTICK_NATS_PORT": str(free_port()),
-        "YARDSTICK_EVAL_WORKERS": "1",
-    }
+    env = own_stack_env(state_dir)
     try:
-        done = subprocess.run(
-            [YARDSTICK, "stack", "up"], env=env, capture_output=True, text=True, timeout=240
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
+        stack_up(env)
         state = StackState.load(state_dir)
         assert state is not None and state.postgres_data
         api = httpx.Client(base_url=state.api_url or "", headers={"Authorization": f"Bearer {state.api_key}"})
@@ -64,7 +36,7 @@ def test_postgres_restart_mid_experiment(tmp_path: Path) -> None:
         slow_agent = {"kind": "agent", "model": {"offline": {"simulated_latency_ms": 150}}}
         body = {"name": "through", "dataset": "pg", "concurrency": 4, "target": slow_agent}
         experiment_id = api.post("/experiments", json=body).json()["id"]
-        _until(
+        until(
             lambda: api.get(f"/experiments/{experiment_id}").json()["progress"]["done"] >= 5,
             what="a few done",
         )
@@ -83,17 +55,12 @@ def test_postgres_restart_mid_experiment(tmp_path: Path) -> None:
             f"start_postgres(Path({str(data)!r}), keep_running=True)"
         )
         subprocess.run([sys.executable, "-c", restart], env=env, check=True, timeout=60)
-        _until(lambda: httpx.get(f"{state.api_url}/healthz", timeout=10).status_code == 200, what="healthy")
-        _until(
+        until(lambda: httpx.get(f"{state.api_url}/healthz", timeout=10).status_code == 200, what="healthy")
+        until(
             lambda: api.get(f"/experiments/{experiment_id}").json()["status"] == "completed",
             what="the experiment completed after the restart",
         )
-        with psycopg.connect(plain_url(state.database_url)) as conn:
-            rows = conn.execute(
-                "SELECT item_id, status, count(*) FROM experiment_items WHERE experiment_id = %s "
-                "GROUP BY item_id, status",
-                (experiment_id,),
-            ).fetchall()
-        assert sorted(rows) == sorted((f"p-{i}", "ok", 1) for i in range(ITEMS))
+        outcomes = item_outcomes(state.database_url, experiment_id)
+        assert outcomes == sorted((f"p-{i}", "ok", 1) for i in range(ITEMS))
     finally:
         launcher.down(state_dir)

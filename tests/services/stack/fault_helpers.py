@@ -1,0 +1,62 @@
+"""What the fault-injection tests share: waiting for a condition, a stack environment with its own
+servers, and counting an experiment's items by outcome in PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import psycopg
+
+from services.stack.servers import free_port
+from shared.db.session import plain_url
+from tests.services.stack.test_launcher import _free_port_base
+
+YARDSTICK = str(Path(sys.executable).parent / "yardstick")
+
+
+def until(check: Callable[[], bool], timeout_s: float = 120.0, what: str = "") -> None:
+    """Poll ``check`` every 0.1 s until it holds; an API that fails meanwhile counts as not yet."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if check():
+                return
+        except (httpx.HTTPError, ValueError, KeyError):
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"never happened: {what}")
+        time.sleep(0.1)
+
+
+def own_stack_env(state_dir: Path) -> dict[str, str]:
+    """The environment of a `yardstick stack up` that starts its own nats-server and PostgreSQL."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "DATABASE_URL")}
+    return env | {
+        "YARDSTICK_HOME": str(state_dir),
+        "YARDSTICK_PORT_BASE": str(_free_port_base()),
+        "YARDSTICK_NATS_PORT": str(free_port()),
+        "YARDSTICK_EVAL_WORKERS": "1",
+    }
+
+
+def stack_up(env: dict[str, str]) -> None:
+    """`yardstick stack up` in its own process, as on a command line."""
+    done = subprocess.run([YARDSTICK, "stack", "up"], env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def item_outcomes(database_url: str, experiment_id: str) -> list[tuple[str, str, int]]:
+    """(item, status, rows) of an experiment: exactly once is one ``ok`` row per item."""
+    with psycopg.connect(plain_url(database_url)) as conn:
+        rows = conn.execute(
+            "SELECT item_id, status, count(*) FROM experiment_items WHERE experiment_id = %s "
+            "GROUP BY item_id, status ORDER BY item_id",
+            (experiment_id,),
+        ).fetchall()
+    return [(str(i), str(s), int(n)) for i, s, n in rows]

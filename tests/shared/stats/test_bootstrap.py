@@ -111,3 +111,14 @@ def test_swapping_sides_negates_delta_and_keeps_p(pairs: list[tuple[float, float
     assert backward.mean_difference == pytest.approx(-forward.mean_difference)  # type: ignore[operator]
     assert forward.ci_low is not None and forward.ci_high is not None
     assert forward.ci_low <= forward.ci_high
+
+
+def test_large_samples_draw_fewer_resamples_and_say_so() -> None:
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0, 1, 1_500)
+    result = paired_bootstrap(base, base - 0.01 + rng.normal(0, 0.05, base.size), resamples=10_000)
+    assert result.resamples == 2_000  # recorded as drawn
+    assert result.ci_low is not None and result.ci_high is not None and result.mean_difference is not None
+    assert result.ci_low < result.mean_difference < result.ci_high
+    small = paired_bootstrap(base[:100], base[:100] + 0.01, resamples=10_000)
+    assert small.resamples == 10_000

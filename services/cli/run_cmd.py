@@ -31,6 +31,8 @@ def start_and_follow(
     experiment_id = accepted["id"]
     if not quiet:
         console.print(f"experiment [bold]{experiment_id}[/bold]: {accepted['total']} tasks")
+    for warning in accepted.get("warnings") or []:
+        console.print(f"[yellow]⚠ {warning}[/yellow]")
     try:
         if not quiet:
             return follow(client, experiment_id, console)

@@ -148,6 +148,9 @@ class ExperimentAccepted(BaseModel):
     status: ExperimentStatus
     total: int
     links: dict[str, str]
+    warnings: list[str] = Field(
+        default_factory=list, description="e.g. more concurrency than the running eval workers hold"
+    )
 
 
 class ExperimentItemOut(BaseModel):

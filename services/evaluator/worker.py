@@ -28,6 +28,7 @@ from services.evaluator.settings import WorkerSettings
 from services.evaluator.targets import build_targets
 from services.evaluator.targets.http_endpoint import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
+from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats
 from shared.messaging.pull import fetch_ready
@@ -125,6 +126,7 @@ class EvalWorker:
             policy=policy,
         )
         self._loop_task = asyncio.create_task(self._fetch_loop(), name="eval-fetch-loop")
+        await self._nc.subscribe(topology.eval_capacity, cb=self._answer_capacity)  # core NATS, no ack
         log.info(
             "eval worker ready",
             extra={
@@ -135,6 +137,17 @@ class EvalWorker:
                 "ack_wait_s": ack_wait,
             },
         )
+
+    async def _answer_capacity(self, msg: Msg) -> None:
+        """Tell the coordinator how many tasks this worker runs at once (it warns when an experiment
+        asks for more than the fleet holds)."""
+        if msg.reply:
+            answer = WorkerCapacity(
+                worker_id=self.settings.worker_id,
+                concurrency=self.settings.eval_concurrency,
+                in_flight=self.in_flight,
+            )
+            await msg.respond(answer.model_dump_json().encode())
 
     async def _fetch_loop(self) -> None:
         assert self._sub is not None

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, field_validator
 # Subject suffixes. A full subject is "<namespace>.<suffix>".
 EVAL_TASK = "eval.task"
 EVAL_RESULT = "eval.result"
+EVAL_CAPACITY = "eval.capacity"
 AGENT_INVOKE = "agent.invoke"
 SEARCH_QUERY = "search.query"
 TRAFFIC_AGENT = "traffic.agent"
@@ -61,6 +62,11 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def eval_result(self) -> str:
         return self.subject(EVAL_RESULT)
+
+    @cached_property
+    def eval_capacity(self) -> str:
+        """Core NATS: every eval worker answers with its task slots (scatter-gather, no queue group)."""
+        return self.subject(EVAL_CAPACITY)
 
     @cached_property
     def agent_invoke(self) -> str:

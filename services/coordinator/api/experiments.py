@@ -13,6 +13,7 @@ from nats.aio.msg import Msg
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.execution.cancellation import cancel_experiment
+from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
 from services.coordinator.execution.events import publish_event
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import (
@@ -61,6 +62,7 @@ async def create_experiment(
             "events": f"{base}/events",
             "report": f"{base}/report",
         },
+        warnings=capacity_warnings(body.concurrency, await fleet_capacity(runtime.nc, runtime.topology)),
     )
 
 

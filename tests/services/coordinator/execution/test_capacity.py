@@ -1,0 +1,46 @@
+"""An experiment is told at submission when it asks for more concurrency than the running eval
+workers hold, or when no worker runs (real NATS, in-process workers answering on eval.capacity)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.coordinator.execution.capacity import capacity_warnings
+from services.evaluator.worker import EvalWorker
+from shared.contracts.capacity import WorkerCapacity
+from tests.services.coordinator.conftest import experiment_body
+from tests.services.coordinator.harness import Coordinator, synthetic_items
+
+
+@pytest.mark.unit
+def test_warnings_in_words() -> None:
+    fleet = [WorkerCapacity(worker_id="a", concurrency=8, in_flight=0)] * 2
+    assert capacity_warnings(16, fleet) == []
+    [too_many] = capacity_warnings(20, fleet)
+    assert too_many.startswith("concurrency 20 asks for more than the 2 running eval worker(s) hold (16 task")
+    assert capacity_warnings(1, [])[0].startswith("no eval worker answered")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(60)
+async def test_submission_reports_the_fleets_capacity(
+    coordinator: Coordinator, workers: list[EvalWorker]
+) -> None:
+    await coordinator.push("syn", synthetic_items(3))
+    slots = sum(w.settings.eval_concurrency for w in workers)
+    fits = (await coordinator.client.post("/experiments", json=experiment_body(concurrency=slots))).json()
+    assert fits["warnings"] == []
+    over = (await coordinator.client.post("/experiments", json=experiment_body(concurrency=slots + 4))).json()
+    assert over["warnings"] == [
+        f"concurrency {slots + 4} asks for more than the {len(workers)} running eval worker(s) hold "
+        f"({slots} task slots): at most {slots} items run at once; start more workers or raise "
+        "EVAL_CONCURRENCY"
+    ]
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(60)
+async def test_no_worker_is_said(coordinator: Coordinator) -> None:
+    await coordinator.push("syn", synthetic_items(3))
+    accepted = (await coordinator.client.post("/experiments", json=experiment_body())).json()
+    assert accepted["warnings"][0].startswith("no eval worker answered")

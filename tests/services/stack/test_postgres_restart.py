@@ -4,6 +4,7 @@ itself, and the experiment completes with every item exactly once."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -64,3 +65,14 @@ def test_postgres_restart_mid_experiment(tmp_path: Path) -> None:
         assert outcomes == sorted((f"p-{i}", "ok", 1) for i in range(ITEMS))
     finally:
         launcher.down(state_dir)
+        _stop_restarted_postgres(state_dir / "pg")
+
+
+def _stop_restarted_postgres(data: Path) -> None:
+    """The restarted server is not in the stack's state (the launcher did not start it): stop it here."""
+    pid_file = data / "postmaster.pid"
+    if pid_file.exists():
+        with contextlib.suppress(psutil.Error, ValueError, IndexError):
+            proc = psutil.Process(int(pid_file.read_text().split()[0]))
+            proc.terminate()
+            proc.wait(20)

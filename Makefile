@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv bytecode test lint typecheck pytest unit integration demo bench clean stack-up stack-down
+.PHONY: venv bytecode ui-assets browser test lint typecheck pytest unit integration demo bench clean stack-up stack-down
 
 venv: $(STAMP)
 
@@ -17,6 +17,28 @@ $(STAMP): pyproject.toml Makefile
 	@$(BIN)/python -m pip install -q --disable-pip-version-check uv
 	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e '.[dev]'
 	@touch $(STAMP)
+
+# The web UI's front-end packages (htmx, Chart.js and its error-bar plugin) come from the npm
+# registry, pinned by package-lock.json, and are copied into the coordinator's static folder
+# (ignored by git). Nothing is fetched at page load: the UI works offline.
+UI        := services/coordinator/ui
+UI_VENDOR := $(UI)/static/vendor
+UI_STAMP  := $(UI_VENDOR)/.installed
+
+ui-assets: $(UI_STAMP)
+
+$(UI_STAMP): $(UI)/frontend/package.json $(UI)/frontend/package-lock.json
+	npm ci --prefix $(UI)/frontend --no-audit --no-fund --loglevel=error
+	@mkdir -p $(UI_VENDOR)
+	cp $(UI)/frontend/node_modules/htmx.org/dist/htmx.min.js $(UI_VENDOR)/htmx.min.js
+	cp $(UI)/frontend/node_modules/chart.js/dist/chart.umd.min.js $(UI_VENDOR)/chart.umd.min.js
+	cp $(UI)/frontend/node_modules/chartjs-chart-error-bars/build/index.umd.min.js $(UI_VENDOR)/chartjs-chart-error-bars.min.js
+	@touch $(UI_STAMP)
+
+# Browser tests drive Debian's Chromium through Playwright (Playwright's own browser download is
+# not reachable here); installed when missing.
+browser:
+	@command -v chromium > /dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium > /dev/null)
 
 # Our own sources change between runs: compiled (if stale) before each run, not only at install.
 bytecode: venv
@@ -30,25 +52,25 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy services shared
 
-pytest: bytecode
+pytest: bytecode ui-assets browser
 	$(BIN)/python -m pytest -q
 
-unit: bytecode
+unit: bytecode ui-assets
 	$(BIN)/python -m pytest -q -m unit
 
-integration: bytecode
+integration: bytecode ui-assets browser
 	$(BIN)/python -m pytest -q -m integration
 
 test: lint typecheck pytest
 
-demo: bytecode
+demo: bytecode ui-assets
 	$(BIN)/yardstick demo
 
 bench: bytecode
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/throughput.py
 
-stack-up: bytecode
+stack-up: bytecode ui-assets
 	$(BIN)/yardstick stack up
 
 stack-down: venv

@@ -20,6 +20,7 @@ from services.cli.generate_retrieval import generate_retrieval_command
 from services.cli.report_cmd import report_command
 from services.cli.run_cmd import run_command
 from services.cli.score import score_command
+from services.cli.ui_cmd import ui_command
 
 app = typer.Typer(
     name="yardstick",
@@ -42,6 +43,7 @@ app.command("report")(report_command)
 app.command("items")(experiments_cmd.items_command)
 app.command("score")(score_command)
 app.command("demo")(demo_command)
+app.command("ui")(ui_command)
 
 
 def main() -> None:

@@ -8,11 +8,12 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from services.coordinator.api import comparisons, datasets, experiments, keys, online, prompts
+from services.coordinator.api import comparisons, datasets, experiments, keys, online, prompts, sign_in_links
 from services.coordinator.api.input_guard import InputGuard
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
+from services.coordinator.ui.router import install_ui
 from shared.db.health import postgres_problem
 
 
@@ -42,6 +43,8 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
     app.include_router(online.router)
     app.include_router(keys.router)
     app.include_router(prompts.router)
+    app.include_router(sign_in_links.router)
+    install_ui(app)
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:

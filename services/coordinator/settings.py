@@ -12,6 +12,10 @@ class CoordinatorSettings(CommonSettings):
         validation_alias="YARDSTICK_API_KEY_SECRET", description="HMAC secret for API key hashes (no default)"
     )
     http_port: int = 8700
+    ui_session_hours: float = Field(default=12.0, gt=0, le=24 * 30, description="Web UI sign-in lifetime")
+    ui_link_minutes: float = Field(
+        default=5.0, gt=0, le=60, description="One-time sign-in links (`yardstick ui`) expire after this"
+    )
     max_body_bytes: int = Field(
         default=64 * 2**20, ge=1024, description="Larger request bodies are refused (413) before reading"
     )

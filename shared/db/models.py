@@ -290,3 +290,17 @@ class TrafficOutbox(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
+
+
+class UiSignInLink(Base):
+    """A one-time link into the web UI (`yardstick ui`): stored as a hash, valid until ``expires_at``,
+    spent on first use (``used_at``), opening a session for the API key that asked for it."""
+
+    __tablename__ = "ui_sign_in_links"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key_id: Mapped[str] = mapped_column(ForeignKey("api_keys.id", ondelete="CASCADE"))
+    path: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    used_at: Mapped[datetime | None]

@@ -10,13 +10,12 @@ from sqlalchemy import select
 
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
-from services.coordinator.errors import ComparisonNotFound, ExperimentNotComplete, InvalidComparison
-from services.coordinator.execution.analysis import compare_experiments
+from services.coordinator.errors import ComparisonNotFound
+from services.coordinator.execution import comparisons
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
 from services.coordinator.store import deletion
-from services.coordinator.store import experiments as experiment_store
-from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError
-from shared.db.models import Comparison, Experiment
+from shared.analysis.comparison_rules import ComparisonConfig
+from shared.db.models import Comparison
 from shared.reports import comparison_junit, comparison_markdown
 
 router = APIRouter(
@@ -38,36 +37,14 @@ def _out(row: Comparison) -> ComparisonOut:
     )
 
 
-async def _completed(session: SessionDep, experiment_id: str) -> Experiment:
-    experiment = await experiment_store.get_experiment(session, experiment_id)
-    if experiment.status != "completed":
-        raise ExperimentNotComplete(
-            f"experiment {experiment_id} is {experiment.status}; wait until it completes"
-        )
-    return experiment
-
-
 @router.post("", status_code=201, responses=CONFLICT_RESPONSES)
 async def create_comparison(body: ComparisonCreate, session: SessionDep) -> ComparisonOut:
     """Compare two completed experiments, streaming their scores from Postgres one metric at a time
     (memory bounded like the finalizer's)."""
-    baseline = await _completed(session, body.baseline_id)
-    candidate = await _completed(session, body.candidate_id)
     config = ComparisonConfig(
         metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha, gates=body.gates, gate=body.gate
     )
-    try:
-        report = await compare_experiments(session, baseline, candidate, config)
-    except ComparisonError as exc:
-        raise InvalidComparison(str(exc)) from exc
-    row = Comparison(
-        baseline_id=baseline.id,
-        candidate_id=candidate.id,
-        config=config,
-        report=report,
-        regression=report.regression,
-    )
-    session.add(row)
+    row = await comparisons.create_comparison(session, body.baseline_id, body.candidate_id, config)
     await session.commit()
     return _out(row)
 

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
 from typing import Literal
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
-from nats.aio.msg import Msg
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.execution.cancellation import cancel_experiment
 from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
-from services.coordinator.execution.events import publish_event
+from services.coordinator.execution.events import event_stream, publish_event
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import (
     INT4_MAX,
@@ -29,7 +26,6 @@ from services.coordinator.store import deletion, failures, items
 from services.coordinator.store import experiments as experiment_store
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
-from shared.contracts.experiment_events import ExperimentEvent
 from shared.reports import ExperimentDocument
 
 router = APIRouter(
@@ -38,8 +34,6 @@ router = APIRouter(
     dependencies=[Depends(require_api_key)],
     responses=ERROR_RESPONSES,
 )
-
-TERMINAL = {"completed", "failed", "cancelled"}
 
 
 @router.post("", status_code=202)
@@ -160,40 +154,9 @@ async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     """Server-sent events: one `progress` event per batch of results, then `completed`, `failed`
     or `cancelled`."""
     experiment = await experiment_store.get_experiment(session, experiment_id)
-    queue: asyncio.Queue[bytes] = asyncio.Queue()
-
-    async def enqueue(msg: Msg) -> None:
-        queue.put_nowait(msg.data)
-
-    sub = await runtime.nc.subscribe(runtime.topology.experiment_events(experiment_id), cb=enqueue)
-    first = ExperimentEvent(
-        experiment_id=experiment_id,
-        kind=experiment.status if experiment.status in TERMINAL else "started",  # type: ignore[arg-type]
-        status=experiment.status,
-        total=experiment.total,
-        done=experiment.done,
-        errors=experiment.errors,
+    return StreamingResponse(
+        event_stream(runtime.nc, runtime.topology, experiment), media_type="text/event-stream"
     )
-
-    async def stream() -> AsyncIterator[bytes]:
-        try:
-            yield f"event: {first.kind}\ndata: {first.model_dump_json()}\n\n".encode()
-            if experiment.status in TERMINAL:
-                return
-            while True:
-                try:
-                    data = await asyncio.wait_for(queue.get(), timeout=15.0)
-                except TimeoutError:
-                    yield b": keep-alive\n\n"
-                    continue
-                event = ExperimentEvent.model_validate_json(data)
-                yield f"event: {event.kind}\ndata: {data.decode()}\n\n".encode()
-                if event.kind in TERMINAL:
-                    return
-        finally:
-            await sub.unsubscribe()
-
-    return StreamingResponse(stream(), media_type="text/event-stream")
 
 
 @router.get(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -13,9 +12,8 @@ from sqlalchemy import select
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.schemas import INT4_MAX, DatasetCreate, ItemsUpsert, UpsertResult
-from services.coordinator.store import datasets as dataset_store
-from shared.datasets.files import DatasetItemIn
+from services.coordinator.schemas import INT4_MAX, UpsertResult
+from services.coordinator.store.promotion import promote
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration
 from shared.online.metrics import OnlineMetrics, online_metrics
@@ -28,22 +26,9 @@ router = APIRouter(
     responses=ERROR_RESPONSES,
 )
 
-_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._:/-]")
-
-
-class SampleNotFound(CoordinatorError):
-    status_code = 404
-
 
 class InvalidOnlineQuery(CoordinatorError):
     status_code = 422
-
-
-class PromoteRefused(CoordinatorError):
-    status_code = 409
-
-
-PROMOTED_KIND = "drive_thru"
 
 
 class DriftAlertOut(BaseModel):
@@ -140,25 +125,6 @@ async def list_samples(
     ]
 
 
-def promoted_item(sample: OnlineSample) -> DatasetItemIn:
-    """The sampled turn as a dataset item to review: the agent's order becomes the draft expectation."""
-    turn = sample.turn
-    item_id = _UNSAFE_ID_CHARS.sub("-", f"production:{sample.conversation_id}:{sample.turn_index}")
-    return DatasetItemIn(
-        id=item_id[:200],
-        input={"customer_utterance": turn.get("utterance", "")},
-        expected_output={"expected_items": turn.get("order_items", [])},
-        metadata={
-            "source": "production",
-            "review_status": "needs_review",
-            "conversation_id": sample.conversation_id,
-            "turn_index": sample.turn_index,
-            "model": sample.model,
-            "prompt_version": sample.prompt_version,
-        },
-    )
-
-
 @router.post("/samples/{sample_id}/promote", responses=CONFLICT_RESPONSES)
 async def promote_sample(
     sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)], body: PromoteRequest, session: SessionDep
@@ -166,25 +132,6 @@ async def promote_sample(
     """Add a sampled turn to a drive-thru dataset as a new version marked ``needs_review``: runs that
     name no version keep using the latest accepted one until it is accepted. A dataset of another
     kind is refused (409); an existing dataset's description is left alone."""
-    sample = await session.get(OnlineSample, sample_id)
-    if sample is None:
-        raise SampleNotFound(f"online sample {sample_id} not found; list sampled turns: GET /online/samples")
-    dataset = await dataset_store.find_dataset(session, body.dataset)
-    if dataset is None:
-        dataset = await dataset_store.create_or_get(
-            session,
-            DatasetCreate(name=body.dataset, description="Promoted production turns", kind=PROMOTED_KIND),
-        )
-    elif dataset.kind != PROMOTED_KIND:
-        raise PromoteRefused(
-            f"dataset {body.dataset!r} holds {dataset.kind} items, not drive-thru turns: promote into a "
-            f"{PROMOTED_KIND} dataset or a new name"
-        )
-    result = await dataset_store.upsert_items(
-        session,
-        dataset,
-        ItemsUpsert(items=[promoted_item(sample)], source="production"),
-        status="needs_review",
-    )
+    result = await promote(session, sample_id, body.dataset)
     await session.commit()
     return result

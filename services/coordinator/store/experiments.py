@@ -257,6 +257,21 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
     )
 
 
+def _experiments_filter(
+    stmt: Any, name: str | None, dataset: str | None, status: str | None, name_contains: str | None
+) -> Any:
+    if name:
+        stmt = stmt.where(Experiment.name == name)
+    if name_contains:
+        escaped = name_contains.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        stmt = stmt.where(Experiment.name.ilike(f"%{escaped}%"))
+    if dataset:
+        stmt = stmt.join(Dataset, Dataset.id == Experiment.dataset_id).where(Dataset.name == dataset)
+    if status:
+        stmt = stmt.where(Experiment.status == status)
+    return stmt
+
+
 async def list_experiments(
     session: AsyncSession,
     name: str | None,
@@ -265,15 +280,24 @@ async def list_experiments(
     dataset: str | None = None,
     status: str | None = None,
     offset: int = 0,
+    name_contains: str | None = None,
 ) -> list[Experiment]:
-    """Newest first; ``name`` and ``dataset`` match exactly."""
+    """Newest first; ``name`` and ``dataset`` match exactly, ``name_contains`` any part of the name."""
     stmt = (
         select(Experiment).order_by(Experiment.created_at.desc(), Experiment.id).offset(offset).limit(limit)
     )
-    if name:
-        stmt = stmt.where(Experiment.name == name)
-    if dataset:
-        stmt = stmt.join(Dataset, Dataset.id == Experiment.dataset_id).where(Dataset.name == dataset)
-    if status:
-        stmt = stmt.where(Experiment.status == status)
+    stmt = _experiments_filter(stmt, name, dataset, status, name_contains)
     return list((await session.execute(stmt)).scalars().all())
+
+
+async def count_experiments(
+    session: AsyncSession,
+    *,
+    dataset: str | None = None,
+    status: str | None = None,
+    name_contains: str | None = None,
+) -> int:
+    stmt = _experiments_filter(
+        select(func.count()).select_from(Experiment), None, dataset, status, name_contains
+    )
+    return int((await session.execute(stmt)).scalar_one())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, false, func, select, tuple_
+from sqlalchemy import ColumnElement, String, and_, cast, false, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.schemas import ExperimentItemOut, ItemsPage
@@ -36,12 +36,33 @@ async def items_page(
     failing: str | None = None,
     status: ItemStatus | None = None,
     policy: PassPolicy,
+    metadata: tuple[str, str] | None = None,
+    search: str | None = None,
+    item_id: str | None = None,
+    sort: str | None = None,
+    descending: bool = False,
 ) -> ItemsPage:
-    """Items in dataset order. ``failing=METRIC``: ok items whose METRIC score fails its pass
-    criterion (an item without a value for it was not measured, so it is not listed)."""
+    """Items in dataset order, or by the score ``sort`` (unmeasured last). ``failing=METRIC``: ok
+    items whose METRIC score fails its pass criterion (an item without a value for it was not
+    measured, so it is not listed). ``metadata=(key, value)``: items whose metadata[key] is value;
+    ``search``: text found in the item id, input, output or error (case-insensitive)."""
     stmt = select(ExperimentItem).where(ExperimentItem.experiment_id == experiment_id)
     if category:
         stmt = stmt.where(ExperimentItem.item_metadata["category"].astext == category)
+    if metadata:
+        stmt = stmt.where(ExperimentItem.item_metadata[metadata[0]].astext == metadata[1])
+    if item_id is not None:
+        stmt = stmt.where(ExperimentItem.item_id == item_id)
+    if search:
+        pattern = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        stmt = stmt.where(
+            or_(
+                ExperimentItem.item_id.ilike(pattern),
+                cast(ExperimentItem.input, String).ilike(pattern),
+                cast(ExperimentItem.output, String).ilike(pattern),
+                ExperimentItem.error.ilike(pattern),
+            )
+        )
     if status:
         stmt = stmt.where(ExperimentItem.status == status)
     if failing:
@@ -55,6 +76,19 @@ async def items_page(
             tuple_(ExperimentItem.item_id, ExperimentItem.trial).in_(failing_keys),
         )
     total = int((await session.execute(select(func.count()).select_from(stmt.subquery()))).scalar_one())
+    if sort:
+        sort_score = Score.__table__.alias("sort_score")
+        stmt = stmt.outerjoin(
+            sort_score,
+            and_(
+                sort_score.c.experiment_id == experiment_id,
+                sort_score.c.item_id == ExperimentItem.item_id,
+                sort_score.c.trial == ExperimentItem.trial,
+                sort_score.c.name == sort,
+            ),
+        )
+        key = sort_score.c.value.desc().nulls_last() if descending else sort_score.c.value.asc().nulls_last()
+        stmt = stmt.order_by(key)
     page = stmt.order_by(ExperimentItem.position, ExperimentItem.trial).offset(offset).limit(limit)
     rows = (await session.execute(page)).scalars().all()
     scores: dict[tuple[str, int], list[Evaluation]] = {}

@@ -1,0 +1,47 @@
+"""`yardstick ui [PATH]`: a one-time sign-in link into the web UI, opened when there is a display."""
+
+from __future__ import annotations
+
+import os
+import sys
+import webbrowser
+
+import typer
+
+from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console
+
+
+def sign_in_link(client: ApiClient, path: str) -> str:
+    """A one-time link (valid a few minutes, single use) that signs in and lands on ``path``."""
+    created = client.post("/ui-links", {"path": path})
+    return f"{client.base_url}{created['url']}"
+
+
+def has_display() -> bool:
+    return sys.platform in ("darwin", "win32") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
+def ui_command(
+    path: str = typer.Argument(
+        "/ui/experiments", help="Where to land, e.g. /ui/compare?baseline=A&candidate=B"
+    ),
+    no_open: bool = typer.Option(False, "--no-open", help="Only print the link; do not start a browser"),
+) -> None:
+    """Sign in to the web UI: prints a link that works once, for a few minutes."""
+    err = stderr_console()
+    if not path.startswith("/"):
+        path = "/ui/" + path.removeprefix("ui/")
+    try:
+        link = sign_in_link(ApiClient.discover(), path)
+    except ApiError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    typer.echo(link)
+    if not no_open and has_display():
+        webbrowser.open(link)
+        err.print("opened in your browser (the link works once; run `yardstick ui` again for another)")
+    else:
+        err.print("open it in a browser: it works once, within a few minutes")

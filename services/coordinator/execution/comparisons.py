@@ -1,0 +1,54 @@
+"""Comparing two completed experiments and storing the result (the API's POST /comparisons and
+the web UI's "Compare" button both come here)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.errors import ExperimentNotComplete, InvalidComparison
+from services.coordinator.execution.analysis import compare_experiments
+from services.coordinator.store import experiments as experiment_store
+from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError
+from shared.db.models import Comparison, Experiment
+
+
+async def completed_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
+    experiment = await experiment_store.get_experiment(session, experiment_id)
+    if experiment.status != "completed":
+        raise ExperimentNotComplete(
+            f"experiment {experiment_id} is {experiment.status}; wait until it completes"
+        )
+    return experiment
+
+
+async def create_comparison(
+    session: AsyncSession, baseline_id: str, candidate_id: str, config: ComparisonConfig
+) -> Comparison:
+    """Compare, streaming both runs' scores from Postgres one metric at a time (memory bounded like
+    the finalizer's); the row is added to the session, the caller commits."""
+    baseline = await completed_experiment(session, baseline_id)
+    candidate = await completed_experiment(session, candidate_id)
+    try:
+        report = await compare_experiments(session, baseline, candidate, config)
+    except ComparisonError as exc:
+        raise InvalidComparison(str(exc)) from exc
+    row = Comparison(
+        baseline_id=baseline.id,
+        candidate_id=candidate.id,
+        config=config,
+        report=report,
+        regression=report.regression,
+    )
+    session.add(row)
+    return row
+
+
+async def latest_comparison(session: AsyncSession, baseline_id: str, candidate_id: str) -> Comparison | None:
+    stmt = (
+        select(Comparison)
+        .where(Comparison.baseline_id == baseline_id, Comparison.candidate_id == candidate_id)
+        .order_by(Comparison.created_at.desc())
+        .limit(1)
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()

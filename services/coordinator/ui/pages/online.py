@@ -1,0 +1,89 @@
+"""/ui/online: sampling configuration, online quality over time, drift alerts, sampled turns to promote."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import func, select
+
+from services.coordinator.api.deps import SessionDep
+from services.coordinator.schemas import INT4_MAX
+from services.coordinator.store.promotion import PROMOTED_KIND, promote
+from services.coordinator.ui.session import CsrfDep, UiSessionDep
+from services.coordinator.ui.templating import render
+from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
+from shared.db.models import Dataset, DriftAlertRow, OnlineSample, OnlineScore
+from shared.online.durations import parse_duration
+from shared.online.metrics import online_metrics
+from shared.online.sampling_config import load_config
+
+router = APIRouter()
+
+Window = Literal["auto", "15m", "1h", "6h", "24h", "7d"]
+
+
+@router.get("/online", response_class=HTMLResponse)
+async def online_page(
+    request: Request,
+    ui: UiSessionDep,
+    session: SessionDep,
+    window: Window = "auto",
+    promoted: Annotated[str | None, Query(max_length=300)] = None,
+) -> HTMLResponse:
+    now = datetime.now(UTC)
+    if window == "auto":
+        earliest = (
+            await session.execute(
+                select(func.min(OnlineScore.turn_at)).where(OnlineScore.turn_at >= now - AUTO_LOOKBACK)
+            )
+        ).scalar_one()
+        span, bucket = auto_window(earliest, now)
+    else:
+        span, bucket = parse_duration(window), parse_duration(WINDOWS[window])
+    metrics = await online_metrics(session, window=span, bucket=bucket, now=now)
+    alerts = (
+        await session.execute(select(DriftAlertRow).order_by(DriftAlertRow.created_at.desc()).limit(20))
+    ).scalars()
+    samples = (
+        await session.execute(
+            select(OnlineSample).order_by(OnlineSample.turn_at.desc(), OnlineSample.id.desc()).limit(25)
+        )
+    ).scalars()
+    targets = (
+        await session.execute(
+            select(Dataset.name).where(Dataset.kind == PROMOTED_KIND).order_by(Dataset.name)
+        )
+    ).scalars()
+    return render(
+        request,
+        "online.html",
+        ui=ui,
+        section="online",
+        config=await load_config(session),
+        charts=evaluator_charts(metrics),
+        bucket_seconds=bucket.total_seconds(),
+        window=window,
+        windows=["auto", *WINDOWS],
+        alerts=list(alerts),
+        samples=list(samples),
+        promote_targets=list(targets),
+        promoted=promoted,
+    )
+
+
+@router.post("/online/samples/{sample_id}/promote")
+async def promote_sample(
+    sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)],
+    _: CsrfDep,
+    session: SessionDep,
+    dataset: Annotated[str, Form(min_length=1, max_length=200)],
+) -> Response:
+    """Add the sampled turn to a drive-thru dataset as a version to review (as the API does)."""
+    result = await promote(session, sample_id, dataset.strip())
+    await session.commit()
+    message = f"turn added to {result.dataset} as version {result.version} (needs review)"
+    return RedirectResponse("/ui/online?" + urlencode({"promoted": message}), status_code=303)

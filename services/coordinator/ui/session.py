@@ -1,0 +1,139 @@
+"""Signed session cookies for the web UI, and the CSRF token every state-changing form carries.
+
+The cookie holds the API key's id, a CSRF token and the time it was issued, signed with a key
+derived from ``YARDSTICK_API_KEY_SECRET`` (every coordinator replica shares it, so sessions work
+behind a load balancer). It is HttpOnly and SameSite=Strict; each request re-checks that the key
+is still active, so revoking a key ends its sessions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import Depends, Request, Response
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import select
+
+from services.coordinator.api.deps import RuntimeDep, SessionDep
+from shared.db.models import ApiKey
+
+SESSION_COOKIE = "ys_session"
+SIGN_IN_COOKIE = "ys_sign_in"
+CSRF_HEADER = "X-CSRF-Token"
+CSRF_FIELD = "csrf_token"
+
+
+class UiSession(BaseModel):
+    key_id: str
+    key_name: str = ""
+    csrf: str
+    issued_at: float
+
+
+class SignInRequired(Exception):
+    """No valid session: pages redirect to the sign-in page, fragments answer 401 + HX-Redirect."""
+
+    def __init__(self, next_path: str) -> None:
+        super().__init__(next_path)
+        self.next_path = next_path
+
+
+class CsrfRefused(Exception):
+    """A state-changing request without the session's CSRF token."""
+
+
+def serializer(api_key_secret: str) -> URLSafeTimedSerializer:
+    derived = hmac.new(api_key_secret.encode(), b"yardstick-ui-session-v1", hashlib.sha256).hexdigest()
+    return URLSafeTimedSerializer(derived, salt="ys-ui-session")
+
+
+def new_session(key_id: str, key_name: str) -> UiSession:
+    return UiSession(key_id=key_id, key_name=key_name, csrf=secrets.token_urlsafe(24), issued_at=time.time())
+
+
+def set_session_cookie(response: Response, request: Request, runtime: RuntimeDep, ui: UiSession) -> None:
+    settings = runtime.settings
+    token = serializer(settings.api_key_secret.get_secret_value()).dumps(ui.model_dump())
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(settings.ui_session_hours * 3600),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/ui",
+    )
+
+
+def clear_session_cookie(response: Response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/ui", httponly=True, samesite="strict")
+
+
+def read_session(request: Request, api_key_secret: str, max_age_s: float) -> UiSession | None:
+    raw = request.cookies.get(SESSION_COOKIE)
+    if not raw:
+        return None
+    try:
+        data = serializer(api_key_secret).loads(raw, max_age=int(max_age_s))
+        return UiSession.model_validate(data)
+    except (BadSignature, ValidationError):
+        return None
+
+
+def requested_path(request: Request) -> str:
+    path = request.url.path
+    if request.url.query:
+        path += "?" + request.url.query
+    return path
+
+
+async def require_ui_session(request: Request, runtime: RuntimeDep, session: SessionDep) -> UiSession:
+    """The signed-in session; raises SignInRequired when there is none or its key is no longer active."""
+    settings = runtime.settings
+    ui = read_session(request, settings.api_key_secret.get_secret_value(), settings.ui_session_hours * 3600)
+    if ui is not None:
+        key = (await session.execute(select(ApiKey).where(ApiKey.id == ui.key_id))).scalar_one_or_none()
+        if key is not None and key.revoked_at is None and not _expired(key):
+            return ui
+    raise SignInRequired(requested_path(request))
+
+
+def _expired(key: ApiKey) -> bool:
+    return key.expires_at is not None and key.expires_at.timestamp() <= time.time()
+
+
+UiSessionDep = Annotated[UiSession, Depends(require_ui_session)]
+
+
+async def require_csrf(request: Request, ui: UiSessionDep) -> UiSession:
+    """State-changing requests carry the session's CSRF token (header for htmx, field for forms)."""
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    ):
+        form = await request.form()
+        value = form.get(CSRF_FIELD)
+        sent = value if isinstance(value, str) else None
+    if not sent or not hmac.compare_digest(sent, ui.csrf):
+        raise CsrfRefused()
+    return ui
+
+
+CsrfDep = Annotated[UiSession, Depends(require_csrf)]
+
+
+def sign_in_url(next_path: str) -> str:
+    return "/ui/sign-in?next=" + quote(next_path, safe="")
+
+
+def safe_next(path: str | None) -> str:
+    """Only paths inside the UI are followed after sign-in (no open redirect)."""
+    if not path or not path.startswith("/ui") or path.startswith("/ui/sign-in") or "//" in path:
+        return "/ui/experiments"
+    return path

@@ -1,0 +1,127 @@
+// Yardstick web UI: charts, live progress, the compare picker. No framework; htmx does the fragments.
+(function () {
+  "use strict";
+
+  function css(name) {
+    return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  }
+
+  function palette(i) {
+    const colors = ["#6366f1", "#f59e0b", "#10b981", "#ef4444", "#06b6d4", "#a855f7", "#84cc16", "#ec4899"];
+    return colors[i % colors.length];
+  }
+
+  function baseOptions(extra) {
+    const grid = css("--border"), text = css("--muted");
+    return Object.assign({
+      responsive: true, maintainAspectRatio: false, animation: false,
+      plugins: { legend: { labels: { color: text } } },
+      scales: {
+        x: { ticks: { color: text }, grid: { color: grid } },
+        y: { ticks: { color: text }, grid: { color: grid } },
+      },
+    }, extra || {});
+  }
+
+  function breakdownChart(canvas, data) {
+    const options = baseOptions();
+    options.scales.y.min = 0; options.scales.y.max = 1;
+    options.scales.y.title = { display: true, text: "pass rate (95% Wilson interval)", color: css("--muted") };
+    options.plugins.legend.display = false;
+    options.plugins.tooltip = { callbacks: { afterLabel: (c) => "n = " + data.counts[c.dataIndex] } };
+    return new Chart(canvas, {
+      type: "barWithErrorBars",
+      data: { labels: data.labels, datasets: [{ label: "pass rate", data: data.values, backgroundColor: css("--accent") + "99", borderColor: css("--accent"), borderWidth: 1, errorBarColor: css("--text"), errorBarWhiskerColor: css("--text") }] },
+      options: options,
+    });
+  }
+
+  function histogramChart(canvas, data) {
+    const options = baseOptions();
+    options.plugins.legend.display = false;
+    options.scales.y.title = { display: true, text: "items", color: css("--muted") };
+    options.scales.x.title = { display: true, text: "latency (bin start)", color: css("--muted") };
+    return new Chart(canvas, {
+      type: "bar",
+      data: { labels: data.labels, datasets: [{ label: "items", data: data.counts, backgroundColor: css("--accent") + "99", borderColor: css("--accent"), borderWidth: 1, barPercentage: 1, categoryPercentage: 1 }] },
+      options: options,
+    });
+  }
+
+  function seriesChart(canvas, data) {
+    // One line per model@prompt, with its 95% interval as a band.
+    const datasets = [];
+    data.series.forEach(function (s, i) {
+      const color = palette(i);
+      datasets.push({ label: s.label + " (95% upper)", data: s.high, borderWidth: 0, pointRadius: 0, fill: false, spanGaps: true, hidden: false });
+      datasets.push({ label: s.label + " (95% lower)", data: s.low, borderWidth: 0, pointRadius: 0, fill: "-1", backgroundColor: color + "33", spanGaps: true });
+      datasets.push({ label: s.label, data: s.mean, borderColor: color, backgroundColor: color, pointRadius: 2, tension: 0.2, spanGaps: true });
+    });
+    const options = baseOptions();
+    options.plugins.legend.labels.filter = (item) => !/\(95% (upper|lower)\)$/.test(item.text);
+    if (data.bounded) { options.scales.y.min = 0; options.scales.y.max = 1; }
+    return new Chart(canvas, { type: "line", data: { labels: data.labels, datasets: datasets }, options: options });
+  }
+
+  const builders = { breakdown: breakdownChart, histogram: histogramChart, series: seriesChart };
+
+  function drawCharts(root) {
+    if (typeof Chart === "undefined") return;
+    if (typeof ChartErrorBars !== "undefined" && !drawCharts.registered) {
+      Chart.register(ChartErrorBars.BarWithErrorBarsController, ChartErrorBars.BarWithErrorBar);
+      drawCharts.registered = true;
+    }
+    root.querySelectorAll("canvas[data-chart]").forEach(function (canvas) {
+      if (canvas.dataset.drawn) return;
+      const source = document.getElementById(canvas.dataset.chart);
+      if (!source) return;
+      const data = JSON.parse(source.textContent);
+      const build = builders[data.kind];
+      if (build) { build(canvas, data); canvas.dataset.drawn = "1"; }
+    });
+  }
+
+  function liveProgress() {
+    const box = document.querySelector("[data-events]");
+    if (!box || typeof EventSource === "undefined") return;
+    const bar = box.querySelector("[data-progress-bar]");
+    const label = box.querySelector("[data-progress-label]");
+    const source = new EventSource(box.dataset.events);
+    function update(event) {
+      const e = JSON.parse(event.data);
+      const pct = e.total ? Math.round((100 * e.done) / e.total) : 100;
+      if (bar) bar.style.width = pct + "%";
+      if (label) label.textContent = e.done.toLocaleString() + " / " + e.total.toLocaleString() + " done · " + e.errors.toLocaleString() + " errors";
+      if (["completed", "failed", "cancelled"].indexOf(e.kind) >= 0) { source.close(); window.location.reload(); }
+    }
+    ["started", "progress", "completed", "failed", "cancelled"].forEach((k) => source.addEventListener(k, update));
+    source.onerror = function () { source.close(); };
+  }
+
+  function comparePicker() {
+    const button = document.querySelector("[data-compare-button]");
+    if (!button) return;
+    function picked() { return Array.from(document.querySelectorAll("input[data-pick]:checked")); }
+    function refresh() {
+      const n = picked().length;
+      button.disabled = n !== 2;
+      button.textContent = n === 2 ? "Compare selected" : "Tick two experiments to compare (" + n + "/2)";
+    }
+    document.addEventListener("change", function (e) { if (e.target.matches("input[data-pick]")) refresh(); });
+    document.body.addEventListener("htmx:afterSwap", refresh);
+    button.addEventListener("click", function () {
+      const rows = picked().map((i) => ({ id: i.value, created: i.dataset.created }));
+      if (rows.length !== 2) return;
+      rows.sort((a, b) => (a.created < b.created ? -1 : 1));
+      window.location.href = "/ui/compare?baseline=" + encodeURIComponent(rows[0].id) + "&candidate=" + encodeURIComponent(rows[1].id);
+    });
+    refresh();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    drawCharts(document);
+    liveProgress();
+    comparePicker();
+    document.body.addEventListener("htmx:afterSettle", (e) => drawCharts(e.target));
+  });
+})();

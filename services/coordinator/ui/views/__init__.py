@@ -1,0 +1,1 @@
+"""View models: what each page shows, shaped from stored data by pure functions (unit-tested)."""

@@ -1,0 +1,102 @@
+"""The comparison page: verdict banner, per-metric statistics with reasons, per-breakdown deltas."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+from services.coordinator.ui.views import formatting
+from shared.analysis.comparison_models import ComparisonReport, MetricResult
+
+Tone = Literal["bad", "good", "neutral", "warn"]
+
+
+class Banner(BaseModel):
+    tone: Tone
+    title: str
+    detail: str
+
+
+class MetricLine(BaseModel):
+    metric: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    delta_ci: str
+    p_raw: float | None
+    p_adjusted: float | None
+    test: str
+    threshold: str
+    status: str
+    tone: Tone
+    reason: str
+    n_pairs: int
+
+
+class BreakdownLine(BaseModel):
+    group: str
+    n_pairs: int
+    metrics: list[MetricLine]
+
+
+class ComparePage(BaseModel):
+    report: ComparisonReport
+    banner: Banner
+    metrics: list[MetricLine]
+    breakdowns: list[BreakdownLine]
+
+
+_TONES: dict[str, Tone] = {"regression": "bad", "improvement": "good"}
+
+
+def metric_line(result: MetricResult) -> MetricLine:
+    c = result.comparison
+    return MetricLine(
+        metric=result.metric,
+        baseline=c.baseline.mean,
+        candidate=c.candidate.mean,
+        delta=c.delta,
+        delta_ci=formatting.interval(c.delta_ci_low, c.delta_ci_high),
+        p_raw=c.p_value,
+        p_adjusted=result.p_adjusted,
+        test=(c.test or "—").replace("_", " "),
+        threshold=f"{result.threshold:+g}",
+        status=result.status.replace("_", " "),
+        tone=_TONES.get(result.status, "neutral"),
+        reason=result.reason,
+        n_pairs=c.n_pairs,
+    )
+
+
+def banner(report: ComparisonReport) -> Banner:
+    if report.regression:
+        return Banner(tone="bad", title="Regression", detail=report.verdict)
+    if not report.gates_passed:
+        return Banner(tone="bad", title="Gate missed", detail=report.verdict)
+    if report.improvements:
+        return Banner(tone="good", title="No regression", detail=report.verdict)
+    return Banner(tone="neutral", title="No regression", detail=report.verdict)
+
+
+def compare_page(report: ComparisonReport) -> ComparePage:
+    return ComparePage(
+        report=report,
+        banner=banner(report),
+        metrics=[metric_line(m) for m in report.metrics],
+        breakdowns=[
+            BreakdownLine(
+                group=f"{b.key} = {b.value}", n_pairs=b.n_pairs, metrics=[metric_line(m) for m in b.metrics]
+            )
+            for b in report.breakdowns
+        ],
+    )
+
+
+def lower_is_better(report: ComparisonReport, metric: str) -> bool:
+    return any(m.metric == metric and m.direction == "lower_is_better" for m in report.metrics)
+
+
+def diff_metrics(report: ComparisonReport) -> list[str]:
+    """Metrics the item diff can order by: the compared item metrics except latency."""
+    return [m.metric for m in report.metrics if m.metric not in ("latency_ms",)]

@@ -1,5 +1,17 @@
 """Dataset file formats shared by the CLI, the coordinator and the evaluators."""
 
+from shared.datasets.conversations import (
+    CONVERSATION_KIND,
+    ConversationCase,
+    ConversationExpectation,
+    ConversationFile,
+    ConversationFileError,
+    ConversationInput,
+    ConversationItem,
+    ScriptedTurn,
+    TurnExpectation,
+    conversations_file_to_dataset,
+)
 from shared.datasets.trajectory_scenarios import (
     ScenarioDatasetItem,
     ScenarioFileError,
@@ -13,6 +25,16 @@ from shared.datasets.trajectory_scenarios import (
 )
 
 __all__ = [
+    "CONVERSATION_KIND",
+    "ConversationCase",
+    "ConversationExpectation",
+    "ConversationFile",
+    "ConversationFileError",
+    "ConversationInput",
+    "ConversationItem",
+    "ScriptedTurn",
+    "TurnExpectation",
+    "conversations_file_to_dataset",
     "ScenarioDatasetItem",
     "ScenarioFileError",
     "TrajectoryRequirements",

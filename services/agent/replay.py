@@ -65,7 +65,9 @@ async def replay_conversation(
         return _failed(failed, str(exc), prompt_version, started)
     except TimeoutError:
         limit = runtime.settings.invoke_timeout_s
-        return _failed(failed, f"a turn did not finish within {limit} s (INVOKE_TIMEOUT_S)", prompt_version, started)
+        return _failed(
+            failed, f"a turn did not finish within {limit} s (INVOKE_TIMEOUT_S)", prompt_version, started
+        )
     except Exception as exc:  # any agent failure is reported to the caller, never a hung request
         logger.exception("conversation replay failed", extra={"model": identity})
         return _failed(failed, f"{type(exc).__name__}: {exc}", prompt_version, started)
@@ -112,9 +114,12 @@ async def _play(
             else initial_state(runtime.menu, [*prior, HumanMessage(content=utterance)], order)
         )
         turn_started = time.perf_counter()
-        state = await asyncio.wait_for(
-            graph.ainvoke(turn_input, config=config, context=context),
-            timeout=runtime.settings.invoke_timeout_s,
+        state = cast(
+            DriveThruState,
+            await asyncio.wait_for(
+                graph.ainvoke(turn_input, config=config, context=context),
+                timeout=runtime.settings.invoke_timeout_s,
+            ),
         )
         new: list[AnyMessage] = state["messages"][before:]
         results.append(

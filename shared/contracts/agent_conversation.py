@@ -39,7 +39,7 @@ class AgentConversationRequest(BaseModel):
     )
     conversation_id: str | None = Field(
         default=None,
-        max_length=200,
+        max_length=500,
         description="Id of the replayed conversation (its thread); a fresh one when omitted",
     )
     model: ModelConfig = Field(default_factory=ModelConfig)

@@ -9,7 +9,7 @@ File format (YAML or JSON)::
       - id: add-two-then-done
         category: multi_item
         description: …
-        must_finalize: true            # true: finalized by the end; false: not finalized; omitted: not checked
+        must_finalize: true            # true: finalized by the end; false: not; omitted: not checked
         turns:
           - customer: Can I get an Egg McMuffin?
             expected_order:            # optional: the order right after this turn
@@ -62,7 +62,7 @@ class ConversationCase(BaseModel):
     )
     must_finalize: bool | None = Field(
         default=None,
-        description="true: the order must be finalized by the end; false: it must not be; omitted: not checked",
+        description="true: the order must be finalized by the end; false: it must not be; None: not checked",
     )
 
 
@@ -127,7 +127,8 @@ class ConversationItem(BaseModel):
         for expectation in self.expected_output.turn_expectations:
             if expectation.turn_index >= turns:
                 raise ValueError(
-                    f"turn_expectations names turn {expectation.turn_index}; the conversation has {turns} turns"
+                    f"turn_expectations names turn {expectation.turn_index}; "
+                    f"the conversation has {turns} turns"
                 )
         return self
 

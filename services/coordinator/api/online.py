@@ -15,6 +15,7 @@ from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSE
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX, DatasetCreate, ItemsUpsert, UpsertResult
 from services.coordinator.store import datasets as dataset_store
+from shared.contracts.agent_messages import TrajectoryMessage
 from shared.datasets.files import DatasetItemIn
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration
@@ -140,13 +141,39 @@ async def list_samples(
     ]
 
 
-def promoted_item(sample: OnlineSample) -> DatasetItemIn:
-    """The sampled turn as a dataset item to review: the agent's order becomes the draft expectation."""
+async def earlier_turns(session: SessionDep, sample: OnlineSample) -> list[OnlineSample]:
+    """The stored turns of the sample's conversation before it, in order."""
+    stmt = (
+        select(OnlineSample)
+        .where(
+            OnlineSample.conversation_id == sample.conversation_id,
+            OnlineSample.turn_index < sample.turn_index,
+        )
+        .order_by(OnlineSample.turn_index)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+def promoted_item(sample: OnlineSample, earlier: list[OnlineSample] | None = None) -> DatasetItemIn:
+    """The sampled turn as a dataset item to review: the agent's order becomes the draft expectation.
+
+    The conversation's earlier turns come along as ``input.messages`` (their messages in order), so
+    a replay answers the turn where it was said, with the order as it stood; ``context_complete``
+    says whether every earlier turn was stored."""
     turn = sample.turn
     item_id = _UNSAFE_ID_CHARS.sub("-", f"production:{sample.conversation_id}:{sample.turn_index}")
+    earlier = earlier or []
+    messages = [
+        TrajectoryMessage.model_validate(m).model_dump(mode="json")
+        for row in earlier
+        for m in row.turn.get("trajectory", [])
+    ]
+    item_input: dict[str, Any] = {"customer_utterance": turn.get("utterance", "")}
+    if messages:
+        item_input["messages"] = messages
     return DatasetItemIn(
         id=item_id[:200],
-        input={"customer_utterance": turn.get("utterance", "")},
+        input=item_input,
         expected_output={"expected_items": turn.get("order_items", [])},
         metadata={
             "source": "production",
@@ -155,6 +182,8 @@ def promoted_item(sample: OnlineSample) -> DatasetItemIn:
             "turn_index": sample.turn_index,
             "model": sample.model,
             "prompt_version": sample.prompt_version,
+            "context_turns": len(earlier),
+            "context_complete": [row.turn_index for row in earlier] == list(range(sample.turn_index)),
         },
     )
 
@@ -183,7 +212,7 @@ async def promote_sample(
     result = await dataset_store.upsert_items(
         session,
         dataset,
-        ItemsUpsert(items=[promoted_item(sample)], source="production"),
+        ItemsUpsert(items=[promoted_item(sample, await earlier_turns(session, sample))], source="production"),
         status="needs_review",
     )
     await session.commit()

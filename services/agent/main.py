@@ -20,7 +20,7 @@ from services.agent.checkpointer import postgres_checkpointer
 from services.agent.conversation_lock import conversation_locks
 from services.agent.conversations import ConversationService
 from services.agent.graph import compile_graph
-from services.agent.invoke_endpoint import register_invoke_handler
+from services.agent.invoke_endpoint import register_conversation_handler, register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
 from services.agent.traffic import JetStreamTrafficPublisher
@@ -40,6 +40,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
         settings.nats_url, "services.agent.nats", nats_health, "agent", settings.nats_reconnect_wait_s
     )
     register_invoke_handler(broker, runtime)
+    register_conversation_handler(broker, runtime)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
 GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
 SCENARIOS = ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
+CONVERSATIONS = ROOT / "datasets" / "drive-thru" / "conversations-v1.yaml"
 
 out = stdout_console()
 err = stderr_console()
@@ -80,6 +81,21 @@ def _drive_thru(client: ApiClient) -> None:
         {
             "name": "demo-trajectories",
             "dataset": "drive-thru/trajectory-scenarios-v1",
+            "concurrency": 10,
+            "target": {"kind": "agent", "model": {"provider": "offline"}},
+        },
+    )
+    _conversations(client)
+
+
+def _conversations(client: ApiClient) -> None:
+    out.print(Rule("Drive-thru agent: multi-turn conversations (each replayed in one thread)"))
+    push_file(client, CONVERSATIONS)
+    _experiment(
+        client,
+        {
+            "name": "demo-conversations",
+            "dataset": "drive-thru/conversations-v1",
             "concurrency": 10,
             "target": {"kind": "agent", "model": {"provider": "offline"}},
         },

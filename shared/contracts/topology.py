@@ -16,6 +16,7 @@ EVAL_TASK = "eval.task"
 EVAL_RESULT = "eval.result"
 EVAL_CAPACITY = "eval.capacity"
 AGENT_INVOKE = "agent.invoke"
+AGENT_CONVERSE = "agent.converse"
 SEARCH_QUERY = "search.query"
 TRAFFIC_AGENT = "traffic.agent"
 EXPERIMENT_EVENTS = "experiment.events"
@@ -71,6 +72,11 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def agent_invoke(self) -> str:
         return self.subject(AGENT_INVOKE)
+
+    @cached_property
+    def agent_converse(self) -> str:
+        """Request/reply: replay a scripted conversation in one agent thread."""
+        return self.subject(AGENT_CONVERSE)
 
     @cached_property
     def search_query(self) -> str:

@@ -12,8 +12,9 @@ Generic format (YAML or JSON)::
         metadata: {category: simple_order, difficulty: easy}
 
 JSONL: one item object per line (the dataset name is the file's stem unless given).
-A top-level ``cases`` (the golden retrieval format) or ``test_cases`` (the trajectory-scenario format) is
-converted to items by the matching module.
+A top-level ``cases`` (the golden retrieval format), ``test_cases`` (the trajectory-scenario format) or
+``conversations`` (scripted conversations, ``shared.datasets.conversations``) is converted to items by
+the matching module. Items of a ``conversation`` dataset are checked against the conversation item shape.
 
 Files are read bounded: at most ``MAX_FILE_BYTES``, UTF-8 only, and YAML whose aliases (``*a``)
 expand to at most ``MAX_EXPANDED_NODES`` values (nine nested aliases stand for billions: the
@@ -162,6 +163,13 @@ def _convert_seed_formats(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
         from shared.datasets.trajectory_scenarios import scenarios_file_to_dataset
 
         return scenarios_file_to_dataset(path, raw)
+    if "conversations" in raw and "items" not in raw:
+        from shared.datasets.conversations import ConversationFileError, conversations_file_to_dataset
+
+        try:
+            return conversations_file_to_dataset(path, raw)
+        except ConversationFileError as exc:
+            raise DatasetFileError(str(exc)) from exc
     return raw
 
 
@@ -188,4 +196,11 @@ def load_dataset_file(path: Path, name: str | None = None) -> DatasetFile:
         if item.id in seen:
             raise DatasetFileError(f"{path}: item #{index} repeats id {item.id!r}; ids must be unique")
         seen.add(item.id)
+    if dataset.kind == "conversation":
+        from shared.datasets.conversations import ConversationFileError, check_conversation_items
+
+        try:
+            check_conversation_items([item.model_dump() for item in dataset.items], str(path))
+        except ConversationFileError as exc:
+            raise DatasetFileError(str(exc)) from exc
     return dataset

@@ -1,8 +1,10 @@
 """The trajectory-scenario YAML format (``test_cases:``): model, loader, and dataset items.
 
-A scenario becomes a dataset item ``{id, input: {customer_utterance: query},
+A scenario becomes a dataset item ``{id, input: {customer_utterance: query[, messages: chat_history]},
 expected_output: {reference_trajectory, requirements}, metadata: {category, description}}``
-that the trajectory evaluators (``shared.evaluators.trajectory``) score.
+that the trajectory evaluators (``shared.evaluators.trajectory``) score. ``context.chat_history``
+(messages in the reference format, or ``{role: user|assistant|system, content}``) becomes the
+item's ``input.messages``, the earlier turns the agent answers after.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from shared.contracts.agent_messages import TrajectoryMessage
 
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 
@@ -118,14 +122,49 @@ def _reference_records(messages: list[ReferenceMessage]) -> list[dict[str, Any]]
     return records
 
 
+_ROLES = {
+    "user": "human",
+    "human": "human",
+    "assistant": "ai",
+    "ai": "ai",
+    "system": "system",
+    "tool": "tool",
+}
+
+
+def _history_records(case: TrajectoryScenario) -> list[dict[str, Any]]:
+    """``context.chat_history`` as agent messages (``role`` spelled as ``type`` accepted)."""
+    records: list[dict[str, Any]] = []
+    for index, raw in enumerate(case.context.chat_history):
+        if not isinstance(raw, dict):
+            raise ScenarioFileError(f"test case {case.id!r}: chat_history[{index}] is not a mapping")
+        record = dict(raw)
+        if "type" not in record and "role" in record:
+            record["type"] = _ROLES.get(str(record.pop("role")), "?")
+        try:
+            message = TrajectoryMessage.model_validate(record)
+        except ValidationError as exc:
+            raise ScenarioFileError(
+                f"test case {case.id!r}: chat_history[{index}] is not a message: {exc}"
+            ) from exc
+        records.append(
+            message.model_dump(mode="json", exclude_none=True, exclude_defaults=True) | {"type": message.type}
+        )
+    return records
+
+
 def scenario_to_item(case: TrajectoryScenario) -> ScenarioDatasetItem:
     expected: dict[str, Any] = {"requirements": case.requirements.model_dump()}
     expected["reference_trajectory"] = (
         _reference_records(case.reference_trajectory) if case.reference_trajectory is not None else None
     )
+    item_input: dict[str, Any] = {"customer_utterance": case.query}
+    history = _history_records(case)
+    if history:
+        item_input["messages"] = history
     return ScenarioDatasetItem(
         id=case.id,
-        input={"customer_utterance": case.query},
+        input=item_input,
         expected_output=expected,
         metadata={"category": case.category, "description": case.description},
     )

@@ -119,6 +119,25 @@ def _matches(patterns: list[str], text: str) -> bool:
     return any(re.search(p, text, flags=re.IGNORECASE) for p in patterns)
 
 
+def readback_and_confirmation(
+    previous_response: str,
+    utterance: str,
+    *,
+    readback_patterns: list[str] | None = None,
+    confirm_patterns: list[str] | None = None,
+    reject_patterns: list[str] | None = None,
+) -> tuple[bool, bool]:
+    """Whether the agent's previous reply read the order back, and whether the customer's answer
+    confirmed it (a confirmation without a rejection word), by the patterns above unless given."""
+    read_back = bool(previous_response) and _matches(
+        readback_patterns or READBACK_PATTERNS, previous_response
+    )
+    confirmed = _matches(confirm_patterns or CONFIRM_PATTERNS, utterance) and not _matches(
+        reject_patterns or REJECT_PATTERNS, utterance
+    )
+    return read_back, confirmed
+
+
 @register("finalize_after_confirmation", reference_free=True)
 def finalize_after_confirmation(
     *,
@@ -140,11 +159,12 @@ def finalize_after_confirmation(
     if FINALIZE not in tool_call_names(as_dict(output, "output")):
         return Evaluation(name=name, value=1.0, comment="No finalize_order in this turn")
     data = as_dict(input, "input")
-    previous = str(data.get("previous_response") or "")
-    utterance = str(data.get("customer_utterance") or "")
-    read_back = bool(previous) and _matches(readback_patterns or READBACK_PATTERNS, previous)
-    confirmed = _matches(confirm_patterns or CONFIRM_PATTERNS, utterance) and not _matches(
-        reject_patterns or REJECT_PATTERNS, utterance
+    read_back, confirmed = readback_and_confirmation(
+        str(data.get("previous_response") or ""),
+        str(data.get("customer_utterance") or ""),
+        readback_patterns=readback_patterns,
+        confirm_patterns=confirm_patterns,
+        reject_patterns=reject_patterns,
     )
     meta = {"read_back": read_back, "confirmed": confirmed}
     if read_back and confirmed:

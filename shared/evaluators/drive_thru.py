@@ -32,7 +32,11 @@ def order_correctness(
     """Weighted partial credit (name 40 / quantity 30 / modifiers 20 / size 10) per item_id."""
     expected = as_list(require_key(expected_output, "expected_items", "order_correctness"), "expected_items")
     actual = as_list(as_dict(output, "output").get("order_items"), "output.order_items")
-    name = "order_correctness"
+    return score_order("order_correctness", expected, actual)
+
+
+def score_order(name: str, expected: list[Any], actual: list[Any]) -> Evaluation:
+    """The partial-credit score of an order against the expected one (empty sides included)."""
     if not expected and not actual:
         return Evaluation(name=name, value=1.0, comment="Correctly added no items")
     if not expected:

@@ -47,6 +47,17 @@ DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
         ["avg_order_correctness", "score_breakdown"],
     ),
     "retrieval": (["retrieval"], ["score_breakdown"]),
+    "conversation": (
+        [
+            "final_order_correctness",
+            "turn_order_accuracy",
+            "finalized_as_expected",
+            "readback_before_finalize",
+            "tool_call_protocol",
+            "no_hallucinated_items",
+        ],
+        ["score_breakdown"],
+    ),
     "trajectory": (
         [
             "trajectory_match",

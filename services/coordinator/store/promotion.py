@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
 from services.coordinator.store import datasets as dataset_store
+from shared.contracts.agent_messages import TrajectoryMessage
 from shared.datasets.files import DatasetItemIn
 from shared.db.models import OnlineSample
 
@@ -24,13 +27,39 @@ class PromoteRefused(CoordinatorError):
     status_code = 409
 
 
-def promoted_item(sample: OnlineSample) -> DatasetItemIn:
-    """The sampled turn as a dataset item to review: the agent's order becomes the draft expectation."""
+async def earlier_turns(session: AsyncSession, sample: OnlineSample) -> list[OnlineSample]:
+    """The stored turns of the sample's conversation before it, in order."""
+    stmt = (
+        select(OnlineSample)
+        .where(
+            OnlineSample.conversation_id == sample.conversation_id,
+            OnlineSample.turn_index < sample.turn_index,
+        )
+        .order_by(OnlineSample.turn_index)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+def promoted_item(sample: OnlineSample, earlier: list[OnlineSample] | None = None) -> DatasetItemIn:
+    """The sampled turn as a dataset item to review: the agent's order becomes the draft expectation.
+
+    The conversation's earlier turns come along as ``input.messages`` (their messages in order), so
+    a replay answers the turn where it was said, with the order as it stood; ``context_complete``
+    says whether every earlier turn was stored."""
     turn = sample.turn
     item_id = _UNSAFE_ID_CHARS.sub("-", f"production:{sample.conversation_id}:{sample.turn_index}")
+    earlier = earlier or []
+    messages = [
+        TrajectoryMessage.model_validate(m).model_dump(mode="json")
+        for row in earlier
+        for m in row.turn.get("trajectory", [])
+    ]
+    item_input: dict[str, Any] = {"customer_utterance": turn.get("utterance", "")}
+    if messages:
+        item_input["messages"] = messages
     return DatasetItemIn(
         id=item_id[:200],
-        input={"customer_utterance": turn.get("utterance", "")},
+        input=item_input,
         expected_output={"expected_items": turn.get("order_items", [])},
         metadata={
             "source": "production",
@@ -39,6 +68,8 @@ def promoted_item(sample: OnlineSample) -> DatasetItemIn:
             "turn_index": sample.turn_index,
             "model": sample.model,
             "prompt_version": sample.prompt_version,
+            "context_turns": len(earlier),
+            "context_complete": [row.turn_index for row in earlier] == list(range(sample.turn_index)),
         },
     )
 
@@ -64,7 +95,7 @@ async def promote(session: AsyncSession, sample_id: int, dataset_name: str) -> U
     result = await dataset_store.upsert_items(
         session,
         dataset,
-        ItemsUpsert(items=[promoted_item(sample)], source="production"),
+        ItemsUpsert(items=[promoted_item(sample, await earlier_turns(session, sample))], source="production"),
         status="needs_review",
     )
     return result

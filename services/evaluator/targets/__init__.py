@@ -6,6 +6,7 @@ import aiohttp
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.targets.agent import AgentInvokeTarget
+from services.evaluator.targets.agent_conversation import AgentConversationTarget, AgentTargetByItem
 from services.evaluator.targets.base import CallContext, Target, TargetOutput
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget
 from services.evaluator.targets.search import SearchQueryTarget
@@ -17,14 +18,16 @@ def build_targets(
 ) -> dict[str, Target]:
     """Target implementations by ``kind``."""
     return {
-        "agent": AgentInvokeTarget(nc, topology.agent_invoke),
+        "agent": AgentTargetByItem(nc, topology),
         "search": SearchQueryTarget(nc, topology.search_query),
         "http": HttpEndpointTarget(http_session),
     }
 
 
 __all__ = [
+    "AgentConversationTarget",
     "AgentInvokeTarget",
+    "AgentTargetByItem",
     "CallContext",
     "HttpEndpointTarget",
     "SearchQueryTarget",

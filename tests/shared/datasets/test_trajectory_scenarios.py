@@ -135,3 +135,29 @@ def test_repository_scenarios_load_and_each_reference_passes_against_itself() ->
             continue
         ev = trajectory_pass(output={"trajectory": reference}, expected_output=item.expected_output)
         assert ev.value is True, (item.id, ev.comment)
+
+
+def test_chat_history_becomes_the_items_earlier_messages() -> None:
+    text = """
+test_cases:
+  - id: follow_up
+    query: that's all
+    context:
+      chat_history:
+        - {role: user, content: Two hash browns}
+        - {type: ai, content: 'Got it: two Hash Browns. Anything else?'}
+  - id: fresh
+    query: hi
+"""
+    follow_up, fresh = scenarios_to_items(parse_trajectory_scenarios(text))
+    assert follow_up.input == {
+        "customer_utterance": "that's all",
+        "messages": [
+            {"type": "human", "content": "Two hash browns"},
+            {"type": "ai", "content": "Got it: two Hash Browns. Anything else?"},
+        ],
+    }
+    assert fresh.input == {"customer_utterance": "hi"}
+    bad = text.replace("role: user", "role: user, type: robot")
+    with pytest.raises(ScenarioFileError, match=r"follow_up.*chat_history\[0\]"):
+        scenarios_to_items(parse_trajectory_scenarios(bad))

@@ -100,7 +100,11 @@ async def test_metrics_alerts_and_promotion(coordinator: Coordinator, database_u
         assert latest.version == 2
         items = {i.id: i for i in await dataset_store.version_items(session, latest.id)}
     promoted = items["production:c0:1"]
-    assert promoted.input == {"customer_utterance": "one big-mac please"}
+    # the conversation's earlier turn comes along, so a replay answers turn 1 where it was said
+    assert promoted.input["customer_utterance"] == "one big-mac please"
+    earlier = make_turn("c0").trajectory
+    assert promoted.input["messages"] == [m.model_dump(mode="json") for m in earlier]
+    assert (promoted.metadata["context_turns"], promoted.metadata["context_complete"]) == (1, True)
     assert promoted.expected_output is not None
     assert [line["item_id"] for line in promoted.expected_output["expected_items"]] == ["big-mac"]
     assert promoted.metadata["source"] == "production"

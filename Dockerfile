@@ -1,10 +1,20 @@
 # One image for every Yardstick service; the command picks the service (see docker-compose.yml).
+
+# The web UI's front-end packages, from the npm registry as pinned by package-lock.json
+# (the same files `make ui-assets` copies).
+FROM node:20-slim AS ui-assets
+WORKDIR /ui
+COPY services/coordinator/ui/frontend/package.json services/coordinator/ui/frontend/package-lock.json \
+     services/coordinator/ui/frontend/copy-vendor.sh ./
+RUN npm ci --no-audit --no-fund --loglevel=error && sh copy-vendor.sh vendor
+
 FROM python:3.11-slim
 WORKDIR /app
 ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY pyproject.toml README.md alembic.ini ./
 COPY shared ./shared
 COPY services ./services
+COPY --from=ui-assets /ui/vendor ./services/coordinator/ui/static/vendor
 COPY datasets ./datasets
 RUN pip install --no-cache-dir .
 # Non-root at run time.

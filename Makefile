@@ -27,12 +27,9 @@ UI_STAMP  := $(UI_VENDOR)/.installed
 
 ui-assets: $(UI_STAMP)
 
-$(UI_STAMP): $(UI)/frontend/package.json $(UI)/frontend/package-lock.json
+$(UI_STAMP): $(UI)/frontend/package.json $(UI)/frontend/package-lock.json $(UI)/frontend/copy-vendor.sh
 	npm ci --prefix $(UI)/frontend --no-audit --no-fund --loglevel=error
-	@mkdir -p $(UI_VENDOR)
-	cp $(UI)/frontend/node_modules/htmx.org/dist/htmx.min.js $(UI_VENDOR)/htmx.min.js
-	cp $(UI)/frontend/node_modules/chart.js/dist/chart.umd.min.js $(UI_VENDOR)/chart.umd.min.js
-	cp $(UI)/frontend/node_modules/chartjs-chart-error-bars/build/index.umd.min.js $(UI_VENDOR)/chartjs-chart-error-bars.min.js
+	sh $(UI)/frontend/copy-vendor.sh $(UI_VENDOR)
 	@touch $(UI_STAMP)
 
 # Browser tests drive Debian's Chromium through Playwright (Playwright's own browser download is

@@ -15,6 +15,7 @@ from services.cli.datasets_cmd import push_file
 from services.cli.demo_prompts import prompt_loop
 from services.cli.progress_view import summary_table
 from services.cli.run_cmd import print_comparison, print_failures, start_and_follow
+from services.cli.ui_cmd import sign_in_link
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
@@ -122,6 +123,23 @@ def _retrieval(client: ApiClient) -> None:
     out.print(f"Retrieval verdict (degrade=0.3): {_verdict(candidate)}")
 
 
+def _open_the_ui(client: ApiClient, stack_stays_up: bool) -> None:
+    """With the stack left up: a one-time sign-in link to the drive-thru comparison. Otherwise: how
+    to see all this in the web UI."""
+    if not stack_stays_up:
+        out.print(
+            "Web UI: `make demo` stops the stack at the end. Run `yardstick demo --keep` to leave it up, "
+            "then open the link it prints (or `yardstick ui` for a new one)."
+        )
+        return
+    found = client.get("/experiments", params={"name": "demo-drive-thru-candidate", "limit": 1})
+    path = "/ui/experiments"
+    if found and found[0].get("baseline_id"):
+        path = f"/ui/compare?baseline={found[0]['baseline_id']}&candidate={found[0]['id']}"
+    out.print(f"Web UI (one-time sign-in link, valid a few minutes): {sign_in_link(client, path)}")
+    out.print("For another link: yardstick ui [PATH].  Stop the stack: yardstick stack down")
+
+
 def demo_command(keep: bool = typer.Option(False, help="Leave the stack running afterwards")) -> None:
     """Bring the stack up, push datasets, run baseline + candidate experiments, compare, bring it down."""
     # Deferred (the launcher, the sampler's code): see services/cli/stack_cmd.py.
@@ -146,6 +164,7 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
         out.print(Rule("Summary"))
         out.print(f"Prompt loop: {prompts}")
         out.print(f"Production traffic: {online}")
+        _open_the_ui(client, keep or not started_here)
     except (StackError, ApiError, RuntimeError) as exc:
         err.print(f"[red]demo failed:[/red] {exc}")
         raise typer.Exit(1) from exc

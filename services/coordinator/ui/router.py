@@ -20,6 +20,10 @@ from services.coordinator.ui.templating import STATIC_DIR, render
 Handler = Callable[[Request, Exception], Awaitable[Response]]
 
 
+def is_ui_path(path: str) -> bool:
+    return path == "/ui" or path.startswith("/ui/")
+
+
 def _error_page(request: Request, status: int, detail: str) -> Response:
     return render(
         request,
@@ -36,7 +40,7 @@ def _html_for_ui(api_handler: Handler) -> Handler:
     """Errors under /ui render as a page; the API keeps its problem JSON."""
 
     async def handle(request: Request, exc: Exception) -> Response:
-        if not request.url.path.startswith("/ui"):
+        if not is_ui_path(request.url.path):
             return await api_handler(request, exc)
         if isinstance(exc, CoordinatorError):
             return _error_page(request, exc.status_code, exc.message)

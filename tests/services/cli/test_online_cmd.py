@@ -228,7 +228,10 @@ async def test_metrics_samples_alerts_and_promote_on_sampled_traffic(
         _, latest = await dataset_store.resolve_version(session, "prod-review", None)
         items = {i.id: i for i in await dataset_store.version_items(session, latest.id)}
     assert latest.version == 2 and set(items) == {"production:conv-0:1", "production:conv-2:0"}
-    assert items["production:conv-0:1"].input == {"customer_utterance": "one big-mac please"}
+    promoted = items["production:conv-0:1"].input
+    assert promoted["customer_utterance"] == "one big-mac please"
+    # the conversation's earlier turn comes along, so a replay answers where it was said
+    assert promoted["messages"] == [m.model_dump(mode="json") for m in make_turn("conv-0").trajectory]
     assert items["production:conv-0:1"].metadata["review_status"] == "needs_review"
 
     unknown = await run_async(api, "promote", "999999", "--dataset", "prod-review")

@@ -118,6 +118,17 @@
     refresh();
   }
 
+  // Filters leave empty fields out of the address, so a filtered page keeps a short, stable link.
+  document.addEventListener("htmx:configRequest", function (e) {
+    if (e.detail.verb !== "get") return;
+    const params = e.detail.parameters;
+    const keys = params instanceof FormData ? Array.from(params.keys()) : Object.keys(params);
+    keys.forEach(function (k) {
+      const v = params instanceof FormData ? params.get(k) : params[k];
+      if (v === "" || v === null) { if (params instanceof FormData) params.delete(k); else delete params[k]; }
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     drawCharts(document);
     liveProgress();

@@ -1,0 +1,146 @@
+"""The web UI in headless Chromium against a real coordinator (real NATS, PostgreSQL, eval
+workers): list -> experiment -> item -> compare -> datasets -> online, each page's numbers equal to
+the API's, no console error and no failed request anywhere."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from playwright.async_api import Browser, expect
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.coordinator.ui.views import formatting
+from services.sampler.turn_handler import TurnHandler
+from tests.services.coordinator.harness import synthetic_items
+from tests.services.coordinator.ui.browser import watched_page
+from tests.services.coordinator.ui.conftest import UiData
+from tests.services.sampler.turns import make_turn
+
+pytestmark = pytest.mark.integration
+
+
+async def test_experiments_experiment_item_and_compare(browser: Browser, ui_data: UiData) -> None:
+    base, cand = ui_data.baseline, ui_data.candidate
+    view = await watched_page(browser)
+    page = view.page
+    await view.visit(await ui_data.sign_in_link(), "experiments")
+    assert page.url.endswith("/ui/experiments")
+    for experiment in (base, cand):
+        row = page.locator("tr", has=page.get_by_role("link", name=experiment["name"], exact=True))
+        await expect(row).to_contain_text(formatting.percent(experiment["aggregates"]["pass_rate"]))
+        await expect(row).to_contain_text("completed")
+    candidate_row = page.locator("tr", has=page.get_by_role("link", name="ui-candidate", exact=True))
+    assert (await candidate_row.locator(".badge.regression").count() == 1) == bool(cand["regression"])
+
+    # the experiment page: headline numbers, aggregates, charts drawn by Chart.js
+    await page.get_by_role("link", name="ui-candidate", exact=True).click()
+    await page.wait_for_load_state("networkidle")
+    await view.shot("experiment")
+    aggregates = cand["aggregates"]
+    await expect(page.locator(".stat", has_text="Pass rate")).to_contain_text(
+        formatting.percent(aggregates["pass_rate"])
+    )
+    for name, metric in aggregates["metrics"].items():
+        row = page.locator("tr", has=page.locator("td", has_text=name)).first
+        await expect(row).to_contain_text(formatting.score(metric["mean"]))
+    assert await page.locator("canvas[data-drawn]").count() >= 2  # breakdowns and latency
+
+    # the item table, filtered on the server by a failing evaluator
+    failing_total = (
+        await ui_data.client.get(
+            f"/experiments/{cand['id']}/items", params={"failing": "order_correctness", "limit": 1}
+        )
+    ).json()["total"]
+    assert failing_total > 0
+    await page.select_option("select[name=failing]", "order_correctness")
+    await expect(page).to_have_url(f"{ui_data.api.url}/ui/experiments/{cand['id']}?failing=order_correctness")
+    await page.wait_for_load_state("networkidle")
+    rows = page.locator("[data-table] tbody tr")
+    await expect(rows).to_have_count(min(failing_total, 50))
+
+    # an item: its scores with their verdicts
+    await rows.first.get_by_role("link").first.click()
+    await page.wait_for_load_state("networkidle")
+    await view.shot("item")
+    await expect(page.locator("tr", has_text="order_correctness").first.locator(".badge")).to_have_text(
+        "fail"
+    )
+
+    # compare: tick both on the list, press Compare
+    await view.visit(f"{ui_data.api.url}/ui/experiments")
+    await page.check(f"input[data-pick][value='{base['id']}']")
+    await page.check(f"input[data-pick][value='{cand['id']}']")
+    await page.click("[data-compare-button]")
+    await page.wait_for_load_state("networkidle")
+    assert f"baseline={base['id']}" in page.url and f"candidate={cand['id']}" in page.url
+    await view.shot("compare")
+    comparison = (await ui_data.client.get(f"/comparisons/{cand['comparison_id']}")).json()
+    report = comparison["report"]
+    await expect(page.locator("[data-verdict]")).to_contain_text(report["verdict"])
+    for metric in report["metrics"]:
+        row = page.locator(f"tr[data-metric='{metric['metric']}']")
+        await expect(row).to_contain_text(formatting.signed(metric["comparison"]["delta"]))
+        await expect(row).to_contain_text(metric["status"].replace("_", " "))
+    assert await page.locator("[data-reason]").count() == len(report["metrics"])
+
+    # the item diff: worst first, and one opened shows both sides
+    first = page.locator("details.diff").first
+    await expect(first.locator(".badge").first).to_have_text("worse")
+    await first.locator("summary").click()
+    await expect(first.locator(".side-by-side")).to_be_visible()
+    await expect(first.locator(".side-by-side h2").first).to_contain_text("Baseline")
+    await view.shot("compare-item-open")
+    assert view.clean() == []
+
+    # the same page in the dark and at phone width still renders without errors
+    dark = await watched_page(browser, dark=True)
+    await dark.visit(await ui_data.sign_in_link(page.url.removeprefix(ui_data.api.url)), "compare-dark")
+    phone = await watched_page(browser, width=390, height=844)
+    await phone.visit(await ui_data.sign_in_link(), "experiments-phone")
+    assert dark.clean() == [] and phone.clean() == []
+
+
+async def test_datasets_and_online(
+    browser: Browser, ui_data: UiData, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    view = await watched_page(browser)
+    page = view.page
+    await view.visit(await ui_data.sign_in_link("/ui/datasets"), "datasets")
+    await page.get_by_role("link", name="ui-set").click()
+    await page.wait_for_load_state("networkidle")
+    await expect(page.locator("h1")).to_have_text("ui-set")
+    await expect(page.locator("[data-table] tbody tr")).to_have_count(30)
+    # a second version: one item changed, one removed, one added; the diff says so
+    items = (await ui_data.client.get("/datasets/ui-set/versions")).json()
+    assert [v["version"] for v in items] == [1]
+    changed = synthetic_items(31)[1:]
+    changed[0]["input"] = {"customer_utterance": "order 1, changed"}
+    (
+        await ui_data.client.post("/datasets/ui-set/items", json={"items": changed, "replace": True})
+    ).raise_for_status()
+    await view.visit(f"{ui_data.api.url}/ui/datasets/ui-set?version=2&diff=1", "dataset-diff")
+    stats = page.locator(".stat")
+    await expect(stats.filter(has_text="Added")).to_contain_text("1")
+    await expect(stats.filter(has_text="Changed")).to_contain_text("1")
+    await expect(stats.filter(has_text="Removed")).to_contain_text("1")
+
+    # online: scored traffic from two prompt versions, drawn per model@prompt; promote one turn
+    await ui_data.client.put("/online/config", json={"rate": 1.0})
+    handler = TurnHandler(session_factory)
+    now = datetime.now(UTC)
+    for i in range(12):
+        version = "v1" if i % 2 else "v2"
+        await handler.handle(make_turn(f"c{i}", prompt_version=version, at=now - timedelta(minutes=i)))
+    await view.visit(f"{ui_data.api.url}/ui/online", "online")
+    assert await page.locator("canvas[data-drawn]").count() >= 3
+    samples = page.locator("[data-samples] tbody tr")
+    await expect(samples).to_have_count(12)
+    form = samples.first.locator("form")
+    await form.locator("input[name=dataset]").fill("ui-promoted")
+    await form.get_by_role("button", name="Promote").click()
+    await page.wait_for_load_state("networkidle")
+    await expect(page.locator(".banner.good")).to_contain_text("ui-promoted as version 1 (needs review)")
+    versions = (await ui_data.client.get("/datasets/ui-promoted/versions")).json()
+    assert [(v["version"], v["status"]) for v in versions] == [(1, "needs_review")]
+    assert view.clean() == []

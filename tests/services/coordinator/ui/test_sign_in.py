@@ -1,0 +1,80 @@
+"""Signing in to the web UI: a session is required everywhere, a one-time link works once, a
+state-changing request without the CSRF token is refused."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright.async_api import Browser, expect
+
+from tests.services.coordinator.ui.browser import watched_page
+from tests.services.live_api import Api
+
+pytestmark = pytest.mark.integration
+
+
+async def one_time_link(api: Api, path: str = "/ui/experiments") -> str:
+    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as client:
+        response = await client.post("/ui-links", json={"path": path})
+        assert response.status_code == 201, response.text
+        return f"{api.url}{response.json()['url']}"
+
+
+async def test_every_page_needs_a_session_and_a_key_signs_in(browser: Browser, api: Api) -> None:
+    view = await watched_page(browser)
+    page = view.page
+    for path in ("/ui/experiments", "/ui/datasets", "/ui/online", "/ui/compare", "/ui/experiments/x/items/y"):
+        await page.goto(api.url + path)
+        assert "/ui/sign-in?next=" in page.url, path
+    await view.shot("sign-in")
+    await page.fill("input[name=key]", "ys_not-a-key")
+    await page.click("button[type=submit]")
+    await expect(page.locator("[role=alert]")).to_contain_text("not valid")
+    await page.fill("input[name=key]", api.key)
+    await page.click("button[type=submit]")
+    await page.wait_for_load_state("networkidle")
+    assert page.url == f"{api.url}/ui/experiments/x/items/y"  # back where the visitor was going
+    await expect(page.locator("h1")).to_have_text("Not Found")  # no such experiment, as a page
+    cookie = next(c for c in await page.context.cookies() if c["name"] == "ys_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    await view.visit(f"{api.url}/ui/experiments", "experiments-empty")
+    await expect(page.locator(".empty")).to_contain_text("No experiments yet")
+    # only the deliberate 401 of the wrong key and the 404 page were errors
+    assert all(("401" in p or "404" in p) for p in view.clean())
+
+
+async def test_a_one_time_link_works_once(browser: Browser, api: Api) -> None:
+    link = await one_time_link(api, "/ui/datasets")
+    first = await watched_page(browser)
+    await first.visit(link)
+    assert first.page.url == f"{api.url}/ui/datasets"
+    second = await watched_page(browser)  # another browser profile
+    await second.page.goto(link)
+    assert second.page.url.startswith(f"{api.url}/ui/sign-in")
+    await expect(second.page.locator("[role=alert]")).to_contain_text("already used or has expired")
+    await second.page.goto(f"{api.url}/ui/datasets")
+    assert "/ui/sign-in" in second.page.url  # no session was opened
+    # a link may only lead inside the UI
+    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as client:
+        outside = await client.post("/ui-links", json={"path": "https://evil.example/"})
+        assert outside.status_code == 422 and "inside the web UI" in outside.json()["detail"]
+
+
+async def test_state_changing_requests_need_the_csrf_token(browser: Browser, api: Api) -> None:
+    view = await watched_page(browser)
+    await view.visit(await one_time_link(api))
+    request = view.page.context.request
+    without = await request.post(f"{api.url}/ui/sign-out", form={"x": "1"}, max_redirects=0)
+    assert without.status == 403 and "security token" in await without.text()
+    wrong = await request.post(
+        f"{api.url}/ui/online/samples/1/promote",
+        form={"dataset": "d", "csrf_token": "forged"},
+        max_redirects=0,
+    )
+    assert wrong.status == 403
+    # the page's own form carries the token: signing out works and ends the session
+    await view.page.click("text=Sign out")
+    await view.page.wait_for_load_state("networkidle")
+    assert "/ui/sign-in" in view.page.url
+    await view.page.goto(f"{api.url}/ui/experiments")
+    assert "/ui/sign-in" in view.page.url

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+import pytest
+
+from services.coordinator.ui.views.experiment import wilson
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(("passed", "count"), [(0, 5), (5, 5), (3, 10), (1, 1), (990, 1000)])
+def test_pass_rate_whiskers_stay_inside_zero_one_and_hold_the_rate(passed: int, count: int) -> None:
+    low, high = wilson(passed, count)
+    assert 0.0 <= low <= passed / count <= high <= 1.0
+    assert high - low > 0
+
+
+def test_wilson_matches_the_textbook_value() -> None:
+    # 3 of 10: the Wilson 95% interval is [0.108, 0.603] (Agresti & Coull 1998, table 1 style check)
+    low, high = wilson(3, 10)
+    assert (round(low, 3), round(high, 3)) == (0.108, 0.603)
+    assert wilson(0, 0) == (0.0, 0.0)

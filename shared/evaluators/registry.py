@@ -245,7 +245,7 @@ def load_builtin_evaluators() -> None:
     _loaded = True
     import importlib
 
-    for module in ("drive_thru", "trajectory", "retrieval", "judges", "conversation", "generic"):
+    for module in ("drive_thru", "trajectory", "retrieval", "rag", "judges", "conversation", "generic"):
         try:
             importlib.import_module(f"shared.evaluators.{module}")
         except ModuleNotFoundError as exc:

@@ -6,6 +6,7 @@ import aiohttp
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.targets.agent import AgentInvokeTarget
+from services.evaluator.targets.answer import SearchAnswerTarget
 from services.evaluator.targets.base import CallContext, Target, TargetOutput
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget
 from services.evaluator.targets.search import SearchQueryTarget
@@ -19,6 +20,7 @@ def build_targets(
     return {
         "agent": AgentInvokeTarget(nc, topology.agent_invoke),
         "search": SearchQueryTarget(nc, topology.search_query),
+        "answer": SearchAnswerTarget(nc, topology.search_answer),
         "http": HttpEndpointTarget(http_session),
     }
 
@@ -27,6 +29,7 @@ __all__ = [
     "AgentInvokeTarget",
     "CallContext",
     "HttpEndpointTarget",
+    "SearchAnswerTarget",
     "SearchQueryTarget",
     "Target",
     "TargetOutput",

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 STEM_CHARS = 5
 _MARKER = re.compile(r"\s*\[\d+\]")
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9#\"'(\[])|\n+")
+_SPLIT = re.compile(r"(?<=[.!?\]])\s+(?=[A-Z0-9#\"'(])|\n+")
+"""After end punctuation, or after the citation markers that follow it, before a new sentence."""
 _TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*")
 _STOPWORD_TEXT = """
     a an and are as at be been but by can could did do does for from had has have he her his how i if

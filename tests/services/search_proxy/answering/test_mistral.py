@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.search_proxy.answering import MistralAnswerer
+from services.search_proxy.answering.mistral import LlmAnswer
+from tests.services.search_proxy.answering.corpus_passages import passages
+from tests.services.search_proxy.generation.fake_models import FakeChatModel
+
+pytestmark = pytest.mark.unit
+
+
+async def test_sentences_map_passage_numbers_to_ids_and_drop_bad_numbers() -> None:
+    reply: dict[str, Any] = {
+        "sentences": [
+            {"text": "Pool size went from 50 to 200.", "sources": [2, 9]},
+            {"text": "It followed the outage.", "sources": [1]},
+        ],
+        "abstained": False,
+    }
+    model = FakeChatModel({LlmAnswer: lambda prompt: reply})
+    docs = passages("pr:redis-outage-postmortem", "pr:redis-pool-limits")
+    draft = await MistralAnswerer(model, "mistral-small-latest").answer("How big is the pool?", docs, 3)
+    assert [s.source_ids for s in draft.sentences] == [
+        ["pr:redis-pool-limits"],
+        ["pr:redis-outage-postmortem"],
+    ]
+    assert "[2] (pr:redis-pool-limits)" in model.prompts[0] and "How big is the pool?" in model.prompts[0]
+
+
+async def test_abstains_when_the_model_does_or_nothing_was_retrieved() -> None:
+    model = FakeChatModel({LlmAnswer: lambda prompt: LlmAnswer(sentences=[], abstained=True)})
+    answerer = MistralAnswerer(model, "m")
+    assert (await answerer.answer("q?", passages("pr:redis-pool-limits"), 3)).abstained
+    assert (await answerer.answer("q?", [], 3)).abstained
+    assert len(model.prompts) == 1  # no passages: no call
+    assert answerer.name == "mistral:m"

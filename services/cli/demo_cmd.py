@@ -22,6 +22,10 @@ from services.stack.state import DEFAULT_STATE_DIR, StackState
 ROOT = Path(__file__).resolve().parents[2]
 DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
 GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
+RAG_GOLDEN = ROOT / "datasets" / "search" / "rag-golden-v1.json"
+RAG_EVALUATORS = ["citation_recall", "hallucination_rate", "entity_recall"]
+"""The deterministic RAG evaluators: the judges (the answer target's other defaults) would make the
+demo wait on Mistral when a key is set."""
 SCENARIOS = ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
 CONVERSATIONS = ROOT / "datasets" / "drive-thru" / "conversations-v1.yaml"
 
@@ -104,8 +108,8 @@ def _conversations(client: ApiClient) -> None:
 
 
 def _retrieval(client: ApiClient) -> None:
-    if not GOLDEN.exists():
-        err.print(f"(skipping retrieval: {GOLDEN} not present)")
+    if not GOLDEN.exists() or not RAG_GOLDEN.exists():
+        err.print(f"(skipping retrieval: {GOLDEN} or {RAG_GOLDEN} not present)")
         return
     out.print(Rule("Retrieval: golden set vs corpus backend, then a candidate that drops 30% of queries"))
     push_file(client, GOLDEN, name="search/golden-v1")
@@ -121,6 +125,27 @@ def _retrieval(client: ApiClient) -> None:
         },
     )
     out.print(f"Retrieval verdict (degrade=0.3): {_verdict(candidate)}")
+    _rag(client)
+
+
+def _rag(client: ApiClient) -> None:
+    out.print(
+        Rule("RAG answers with citations, then a candidate that retrieves nothing for half the questions")
+    )
+    push_file(client, RAG_GOLDEN, name="search/rag-golden-v1")
+    base = {"dataset": "search/rag-golden-v1", "concurrency": 10, "evaluators": RAG_EVALUATORS}
+    answer = {"kind": "answer", "answerer": "extractive"}
+    baseline = _experiment(client, base | {"name": "demo-rag-baseline", "target": answer})
+    candidate = _experiment(
+        client,
+        base
+        | {
+            "name": "demo-rag-degraded",
+            "baseline_id": baseline["id"],
+            "target": answer | {"degrade": 0.5},
+        },
+    )
+    out.print(f"RAG verdict (degrade=0.5): {_verdict(candidate)}")
 
 
 def _open_the_ui(client: ApiClient, stack_stays_up: bool) -> None:

@@ -7,12 +7,17 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from shared.contracts.eval_messages import AgentTarget, HttpTarget, SearchTarget, TargetSpec
+from shared.contracts.eval_messages import AgentTarget, AnswerTarget, HttpTarget, SearchTarget, TargetSpec
 
 _target_adapter: TypeAdapter[Any] = TypeAdapter(TargetSpec)
 
 
-_TARGETS: dict[str, type[BaseModel]] = {"agent": AgentTarget, "search": SearchTarget, "http": HttpTarget}
+_TARGETS: dict[str, type[BaseModel]] = {
+    "agent": AgentTarget,
+    "search": SearchTarget,
+    "answer": AnswerTarget,
+    "http": HttpTarget,
+}
 
 
 class TargetOptionError(ValueError):

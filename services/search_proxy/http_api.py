@@ -1,4 +1,5 @@
-"""HTTP API: ``POST /v1/search`` (same models as NATS; 422 on bad input) and ``GET /healthz``."""
+"""HTTP API: ``POST /v1/search``, ``POST /v1/answer`` (same models as NATS; 422 on bad input) and
+``GET /healthz``."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from pydantic import BaseModel
 
+from services.search_proxy.answering import AnswerService
 from services.search_proxy.search_filters import InvalidFilters, parse_filters
 from services.search_proxy.search_service import SearchService
+from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
 from shared.contracts.search_messages import SearchRequest, SearchResponse
 from shared.messaging import ConnectionHealth
 
@@ -25,7 +28,13 @@ def _service(request: Request) -> SearchService:
     return service
 
 
+def _answers(request: Request) -> AnswerService:
+    service: AnswerService = request.app.state.answer_service
+    return service
+
+
 ServiceDep = Annotated[SearchService, Depends(_service)]
+AnswersDep = Annotated[AnswerService, Depends(_answers)]
 
 router = APIRouter(tags=["search"])
 
@@ -37,6 +46,12 @@ async def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
     except InvalidFilters as exc:
         raise HTTPException(status_code=422, detail=str(exc)) from exc
     return await service.search(body)
+
+
+@router.post("/v1/answer", response_model=AnswerResponse)
+async def answer(body: AnswerRequest, answers: AnswersDep) -> AnswerResponse:
+    """Retrieve, then answer with ``[n]`` citations (``ok=false`` with the reason on failure)."""
+    return await answers.answer(body)
 
 
 @router.get("/healthz", response_model=Health)

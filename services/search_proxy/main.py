@@ -9,7 +9,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from services.search_proxy.http_api import install_routes
-from services.search_proxy.nats_handler import register_search_subscriber
+from services.search_proxy.nats_handler import register_answer_subscriber, register_search_subscriber
 from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
 from shared.log_setup import configure_logging
@@ -32,9 +32,11 @@ def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
             cfg.nats_url, "services.search_proxy.nats", nats_health, "search-proxy", cfg.nats_reconnect_wait_s
         )
         register_search_subscriber(broker, cfg.topology.search_query, runtime.service)
+        register_answer_subscriber(broker, cfg.topology.search_answer, runtime.answers)
         await start_serving(broker, nats_health)
         app.state.nats_health = nats_health
         app.state.search_service = runtime.service
+        app.state.answer_service = runtime.answers
         app.state.default_backend = cfg.search_backend
         app.state.corpus_version = runtime.corpus_version
         try:

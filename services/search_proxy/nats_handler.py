@@ -1,17 +1,26 @@
-"""``search.query`` over NATS request/reply, in the ``SEARCH_QUEUE`` queue group.
+"""``search.query`` and ``search.answer`` over NATS request/reply, in the ``SEARCH_QUEUE`` queue group.
 
-The handler reads the raw body itself so that a malformed request still gets an answer
+The handlers read the raw body themselves so that a malformed request still gets an answer
 (``ok=False``) instead of leaving the requester to time out."""
 
 from __future__ import annotations
 
 from faststream.nats import NatsBroker
 from faststream.nats.annotations import NatsMessage
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from services.search_proxy.answering import AnswerService
 from services.search_proxy.search_service import SearchService
+from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
 from shared.contracts.search_messages import SearchRequest, SearchResponse
 from shared.contracts.topology import SEARCH_QUEUE
+
+
+def _invalid(model: type[BaseModel], exc: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '<body>'}: {e['msg']}" for e in exc.errors()
+    )
+    return f"invalid {model.__name__}: {problems}"
 
 
 def register_search_subscriber(broker: NatsBroker, subject: str, service: SearchService) -> None:
@@ -20,8 +29,15 @@ def register_search_subscriber(broker: NatsBroker, subject: str, service: Search
         try:
             request = SearchRequest.model_validate_json(message.body)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '<body>'}: {e['msg']}" for e in exc.errors()
-            )
-            return SearchResponse(ok=False, error=f"invalid SearchRequest: {problems}")
+            return SearchResponse(ok=False, error=_invalid(SearchRequest, exc))
         return await service.search(request)
+
+
+def register_answer_subscriber(broker: NatsBroker, subject: str, service: AnswerService) -> None:
+    @broker.subscriber(subject, queue=SEARCH_QUEUE)
+    async def answer_question(message: NatsMessage) -> AnswerResponse:
+        try:
+            request = AnswerRequest.model_validate_json(message.body)
+        except ValidationError as exc:
+            return AnswerResponse(ok=False, error=_invalid(AnswerRequest, exc))
+        return await service.answer(request)

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.search_proxy.answering import AnswerService, ExtractiveAnswerer, PassageLookup
+from services.search_proxy.answering.mistral import mistral_answerer
 from services.search_proxy.corpus import load_corpus
 from services.search_proxy.corpus_backend import CorpusSearchBackend
 from services.search_proxy.corpus_store import ensure_corpus_loaded
@@ -22,6 +24,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class SearchRuntime:
     service: SearchService
+    answers: AnswerService
     engine: AsyncEngine
     corpus_version: str
     upstream: HttpSearchBackend | None = field(default=None)
@@ -57,14 +60,28 @@ async def start_runtime(settings: SearchProxySettings) -> SearchRuntime:
         default_degrade=settings.search_degrade,
         request_timeout_s=settings.search_request_timeout_s,
     )
+    mistral = None
+    if settings.mistral_api_key is not None:
+        mistral = mistral_answerer(
+            settings.mistral_api_key,
+            settings.answer_model,
+            settings.answer_timeout_s,
+            settings.answer_max_retries,
+        )
+    answers = AnswerService(service, PassageLookup(corpus.documents()), ExtractiveAnswerer(), mistral)
     log.info(
         "search-proxy ready",
         extra={
             "backends": sorted(backends),
             "default": settings.search_backend,
             "corpus": corpus.corpus_version,
+            "answerer": answers.default_answerer,
         },
     )
     return SearchRuntime(
-        service=service, engine=engine, corpus_version=corpus.corpus_version, upstream=upstream
+        service=service,
+        answers=answers,
+        engine=engine,
+        corpus_version=corpus.corpus_version,
+        upstream=upstream,
     )

@@ -26,6 +26,12 @@ class SearchProxySettings(CommonSettings):
         default=0.0, ge=0, le=1, description="FAULT INJECTION default for requests that set none"
     )
     search_request_timeout_s: float = Field(default=30.0, gt=0)
+    mistral_api_key: SecretStr | None = Field(
+        default=None, description="MISTRAL_API_KEY: answers are written by Mistral (else extractive)"
+    )
+    answer_model: str = Field(default="mistral-small-latest", description="ANSWER_MODEL (Mistral)")
+    answer_timeout_s: int = Field(default=30, ge=1, description="Per-request timeout of a Mistral call")
+    answer_max_retries: int = Field(default=2, ge=0)
 
     @model_validator(mode="after")
     def _http_backend_needs_upstream(self) -> SearchProxySettings:

@@ -11,8 +11,10 @@ from shared.contracts.agent_messages import (
     TrafficTurn,
     TrajectoryMessage,
 )
+from shared.contracts.answer_messages import AnswerRequest, AnswerResponse, Citation
 from shared.contracts.eval_messages import (
     AgentTarget,
+    AnswerTarget,
     EvalResult,
     EvalTask,
     HttpTarget,
@@ -29,6 +31,10 @@ __all__ = [
     "AgentInvokeRequest",
     "AgentInvokeResponse",
     "AgentTarget",
+    "AnswerRequest",
+    "AnswerResponse",
+    "AnswerTarget",
+    "Citation",
     "DriftAlert",
     "EvalResult",
     "EvalTask",

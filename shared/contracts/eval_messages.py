@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, field_validator
 
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
+from shared.contracts.answer_messages import Answerer
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.prompts import PromptRef
 from shared.contracts.search_messages import SearchMode
@@ -43,6 +44,19 @@ class SearchTarget(BaseModel, frozen=True, extra="forbid"):
     degrade: float = Field(default=0.0, ge=0, le=1, description="FAULT INJECTION for regression checks")
 
 
+class AnswerTarget(BaseModel, frozen=True, extra="forbid"):
+    """Ask the search-proxy to answer the item's query with citations, over ``search.answer``."""
+
+    kind: Literal["answer"] = "answer"
+    mode: SearchMode = "balanced"
+    limit: int = Field(default=5, ge=1, le=20, description="Documents retrieved and read")
+    backend: Literal["corpus", "http"] | None = None
+    bypass_cache: bool = True
+    answerer: Answerer | None = Field(default=None, description="None: the proxy's default")
+    max_sentences: int = Field(default=3, ge=1, le=10)
+    degrade: float = Field(default=0.0, ge=0, le=1, description="FAULT INJECTION for regression checks")
+
+
 class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     """Call any HTTP endpoint; ``body_template`` placeholders like ``{input.query}`` are filled
     from the item, ``output_mapping`` picks output fields out of the JSON response."""
@@ -70,7 +84,7 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
         return value
 
 
-TargetSpec = Annotated[AgentTarget | SearchTarget | HttpTarget, Field(discriminator="kind")]
+TargetSpec = Annotated[AgentTarget | SearchTarget | AnswerTarget | HttpTarget, Field(discriminator="kind")]
 
 
 def task_key(experiment_id: str, item_id: str, trial: int) -> str:

@@ -18,6 +18,7 @@ EVAL_CAPACITY = "eval.capacity"
 AGENT_INVOKE = "agent.invoke"
 AGENT_CONVERSE = "agent.converse"
 SEARCH_QUERY = "search.query"
+SEARCH_ANSWER = "search.answer"
 TRAFFIC_AGENT = "traffic.agent"
 EXPERIMENT_EVENTS = "experiment.events"
 ALERTS = "alerts.drift"
@@ -81,6 +82,11 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def search_query(self) -> str:
         return self.subject(SEARCH_QUERY)
+
+    @cached_property
+    def search_answer(self) -> str:
+        """Request/reply, ``SEARCH_QUEUE`` group: retrieval + an answer with citations."""
+        return self.subject(SEARCH_ANSWER)
 
     @cached_property
     def traffic_agent(self) -> str:

@@ -2,7 +2,9 @@
 
 ``load_golden(path)`` validates a file (errors name the file, the case id and the field),
 ``check_ids_exist(golden, corpus_ids)`` checks the ground truth against a corpus, and
-``to_dataset_items(golden)`` converts cases to Yardstick's generic dataset items."""
+``to_dataset_items(golden)`` converts cases to Yardstick's generic dataset items. A file whose cases
+carry ``expectedAnswer`` is a RAG golden set (dataset kind ``rag``): its items also hold the
+expected answer, the required citations and the required entities."""
 
 from __future__ import annotations
 
@@ -110,7 +112,11 @@ def missing_ids(golden: EvalDataset, corpus_ids: Iterable[str]) -> dict[str, lis
     known = set(corpus_ids)
     problems: dict[str, list[str]] = {}
     for case in golden.cases:
-        wanted = [*case.expected_observation_ids, *(case.graded_relevance or {})]
+        wanted = [
+            *case.expected_observation_ids,
+            *(case.graded_relevance or {}),
+            *(case.required_citations or []),
+        ]
         absent = sorted({obs_id for obs_id in wanted if obs_id not in known})
         if absent:
             problems[case.id] = absent
@@ -126,18 +132,26 @@ def check_ids_exist(golden: EvalDataset, corpus_ids: Iterable[str]) -> None:
 
 
 def to_dataset_items(golden: EvalDataset) -> list[dict[str, Any]]:
-    """Generic Yardstick items: input.query, expected_output.relevant_ids/graded_relevance."""
+    """Generic Yardstick items: input.query, expected_output.relevant_ids/graded_relevance, plus
+    expected_answer/required_citations/required_entities when the case has them."""
     items: list[dict[str, Any]] = []
     for case in golden.cases:
         graded = case.graded_relevance or {obs_id: 1 for obs_id in case.expected_observation_ids}
+        expected: dict[str, Any] = {
+            "relevant_ids": list(case.expected_observation_ids),
+            "graded_relevance": dict(graded),
+        }
+        if case.expected_answer is not None:
+            expected["expected_answer"] = case.expected_answer
+        if case.required_citations is not None:
+            expected["required_citations"] = list(case.required_citations)
+        if case.required_entities is not None:
+            expected["required_entities"] = list(case.required_entities)
         items.append(
             {
                 "id": case.id,
                 "input": {"query": case.query},
-                "expected_output": {
-                    "relevant_ids": list(case.expected_observation_ids),
-                    "graded_relevance": dict(graded),
-                },
+                "expected_output": expected,
                 "metadata": {
                     "query_type": case.query_type,
                     "category": case.query_type,
@@ -149,13 +163,18 @@ def to_dataset_items(golden: EvalDataset) -> list[dict[str, Any]]:
     return items
 
 
+def dataset_kind(golden: EvalDataset) -> str:
+    """``rag`` when any case has an expected answer (answer evaluators apply), else ``retrieval``."""
+    return "rag" if any(case.expected_answer is not None for case in golden.cases) else "retrieval"
+
+
 def golden_file_to_dataset(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
     """A parsed golden file in the generic dataset-file shape, for ``shared.datasets.files``."""
     golden = parse_golden(raw, path)
     return {
         "name": str(raw.get("name") or path.stem),
         "description": golden.description,
-        "kind": "retrieval",
+        "kind": dataset_kind(golden),
         "metadata": {
             "format": "retrieval_golden",
             "version": golden.version,

@@ -249,6 +249,7 @@ def load_builtin_evaluators() -> None:
         "drive_thru",
         "trajectory",
         "retrieval",
+        "rag",
         "judges",
         "conversation",
         "multi_turn",

@@ -58,6 +58,17 @@ DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["score_breakdown"],
     ),
+    "rag": (
+        [
+            "citation_recall",
+            "hallucination_rate",
+            "entity_recall",
+            "faithfulness",
+            "citation_precision",
+            "answer_relevancy",
+        ],
+        ["score_breakdown"],
+    ),
     "trajectory": (
         [
             "trajectory_match",
@@ -71,12 +82,17 @@ DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
+_BY_TARGET = {"agent": "drive_thru", "search": "retrieval", "answer": "rag"}
+_GOLDEN_KINDS = ("retrieval", "rag")
+
+
 def _defaults(kind: str, target_kind: str) -> tuple[list[EvaluatorSpec], list[EvaluatorSpec]]:
-    key = (
-        kind
-        if kind in DEFAULT_EVALUATORS
-        else {"agent": "drive_thru", "search": "retrieval"}.get(target_kind, "")
-    )
+    """The dataset kind's defaults; a golden set (retrieval or rag) serves both the search and the
+    answer target, so there the target decides: ranking metrics for search, answer metrics for answer."""
+    if kind in _GOLDEN_KINDS and target_kind in ("search", "answer"):
+        key = _BY_TARGET[target_kind]
+    else:
+        key = kind if kind in DEFAULT_EVALUATORS else _BY_TARGET.get(target_kind, "")
     items, runs = DEFAULT_EVALUATORS.get(key, ([], []))
     return [EvaluatorSpec(name=n) for n in items], [EvaluatorSpec(name=n) for n in runs]
 

@@ -7,6 +7,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.targets.agent import AgentInvokeTarget
 from services.evaluator.targets.agent_conversation import AgentConversationTarget, AgentTargetByItem
+from services.evaluator.targets.answer import SearchAnswerTarget
 from services.evaluator.targets.base import CallContext, Target, TargetOutput
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget
 from services.evaluator.targets.search import SearchQueryTarget
@@ -20,6 +21,7 @@ def build_targets(
     return {
         "agent": AgentTargetByItem(nc, topology),
         "search": SearchQueryTarget(nc, topology.search_query),
+        "answer": SearchAnswerTarget(nc, topology.search_answer),
         "http": HttpEndpointTarget(http_session),
     }
 
@@ -30,6 +32,7 @@ __all__ = [
     "AgentTargetByItem",
     "CallContext",
     "HttpEndpointTarget",
+    "SearchAnswerTarget",
     "SearchQueryTarget",
     "Target",
     "TargetOutput",

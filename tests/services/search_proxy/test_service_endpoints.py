@@ -12,6 +12,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.search_proxy.main import create_app
 from services.search_proxy.settings import SearchProxySettings
+from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
 from shared.contracts.search_messages import SearchRequest, SearchResponse
 from shared.contracts.topology import Topology
 
@@ -21,7 +22,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 @pytest.fixture
 async def app(database_url: str, nats_url: str, topology: Topology) -> AsyncIterator[FastAPI]:
     settings = SearchProxySettings(
-        database_url=database_url, nats_url=nats_url, nats_namespace=topology.namespace, log_json=False
+        database_url=database_url,
+        nats_url=nats_url,
+        nats_namespace=topology.namespace,
+        log_json=False,
+        mistral_api_key=None,  # the offline answerer, whatever the environment holds
     )
     application = create_app(settings)
     async with application.router.lifespan_context(application):
@@ -93,3 +98,37 @@ async def test_degrade_and_healthz(http: httpx.AsyncClient) -> None:
     health = (await http.get("/healthz")).json()
     assert health["status"] == "ok" and health["default_backend"] == "corpus"
     assert len(health["corpus_version"]) == 16
+
+
+async def test_search_answer_over_nats_cites_the_retrieved_documents(
+    app: FastAPI, nats_client: NatsClient, topology: Topology
+) -> None:
+    request = AnswerRequest(query="What caused the Redis outage on Dec 1st?", mode="thorough")
+    reply = await nats_client.request(topology.search_answer, request.model_dump_json().encode(), timeout=10)
+    answer = AnswerResponse.model_validate_json(reply.data)
+    assert answer.ok, answer.error
+    assert answer.answerer == "extractive" and not answer.abstained
+    assert "pr:redis-outage-postmortem" in [c.id for c in answer.citations]
+    assert "connection pool exhaustion" in answer.answer and "[1]" in answer.answer
+    assert len(answer.contexts) == len(answer.results) <= 5
+    bad = await nats_client.request(topology.search_answer, b'{"query": ""}', timeout=10)
+    refused = AnswerResponse.model_validate_json(bad.data)
+    assert not refused.ok and refused.error is not None and "query" in refused.error
+
+
+async def test_post_v1_answer(http: httpx.AsyncClient) -> None:
+    response = await http.post("/v1/answer", json={"query": "What is the rate limit per API key?"})
+    assert response.status_code == 200
+    body = AnswerResponse.model_validate(response.json())
+    assert body.ok and "100 requests per second" in body.answer
+    degraded = AnswerResponse.model_validate(
+        (
+            await http.post("/v1/answer", json={"query": "What is the rate limit per API key?", "degrade": 1})
+        ).json()
+    )
+    assert degraded.ok and degraded.abstained and degraded.citations == []
+    mistral = AnswerResponse.model_validate(
+        (await http.post("/v1/answer", json={"query": "rate limit", "answerer": "mistral"})).json()
+    )
+    assert not mistral.ok and mistral.error is not None and "MISTRAL_API_KEY" in mistral.error
+    assert (await http.post("/v1/answer", json={"query": "x", "limit": 0})).status_code == 422

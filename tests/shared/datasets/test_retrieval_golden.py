@@ -11,6 +11,7 @@ from shared.datasets.retrieval_golden import (
     QUERY_TYPES,
     GoldenFileError,
     check_ids_exist,
+    golden_file_to_dataset,
     load_golden,
     missing_ids,
     to_dataset_items,
@@ -91,3 +92,42 @@ def test_missing_ids_are_reported_per_case() -> None:
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(GoldenFileError, match="no such golden dataset file"):
         load_golden(tmp_path / "nope.json")
+
+
+RAG_GOLDEN = DEFAULT_CORPUS.parent / "rag-golden-v1.json"
+
+
+def test_rag_golden_v1_cases_have_answers_citations_and_entities_in_the_corpus() -> None:
+    golden = load_golden(RAG_GOLDEN)
+    assert len(golden.cases) >= 20
+    check_ids_exist(golden, load_corpus(DEFAULT_CORPUS).ids)
+    for case in golden.cases:
+        assert case.expected_answer, case.id
+        assert set(case.required_citations or []) <= set(case.expected_observation_ids), case.id
+        if case.query_type == "null":
+            assert case.required_citations == [] and case.required_entities == []
+        else:
+            assert case.required_citations and case.required_entities, case.id
+            answer = case.expected_answer.lower()
+            assert all(e.lower() in answer for e in case.required_entities), case.id
+
+
+def test_rag_golden_becomes_a_rag_dataset_with_answer_expectations() -> None:
+    raw = json.loads(RAG_GOLDEN.read_text())
+    dataset = golden_file_to_dataset(RAG_GOLDEN, raw)
+    assert dataset["kind"] == "rag"
+    first = dataset["items"][0]["expected_output"]
+    assert set(first) == {
+        "relevant_ids",
+        "graded_relevance",
+        "expected_answer",
+        "required_citations",
+        "required_entities",
+    }
+    assert golden_file_to_dataset(GOLDEN, json.loads(GOLDEN.read_text()))["kind"] == "retrieval"
+
+
+def test_required_citations_outside_the_corpus_are_reported() -> None:
+    golden = load_golden(RAG_GOLDEN)
+    case = golden.cases[0].model_copy(update={"required_citations": ["pr:nope"]})
+    assert "pr:nope" in missing_ids(golden.model_copy(update={"cases": [case]}), ["x"])[case.id]

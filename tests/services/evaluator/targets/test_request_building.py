@@ -9,15 +9,16 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.agent import AgentInvokeTarget
+from services.evaluator.targets.answer import SearchAnswerTarget
 from services.evaluator.targets.search import SearchQueryTarget
-from shared.contracts import AgentTarget, EvalTask, ModelConfig, SearchTarget
+from shared.contracts import AgentTarget, AnswerTarget, EvalTask, ModelConfig, SearchTarget
 
 pytestmark = pytest.mark.unit
 
 NO_NATS = cast(NatsClient, None)
 
 
-def task(input: dict[str, Any], target: AgentTarget | SearchTarget) -> EvalTask:
+def task(input: dict[str, Any], target: AgentTarget | SearchTarget | AnswerTarget) -> EvalTask:
     return EvalTask(experiment_id="e", item_id="i7", input=input, target=target)
 
 
@@ -53,3 +54,21 @@ def test_search_request_copies_the_target_options() -> None:
 def test_search_item_with_empty_query_is_a_config_error() -> None:
     with pytest.raises(TargetConfigError, match=r"does not fit a search request"):
         SearchQueryTarget(NO_NATS, "x").build_request(task({"query": ""}, SearchTarget()))
+
+
+def test_answer_request_copies_the_target_options_and_accepts_question() -> None:
+    spec = AnswerTarget(mode="thorough", limit=4, answerer="extractive", max_sentences=2, degrade=0.3)
+    target = SearchAnswerTarget(NO_NATS, "x")
+    req = target.build_request(task({"question": "who broke redis?"}, spec))
+    assert (req.query, req.mode, req.limit, req.answerer, req.max_sentences, req.degrade) == (
+        "who broke redis?",
+        "thorough",
+        4,
+        "extractive",
+        2,
+        0.3,
+    )
+    with pytest.raises(TargetConfigError, match=r"i7.*input.query"):
+        target.build_request(task({"customer_utterance": "x"}, spec))
+    with pytest.raises(TargetConfigError, match="answer target given a 'search' task"):
+        target.build_request(task({"query": "x"}, SearchTarget()))

@@ -1,0 +1,90 @@
+"""One answer entry point for NATS and HTTP: retrieve through the search service (cache, fault
+injection and backends included), read the hits' passages, let the chosen answerer write,
+render the citations. Every failure becomes ``AnswerResponse(ok=False, error=…)``."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Protocol
+
+from services.search_proxy.answering.draft import AnswerDraft, render
+from services.search_proxy.answering.passages import Passage, PassageLookup
+from services.search_proxy.search_service import SearchService
+from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
+from shared.contracts.search_messages import SearchRequest
+
+log = logging.getLogger(__name__)
+
+
+class Answerer(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    async def answer(self, question: str, passages: list[Passage], max_sentences: int) -> AnswerDraft: ...
+
+
+class AnswererNotConfigured(LookupError):
+    """The request asked for an answerer this proxy does not have (mistral without a key)."""
+
+
+class AnswerService:
+    def __init__(
+        self,
+        search: SearchService,
+        passages: PassageLookup,
+        extractive: Answerer,
+        mistral: Answerer | None = None,
+    ) -> None:
+        self._search = search
+        self._passages = passages
+        self._answerers: dict[str, Answerer] = {"extractive": extractive}
+        if mistral is not None:
+            self._answerers["mistral"] = mistral
+        self.default_answerer = "mistral" if mistral is not None else "extractive"
+
+    def answerer(self, name: str | None) -> Answerer:
+        chosen = name or self.default_answerer
+        if chosen not in self._answerers:
+            raise AnswererNotConfigured(
+                f"answerer {chosen!r} is not configured: set MISTRAL_API_KEY on the search-proxy"
+            )
+        return self._answerers[chosen]
+
+    async def answer(self, request: AnswerRequest) -> AnswerResponse:
+        started = time.perf_counter()
+        found = await self._search.search(
+            SearchRequest(
+                query=request.query,
+                mode=request.mode,
+                limit=request.limit,
+                backend=request.backend,
+                bypass_cache=request.bypass_cache,
+                degrade=request.degrade,
+            )
+        )
+        if not found.ok:
+            return AnswerResponse(ok=False, error=f"retrieval failed: {found.error}", backend=found.backend)
+        passages = [self._passages.passage(hit) for hit in found.results]
+        try:
+            answerer = self.answerer(request.answerer)
+            draft = await answerer.answer(request.query, passages, request.max_sentences)
+        except AnswererNotConfigured as exc:
+            return AnswerResponse(ok=False, error=str(exc), backend=found.backend)
+        except Exception as exc:
+            log.exception("answer failed", extra={"query": request.query})
+            return AnswerResponse(
+                ok=False, error=f"answerer failed: {type(exc).__name__}: {exc}", backend=found.backend
+            )
+        text, citations = render(draft, passages)
+        return AnswerResponse(
+            answer=text,
+            citations=citations,
+            abstained=draft.abstained or not draft.sentences,
+            contexts=[p.text for p in passages],
+            results=found.results,
+            answerer=answerer.name,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            retrieval_latency_ms=found.latency_ms,
+            backend=found.backend,
+        )

@@ -63,9 +63,10 @@ test: lint typecheck pytest
 demo: bytecode ui-assets
 	$(BIN)/yardstick demo
 
-bench: bytecode
+bench: bytecode ui-assets
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/throughput.py
+	$(BIN)/python bench/ui_pages.py
 
 stack-up: bytecode ui-assets
 	$(BIN)/yardstick stack up

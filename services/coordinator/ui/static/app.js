@@ -87,15 +87,22 @@
     const bar = box.querySelector("[data-progress-bar]");
     const label = box.querySelector("[data-progress-label]");
     const source = new EventSource(box.dataset.events);
+    let finished = false;
     function update(event) {
       const e = JSON.parse(event.data);
       const pct = e.total ? Math.round((100 * e.done) / e.total) : 100;
       if (bar) bar.style.width = pct + "%";
       if (label) label.textContent = e.done.toLocaleString() + " / " + e.total.toLocaleString() + " done · " + e.errors.toLocaleString() + " errors";
-      if (["completed", "failed", "cancelled"].indexOf(e.kind) >= 0) { source.close(); window.location.reload(); }
+      if (["completed", "failed", "cancelled"].indexOf(e.kind) >= 0) finished = true;
     }
     ["started", "progress", "completed", "failed", "cancelled"].forEach((k) => source.addEventListener(k, update));
-    source.onerror = function () { source.close(); };
+    // The server ends the stream after the final event: then show the results. Any other break
+    // is left to EventSource, which reconnects by itself.
+    source.onerror = function () {
+      if (!finished) return;
+      source.close();
+      window.location.reload();
+    };
   }
 
   function comparePicker() {

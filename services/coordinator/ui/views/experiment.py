@@ -24,6 +24,7 @@ class ConfigRow(BaseModel):
 class EvaluatorRow(BaseModel):
     name: str
     args: str
+    run_level: bool = False
 
 
 class MetricRow(BaseModel):
@@ -160,7 +161,11 @@ def experiment_page(
         experiment=experiment,
         config=config_rows(experiment, config),
         evaluators=[
-            EvaluatorRow(name=spec.name, args=json.dumps(spec.args, sort_keys=True) if spec.args else "")
+            EvaluatorRow(
+                name=spec.name,
+                args=json.dumps(spec.args, sort_keys=True) if spec.args else "",
+                run_level=spec in config.run_evaluators,
+            )
             for spec in [*config.evaluators, *config.run_evaluators]
         ],
         metrics=metric_rows(experiment.aggregates),

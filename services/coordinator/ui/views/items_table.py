@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel
 
 from services.coordinator.schemas import ExperimentItemOut
@@ -23,7 +25,7 @@ class ItemRow(BaseModel):
     error: str | None
     summary: str
     cells: dict[str, Cell]
-    outcome: Outcome
+    outcome: Outcome | Literal["pending"]
     reasons: list[str]
 
 
@@ -63,6 +65,6 @@ def item_row(item: ExperimentItemOut, policy: PassPolicy) -> ItemRow:
         error=item.error,
         summary=summary(item),
         cells=cells,
-        outcome=policy.outcome(scored),
+        outcome="pending" if item.status in ("pending", "dispatched") else policy.outcome(scored),
         reasons=policy.reasons(scored),
     )

@@ -4,17 +4,21 @@ the API's, no console error and no failed request anywhere."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import httpx
 import pytest
 from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.ui.views import formatting
 from services.sampler.turn_handler import TurnHandler
-from tests.services.coordinator.harness import synthetic_items
+from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
+from tests.services.live_api import Api
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration
@@ -144,3 +148,30 @@ async def test_datasets_and_online(
     versions = (await ui_data.client.get("/datasets/ui-promoted/versions")).json()
     assert [(v["version"], v["status"]) for v in versions] == [(1, "needs_review")]
     assert view.clean() == []
+
+
+async def test_a_running_experiment_shows_live_progress_then_its_results(
+    browser: Browser, api: Api, workers: Any, agent: ScriptedAgent
+) -> None:
+    """The page follows the server-sent events while items are held, and shows the results when the
+    run completes, without a reload by the visitor."""
+    async with httpx.AsyncClient(
+        base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}, timeout=30
+    ) as client:
+        body = {"items": synthetic_items(6), "create": {"kind": "drive_thru"}}
+        (await client.post("/datasets/live-set/items", json=body)).raise_for_status()
+        agent.gate = asyncio.Event()
+        created = await client.post(
+            "/experiments", json={"name": "live", "dataset": "live-set", "target": {"kind": "agent"}}
+        )
+        experiment_id = created.json()["id"]
+        link = (await client.post("/ui-links", json={"path": f"/ui/experiments/{experiment_id}"})).json()
+        view = await watched_page(browser)
+        await view.page.goto(f"{api.url}{link['url']}")
+        await expect(view.page.locator("[data-progress-label]")).to_contain_text("0 / 6 done")
+        await view.shot("experiment-running")
+        agent.gate.set()
+        await expect(view.page.locator(".stat", has_text="Pass rate")).to_be_visible(timeout=30_000)
+        await expect(view.page.locator("h1 .badge").first).to_have_text("completed")
+        await view.shot("experiment-completed-live")
+        assert view.clean() == []

@@ -18,6 +18,7 @@ from services.cli.compare_cmd import compare_command
 from services.cli.demo_cmd import demo_command
 from services.cli.generate_retrieval import generate_retrieval_command
 from services.cli.report_cmd import report_command
+from services.cli.rescore_cmd import rescore_command
 from services.cli.run_cmd import run_command
 from services.cli.score import score_command
 from services.cli.ui_cmd import ui_command
@@ -37,6 +38,7 @@ app.add_typer(traffic_cmd.app, name="traffic")
 app.add_typer(online_cmd.app, name="online")
 datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
 app.command("run")(run_command)
+app.command("rescore")(rescore_command)
 app.command("cancel")(cancel_command)
 app.command("compare")(compare_command)
 app.command("report")(report_command)

@@ -32,6 +32,7 @@ def follow(
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("errors {task.fields[errors]}"),
+        TextColumn("cached {task.fields[cached]}"),
         TextColumn("{task.fields[rate]:.1f} items/s"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
@@ -39,12 +40,18 @@ def follow(
     with Progress(*columns, console=console, transient=False) as progress:
         experiment = client.get(f"/experiments/{experiment_id}")
         task = progress.add_task(
-            experiment["name"], total=experiment["progress"]["total"], errors=0, rate=0.0
+            experiment["name"], total=experiment["progress"]["total"], errors=0, cached=0, rate=0.0
         )
         while True:
             p = experiment["progress"]
             elapsed = max(time.monotonic() - started, 1e-6)
-            progress.update(task, completed=p["done"], errors=p["errors"], rate=p["done"] / elapsed)
+            progress.update(
+                task,
+                completed=p["done"],
+                errors=p["errors"],
+                cached=p.get("cache_hits", 0),
+                rate=p["done"] / elapsed,
+            )
             if experiment["status"] in TERMINAL:
                 break
             if time.monotonic() - started > timeout_s:
@@ -79,7 +86,8 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
     p = experiment["progress"]
     latency = agg.get("latency") or {}
     headline = Text.assemble(
-        f"items {p['total']} · errors {p['errors']} · passed {_fmt(agg.get('passed'))} · "
+        f"items {p['total']} · errors {p['errors']} · cache hits {p.get('cache_hits', 0)} · "
+        f"passed {_fmt(agg.get('passed'))} · "
         f"not measured {_fmt(agg.get('not_measured'))} · ",
         (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),
         f"\nan item passes when {_criteria(agg)}\n"

@@ -87,6 +87,13 @@ def run_command(
     max_error_rate: float = typer.Option(
         0.0, min=0.0, max=1.0, help="Share of items allowed to error; above it the run exits 3"
     ),
+    cache_ttl: float | None = typer.Option(
+        None,
+        "--cache-ttl",
+        min=0.001,
+        help="Reuse target outputs cached by earlier runs of the same target and items, at most this "
+        "many seconds old (and cache this run's); default: off",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON (for scripts)"),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 when the comparison finds a regression"),
 ) -> None:
@@ -108,6 +115,8 @@ def run_command(
         }
         if evaluator:
             body["evaluators"] = evaluator
+        if cache_ttl is not None:
+            body["cache"] = {"ttl_s": cache_ttl}
         if baseline:
             body["baseline_id" if len(baseline) == 36 and baseline.count("-") == 4 else "baseline_name"] = (
                 baseline

@@ -8,7 +8,16 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from services.coordinator.api import comparisons, datasets, experiments, keys, online, prompts, sign_in_links
+from services.coordinator.api import (
+    comparisons,
+    datasets,
+    experiments,
+    keys,
+    online,
+    prompts,
+    rescore,
+    sign_in_links,
+)
 from services.coordinator.api.input_guard import InputGuard
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
@@ -39,6 +48,7 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
     app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
     app.include_router(datasets.router)
     app.include_router(experiments.router)
+    app.include_router(rescore.router)
     app.include_router(comparisons.router)
     app.include_router(online.router)
     app.include_router(keys.router)

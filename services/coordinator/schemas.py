@@ -121,6 +121,7 @@ class Progress(BaseModel):
     errors: int
     in_flight: int
     pending: int
+    cache_hits: int = Field(default=0, description="Items scored from the output cache (target not called)")
 
 
 class ExperimentOut(BaseModel):
@@ -138,9 +139,26 @@ class ExperimentOut(BaseModel):
     baseline_id: str | None = None
     error: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    rescored_from: str | None = Field(
+        default=None, description="The experiment whose stored outputs this one re-scored"
+    )
     created_at: datetime
     started_at: datetime | None = None
     completed_at: datetime | None = None
+
+
+class RescoreCreate(BaseModel):
+    """``POST /experiments/{id}/rescore``: score the source experiment's stored outputs again."""
+
+    evaluators: list[EvaluatorSpec] | None = Field(
+        default=None, max_length=100, description="Item-level evaluators; None: the source's"
+    )
+    run_evaluators: list[EvaluatorSpec] | None = Field(
+        default=None, max_length=100, description="Run-level evaluators; None: the source's"
+    )
+    name: str | None = Field(
+        default=None, min_length=1, max_length=200, description="None: '<source name>-rescored'"
+    )
 
 
 class ExperimentAccepted(BaseModel):

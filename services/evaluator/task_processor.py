@@ -1,4 +1,7 @@
-"""One delivery of one task: call the target, score, publish the result, then ack (or nack/term)."""
+"""One delivery of one task: call the target, score, publish the result, then ack (or nack/term).
+
+A task carrying a recorded output (a re-scored experiment, an output-cache hit) skips the target
+call and is scored by the same evaluator code, under the same delivery rules."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from nats.aio.msg import Msg
 
@@ -16,6 +19,7 @@ from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
 from services.evaluator.targets.base import CallContext, Target
+from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import run_item_evaluators
 from shared.messaging import decode_or_terminate, settle
@@ -97,6 +101,9 @@ class TaskProcessor:
         return result.status
 
     async def _run(self, task: EvalTask, attempt: int) -> EvalResult | _Retry:
+        if task.recorded is not None:  # re-scored or cached: the target already answered
+            recorded = task.recorded
+            return await self._scored(task, attempt, recorded.output, recorded.latency_ms, recorded.usage)
         ctx = CallContext(worker_id=self.worker_id, task_id=task.task_id, attempt=attempt)
         started = time.perf_counter()
         try:
@@ -118,11 +125,21 @@ class TaskProcessor:
         except Exception as exc:  # a bug in a target: record it, never loop on it
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
             return self._error(task, _describe(exc), attempt, _elapsed_ms(started))
-        latency_ms = _elapsed_ms(started)
+        return await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage)
+
+    async def _scored(
+        self,
+        task: EvalTask,
+        attempt: int,
+        output: dict[str, Any] | None,
+        latency_ms: float | None,
+        usage: TokenUsage | None,
+    ) -> EvalResult:
+        """The ok result: ``output`` scored by the task's item-level evaluators."""
         scores = await run_item_evaluators(
             task.evaluators,
             input=task.input,
-            output=called.output,
+            output=output,
             expected_output=task.expected_output,
             metadata=task.metadata,
         )
@@ -131,10 +148,10 @@ class TaskProcessor:
             item_id=task.item_id,
             trial=task.trial,
             status="ok",
-            output=called.output,
+            output=output,
             scores=scores,
             latency_ms=latency_ms,
-            usage=called.usage,
+            usage=usage,
             attempts=attempt,
             worker_id=self.worker_id,
         )

@@ -22,6 +22,7 @@ from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 from pydantic import BaseModel, Field
 
+from services.evaluator.catalog_responder import CatalogResponder
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
@@ -127,6 +128,8 @@ class EvalWorker:
         )
         self._loop_task = asyncio.create_task(self._fetch_loop(), name="eval-fetch-loop")
         await self._nc.subscribe(topology.eval_capacity, cb=self._answer_capacity)  # core NATS, no ack
+        catalog = CatalogResponder(self.settings.worker_id)
+        await self._nc.subscribe(topology.eval_evaluators, cb=catalog.respond)  # core NATS, no ack
         log.info(
             "eval worker ready",
             extra={

@@ -122,6 +122,9 @@ class ExperimentAggregates(BaseModel):
     run_scores: list[Evaluation]
     warnings: list[RunWarning] = Field(default_factory=list)
     gates: list[GateResult] = Field(default_factory=list, description="Absolute gates, checked on the means")
+    cache_hits: int = Field(
+        default=0, description="Items scored from the output cache: their target was not called"
+    )
 
     def gate_values(self) -> dict[str, float | None]:
         """What a gate can name: every metric's mean, pass_rate, error_rate, latency_ms (mean) and

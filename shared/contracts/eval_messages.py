@@ -92,6 +92,16 @@ def task_key(experiment_id: str, item_id: str, trial: int) -> str:
     return f"{experiment_id}:{item_id}:{trial}"
 
 
+class RecordedOutput(BaseModel, frozen=True):
+    """An output the target already produced (a re-scored experiment's source, or the output cache):
+    a task carrying one is scored without calling the target."""
+
+    source: Literal["rescore", "cache"] = Field(description="Where the output comes from")
+    output: dict[str, Any] | None = Field(description="The target's output, as first recorded")
+    latency_ms: float | None = Field(default=None, description="The target's latency when it ran")
+    usage: TokenUsage | None = Field(default=None, description="Tokens the target used when it ran")
+
+
 class EvalTask(BaseModel):
     """One (experiment, item, trial) to run and score."""
 
@@ -105,6 +115,9 @@ class EvalTask(BaseModel):
     target: TargetSpec
     evaluators: list[EvaluatorSpec] = Field(default_factory=list)
     timeout_s: float = Field(default=30.0, gt=0, description="Per-attempt budget for the target call")
+    recorded: RecordedOutput | None = Field(
+        default=None, description="Score this output instead of calling the target (rescore, cache hit)"
+    )
     dispatched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property

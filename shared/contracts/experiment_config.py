@@ -24,6 +24,16 @@ DEFAULT_MAX_ERROR_RATE = 0.0
 MAX_METADATA_BYTES = 64 * 1024
 
 
+class CacheSettings(BaseModel, frozen=True):
+    """Reuse the target's outputs of earlier runs (opt-in): keyed by the target configuration, the
+    item's input and the trial; an output stored less than ``ttl_s`` ago is scored without calling
+    the target."""
+
+    ttl_s: float = Field(
+        default=86_400.0, gt=0, le=365 * 86_400, description="How long a stored output may be reused"
+    )
+
+
 class ExperimentSettings(BaseModel):
     """How to run a dataset through a target."""
 
@@ -64,6 +74,9 @@ class ExperimentSettings(BaseModel):
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="Free-form labels kept with the run (at most 64 KiB as JSON)"
     )
+    cache: CacheSettings | None = Field(
+        default=None, description="Reuse outputs of earlier runs of the same target and items; None: off"
+    )
 
     @field_validator("metadata")
     @classmethod
@@ -86,4 +99,7 @@ class ExperimentConfig(ExperimentSettings):
     evaluators: list[EvaluatorSpec] = Field(description="Item-level evaluators, defaults resolved")
     run_evaluators: list[EvaluatorSpec] = Field(
         default_factory=list, description="Run-level evaluators, defaults resolved"
+    )
+    rescored_from: str | None = Field(
+        default=None, description="The experiment whose stored outputs this one re-scored (no target calls)"
     )

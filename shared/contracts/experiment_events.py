@@ -23,6 +23,7 @@ class ExperimentEvent(BaseModel):
     done: int = 0
     errors: int = 0
     in_flight: int = 0
+    cache_hits: int = Field(default=0, description="Items scored from the output cache, target not called")
     at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     detail: dict[str, Any] = Field(default_factory=dict)
 

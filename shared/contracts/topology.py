@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator
 EVAL_TASK = "eval.task"
 EVAL_RESULT = "eval.result"
 EVAL_CAPACITY = "eval.capacity"
+EVAL_EVALUATORS = "eval.evaluators"
 AGENT_INVOKE = "agent.invoke"
 AGENT_CONVERSE = "agent.converse"
 SEARCH_QUERY = "search.query"
@@ -69,6 +70,11 @@ class Topology(BaseModel, frozen=True):
     def eval_capacity(self) -> str:
         """Core NATS: every eval worker answers with its task slots (scatter-gather, no queue group)."""
         return self.subject(EVAL_CAPACITY)
+
+    @cached_property
+    def eval_evaluators(self) -> str:
+        """Core NATS: every eval worker answers with the evaluators it has loaded (scatter-gather)."""
+        return self.subject(EVAL_EVALUATORS)
 
     @cached_property
     def agent_invoke(self) -> str:

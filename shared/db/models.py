@@ -23,6 +23,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.comparison_rules import ComparisonConfig
+from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
@@ -86,6 +87,9 @@ class Experiment(Base):
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     errors: Mapped[int] = mapped_column(Integer, default=0)
+    cache_hits: Mapped[int] = mapped_column(
+        Integer, default=0, server_default="0", doc="Items scored from the output cache"
+    )
     aggregates: Mapped[ExperimentAggregates | None] = mapped_column(PydanticJSON(ExperimentAggregates))
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -120,6 +124,26 @@ class ExperimentItem(Base):
     worker_id: Mapped[str | None] = mapped_column(String(100))
     dispatched_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    cache_key: Mapped[str | None] = mapped_column(
+        String(64), doc="Its key in output_cache, when the experiment uses the cache"
+    )
+    recorded: Mapped[RecordedOutput | None] = mapped_column(
+        PydanticJSON(RecordedOutput), doc="An earlier output to score instead of calling the target"
+    )
+
+
+class OutputCacheEntry(Base):
+    """A target's output for one (target configuration, item input, trial), reusable until it expires."""
+
+    __tablename__ = "output_cache"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True, doc="sha256 of target, input, trial")
+    output: Mapped[dict[str, Any] | None]
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    usage: Mapped[dict[str, Any] | None]
+    experiment_id: Mapped[str] = mapped_column(String(36), doc="The experiment that produced it")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
 
 
 class Score(Base):

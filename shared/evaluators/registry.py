@@ -238,7 +238,8 @@ _loaded = False
 
 
 def load_builtin_evaluators() -> None:
-    """Import the modules that register the built-in evaluators (once)."""
+    """Import the modules that register the built-in evaluators, then the plugins (once; see
+    :mod:`.plugins`: ``YARDSTICK_EVALUATOR_MODULES`` and the ``yardstick.evaluators`` entry points)."""
     global _loaded
     if _loaded:
         return
@@ -260,3 +261,6 @@ def load_builtin_evaluators() -> None:
         except ModuleNotFoundError as exc:
             if exc.name != f"shared.evaluators.{module}":
                 raise
+    from shared.evaluators.plugins import load_plugins
+
+    load_plugins()

@@ -11,6 +11,7 @@ from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_ke
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.execution.cancellation import cancel_experiment
 from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
+from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.execution.events import event_stream, publish_event
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import (
@@ -41,7 +42,10 @@ async def create_experiment(
     body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:
     experiment = await experiment_store.create_experiment(
-        session, body, max_tasks=runtime.settings.max_tasks_per_experiment
+        session,
+        body,
+        max_tasks=runtime.settings.max_tasks_per_experiment,
+        fleet=await fleet_evaluators(runtime.nc, runtime.topology),
     )
     await session.commit()
     runtime.dispatcher.poke()

@@ -96,4 +96,5 @@ class Collector:
                     total=p.total,
                     done=p.done,
                     errors=p.errors,
+                    cache_hits=p.cache_hits,
                 )

@@ -38,6 +38,7 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
         target=config.target,
         evaluators=config.evaluators,
         timeout_s=config.timeout_s,
+        recorded=row.recorded,
     )
 
 

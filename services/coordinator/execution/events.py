@@ -24,9 +24,16 @@ async def publish_event(
     total: int,
     done: int,
     errors: int,
+    cache_hits: int = 0,
 ) -> None:
     event = ExperimentEvent(
-        experiment_id=experiment_id, kind=kind, status=status, total=total, done=done, errors=errors
+        experiment_id=experiment_id,
+        kind=kind,
+        status=status,
+        total=total,
+        done=done,
+        errors=errors,
+        cache_hits=cache_hits,
     )
     await nc.publish(topology.experiment_events(experiment_id), event.model_dump_json().encode())
 
@@ -50,6 +57,7 @@ async def event_stream(nc: NatsClient, topology: Topology, experiment: Experimen
         total=experiment.total,
         done=experiment.done,
         errors=experiment.errors,
+        cache_hits=experiment.cache_hits,
     )
     try:
         yield f"event: {first.kind}\ndata: {first.model_dump_json()}\n\n".encode()

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.execution.analysis import analyse_experiment, compare_experiments
 from services.coordinator.execution.events import publish_event
+from services.coordinator.store.output_cache import store_outputs
 from services.coordinator.store.run_columns import refresh_statistics
 from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.pass_rule import policy_for
@@ -129,7 +130,8 @@ class Finalizer:
                             regression=report.regression,
                         )
                     )
-            experiment.aggregates = aggregates
+            await store_outputs(session, experiment.id, config)
+            experiment.aggregates = aggregates.model_copy(update={"cache_hits": experiment.cache_hits})
             experiment.status = "completed"
             experiment.completed_at = utcnow()
             await session.commit()
@@ -149,4 +151,5 @@ class Finalizer:
                 total=row.total,
                 done=row.done,
                 errors=row.errors,
+                cache_hits=row.cache_hits,
             )

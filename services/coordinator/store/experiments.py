@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import CursorResult, func, insert, join, literal, select, true
@@ -20,7 +21,10 @@ from services.coordinator.schemas import (
     Progress,
 )
 from services.coordinator.store.datasets import resolve_version
+from services.coordinator.store.evaluator_validation import validate_evaluators
+from services.coordinator.store.output_cache import attach_cached_outputs
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.evaluator_catalog import WorkerEvaluators
 from shared.contracts.experiment_config import ExperimentConfig, ExperimentSettings
 from shared.db.base import utcnow
 from shared.db.models import (
@@ -31,7 +35,6 @@ from shared.db.models import (
     Experiment,
     ExperimentItem,
 )
-from shared.evaluators import EvaluatorArgumentsError, UnknownEvaluator, validate_specs
 
 DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
     # The reference-free ones are those the sampler scores live traffic with, so the last offline
@@ -144,9 +147,14 @@ async def _check_item_ids(session: AsyncSession, version_id: str, item_ids: list
 
 
 async def create_experiment(
-    session: AsyncSession, body: ExperimentCreate, max_tasks: int | None = None
+    session: AsyncSession,
+    body: ExperimentCreate,
+    max_tasks: int | None = None,
+    fleet: Sequence[WorkerEvaluators] | None = None,
 ) -> Experiment:
-    """Validate references, store the experiment and snapshot its (item, trial) rows in one statement."""
+    """Validate references (item-level evaluators against ``fleet``, the running workers' evaluators,
+    when given), store the experiment and snapshot its (item, trial) rows in one statement; with
+    the output cache on, items with a fresh cached output carry it (their target is not called)."""
     dataset, version = await resolve_version(session, body.dataset, body.dataset_version)
     default_items, default_runs = _defaults(dataset.kind, body.target.kind)
     evaluators = body.evaluators if body.evaluators is not None else default_items
@@ -155,11 +163,7 @@ async def create_experiment(
         raise UnknownEvaluatorError(
             "no evaluators given and the dataset kind has no defaults; pass 'evaluators'"
         )
-    try:
-        validate_specs(evaluators, "item")
-        validate_specs(run_evaluators, "run")
-    except (UnknownEvaluator, EvaluatorArgumentsError) as exc:
-        raise UnknownEvaluatorError(str(exc)) from exc
+    validate_evaluators(evaluators, run_evaluators, fleet)
     baseline_id = await _resolve_baseline(session, body)
     if body.item_ids:
         await _check_item_ids(session, version.id, body.item_ids, body.dataset)
@@ -228,6 +232,8 @@ async def create_experiment(
         experiment.error = (
             f"no items matched: dataset {body.dataset!r} v{version.version}, filter {body.item_filter}"
         )
+    elif config.cache is not None:
+        experiment.cache_hits = await attach_cached_outputs(session, experiment.id, config)
     return experiment
 
 
@@ -271,6 +277,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
             errors=row.errors,
             in_flight=flying,
             pending=row.total - row.done - flying,
+            cache_hits=row.cache_hits,
         ),
         aggregates=row.aggregates,
         baseline_id=row.baseline_id,
@@ -278,6 +285,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
         comparison_id=comparison.id if comparison else None,
         regression=comparison.regression if comparison else None,
         metadata=row.config.metadata,
+        rescored_from=row.config.rescored_from,
         created_at=row.created_at,
         started_at=row.started_at,
         completed_at=row.completed_at,

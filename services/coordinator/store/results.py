@@ -46,7 +46,7 @@ _BUMP_COUNTERS = text(
     UPDATE experiments AS e SET done = e.done + c.done, errors = e.errors + c.errors
     FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS c(id text, done int, errors int)
     WHERE e.id = c.id
-    RETURNING e.id, e.total, e.done, e.errors
+    RETURNING e.id, e.total, e.done, e.errors, e.cache_hits
     """
 )
 
@@ -57,6 +57,7 @@ class Progressed:
     total: int
     done: int
     errors: int
+    cache_hits: int = 0
 
 
 def _item_row(result: EvalResult) -> dict[str, object]:
@@ -112,4 +113,4 @@ async def store_results(session: AsyncSession, results: list[EvalResult]) -> lis
         entry["errors"] += row.status == "error"
     payload = [{"id": k, **v} for k, v in counters.items()]
     bumped = (await session.execute(_BUMP_COUNTERS, {"payload": json.dumps(payload)})).all()
-    return [Progressed(r.id, r.total, r.done, r.errors) for r in bumped]
+    return [Progressed(r.id, r.total, r.done, r.errors, r.cache_hits) for r in bumped]

@@ -25,7 +25,14 @@ async def test_experiment_runs_end_to_end_with_expected_aggregates(
     done = await coordinator.finished(accepted.json()["id"])
 
     assert done["status"] == "completed"
-    assert done["progress"] == {"total": 30, "done": 30, "errors": 0, "in_flight": 0, "pending": 0}
+    assert done["progress"] == {
+        "total": 30,
+        "done": 30,
+        "errors": 0,
+        "in_flight": 0,
+        "pending": 0,
+        "cache_hits": 0,
+    }
     metrics = done["aggregates"]["metrics"]
     assert metrics["order_correctness"]["mean"] == pytest.approx(1.0)
     assert metrics["order_correctness"]["count"] == 30

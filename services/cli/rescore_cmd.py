@@ -1,0 +1,73 @@
+"""`yardstick rescore ID -e ...`: score a finished experiment's stored outputs again (no target
+call), follow it live, print the summary; the new experiment pairs with its source in `compare`.
+
+Exit codes as `yardstick run`: 0 ok, 1 a gate missed, 2 a usage error or refused request, 3 the
+run went wrong."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from services.cli.api_client import ApiClient, ApiError
+from services.cli.consoles import stderr_console, stdout_console
+from services.cli.experiment_refs import resolve_experiment
+from services.cli.progress_view import follow, summary_table
+from services.cli.run_cmd import exit_code, print_failures
+from shared.contracts.evaluation import EvaluatorSpec
+
+
+def rescore_body(evaluators: list[str], run_evaluators: list[str], name: str | None) -> dict[str, Any]:
+    """The request: each ``NAME[:JSON_ARGS]`` parsed here, so a typo is a usage error (exit 2)."""
+    body: dict[str, Any] = {}
+    if evaluators:
+        body["evaluators"] = [EvaluatorSpec.parse(e).model_dump() for e in evaluators]
+    if run_evaluators:
+        body["run_evaluators"] = [EvaluatorSpec.parse(e).model_dump() for e in run_evaluators]
+    if name:
+        body["name"] = name
+    return body
+
+
+def rescore_command(
+    experiment: str = typer.Argument(..., help="Source experiment id or name (its newest run)"),
+    evaluator: list[str] = typer.Option(
+        [], "--evaluator", "-e", help="NAME[:JSON_ARGS] (repeatable); default: the source's"
+    ),
+    run_evaluator: list[str] = typer.Option(
+        [], "--run-evaluator", help="Run-level NAME[:JSON_ARGS] (repeatable); default: the source's"
+    ),
+    name: str | None = typer.Option(None, "--name", "-n", help="Default: '<source name>-rescored'"),
+    as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON"),
+) -> None:
+    """Score a finished experiment's outputs with other (or updated) evaluators, calling no target."""
+    err = stderr_console()
+    try:
+        body = rescore_body(evaluator, run_evaluator, name)
+        client = ApiClient.discover()
+        source_id = resolve_experiment(client, experiment)
+        accepted = client.post(f"/experiments/{source_id}/rescore", body)
+        if not as_json:
+            err.print(
+                f"experiment [bold]{accepted['id']}[/bold] re-scores {source_id}: {accepted['total']} items"
+            )
+        for warning in accepted.get("warnings") or []:
+            err.print(f"[yellow]⚠ {warning}[/yellow]")
+        done = follow(client, accepted["id"], err) if not as_json else _wait(client, accepted["id"])
+    except (ApiError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    if as_json:
+        print(json.dumps(done, indent=2))
+    else:
+        stdout_console().print(summary_table(done))
+        print_failures(client, done, err)
+        err.print(f"compare with its source: `yardstick compare {source_id} {done['id']}`")
+    raise typer.Exit(exit_code(done, fail_on_regression=False))
+
+
+def _wait(client: ApiClient, experiment_id: str) -> dict[str, Any]:
+    return follow(client, experiment_id, Console(quiet=True))

@@ -1,0 +1,99 @@
+"""The output cache on the real NATS + Postgres: a rerun that changes only its evaluators is scored
+from cached outputs, the target is not called, and the hits show in progress, events and aggregates."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+from nats.aio.client import Client as NatsClient
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.evaluator.worker import EvalWorker
+from shared.contracts import ExperimentEvent, Topology
+from shared.db.models import OutputCacheEntry
+from tests.services.coordinator.conftest import experiment_body
+from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+CACHED = {"cache": {"ttl_s": 3600}}
+
+
+async def _run(coordinator: Coordinator, **overrides: object) -> dict[str, object]:
+    accepted = await coordinator.client.post("/experiments", json=experiment_body(**overrides))
+    assert accepted.status_code == 202, accepted.text
+    return await coordinator.finished(accepted.json()["id"])
+
+
+async def test_rerun_with_other_evaluators_calls_no_target(
+    coordinator: Coordinator,
+    workers: list[EvalWorker],
+    agent: ScriptedAgent,
+    nats_client: NatsClient,
+    topology: Topology,
+) -> None:
+    await coordinator.push("syn", synthetic_items(12))
+    first = await _run(coordinator, name="first", **CACHED)
+    assert agent.calls == 12 and first["progress"]["cache_hits"] == 0
+    assert first["aggregates"]["cache_hits"] == 0  # type: ignore[index]
+
+    events: list[ExperimentEvent] = []
+    completed = asyncio.Event()
+
+    async def on_event(msg: object) -> None:
+        event = ExperimentEvent.model_validate_json(msg.data)  # type: ignore[attr-defined]
+        events.append(event)
+        if event.kind == "completed":
+            completed.set()
+
+    sub = await nats_client.subscribe(topology.subject("experiment.events.*"), cb=on_event)
+    second = await _run(coordinator, name="second", evaluators=["no_hallucinated_items"], **CACHED)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(completed.wait(), 10)
+    await sub.unsubscribe()
+
+    assert agent.calls == 12, "a cached output was fetched from the target again"
+    assert second["status"] == "completed"
+    assert second["progress"]["cache_hits"] == 12  # type: ignore[index]
+    assert second["aggregates"]["cache_hits"] == 12  # type: ignore[index]
+    assert second["aggregates"]["metrics"]["no_hallucinated_items"]["count"] == 12  # type: ignore[index]
+    assert events and all(e.cache_hits == 12 for e in events)
+    report = (await coordinator.client.get(f"/experiments/{second['id']}/report")).json()
+    assert report["aggregates"]["cache_hits"] == 12
+
+    # another target configuration, or the cache off, calls the target
+    await _run(
+        coordinator,
+        name="other-model",
+        target={"kind": "agent", "prompt": None, "model": {"temperature": 0.5}},
+        **CACHED,
+    )
+    assert agent.calls == 24
+    await _run(coordinator, name="uncached")
+    assert agent.calls == 36
+
+
+async def test_expired_entries_are_not_used(
+    coordinator: Coordinator,
+    workers: list[EvalWorker],
+    agent: ScriptedAgent,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    await coordinator.push("syn", synthetic_items(5))
+    await _run(coordinator, name="first", repetitions=2, **CACHED)
+    assert agent.calls == 10
+    warm = await _run(coordinator, name="warm", repetitions=2, **CACHED)
+    assert agent.calls == 10 and warm["progress"]["cache_hits"] == 10  # type: ignore[index]
+
+    async with session_factory() as session:
+        await session.execute(update(OutputCacheEntry).values(expires_at=OutputCacheEntry.created_at))
+        await session.commit()
+    cold = await _run(coordinator, name="expired", repetitions=2, **CACHED)
+    assert agent.calls == 20 and cold["progress"]["cache_hits"] == 0  # type: ignore[index]
+
+    short = await _run(coordinator, name="short-ttl", repetitions=2, cache={"ttl_s": 0.001})
+    assert agent.calls == 30, "entries older than this experiment's ttl_s were used"
+    assert short["progress"]["cache_hits"] == 0  # type: ignore[index]

@@ -93,6 +93,8 @@ def config_rows(experiment: ExperimentOut, config: ExperimentConfig) -> list[Con
         rows.insert(
             1, ConfigRow(label="Model", value=json.dumps(model.model_dump(mode="json"), sort_keys=True))
         )
+    if config.cache is not None:
+        rows.append(ConfigRow(label="Output cache", value=f"on, outputs up to {config.cache.ttl_s:g} s old"))
     if config.item_filter:
         rows.append(ConfigRow(label="Item filter", value=json.dumps(config.item_filter, sort_keys=True)))
     if config.item_ids:

@@ -64,7 +64,7 @@ def as_output(value: Any) -> dict[str, Any]:
         plain = to_jsonable_python(value)
     except PydanticSerializationError as exc:
         raise TypeError(f"the function returned a {type(value).__name__}, which is not JSON: {exc}") from exc
-    if isinstance(plain, dict) and all(isinstance(key, str) for key in plain):
+    if isinstance(plain, dict):  # keys are str after to_jsonable_python
         return plain
     return {"output": plain}
 

@@ -14,26 +14,67 @@
         return my_app(input["question"])
 """
 
-from yardstick.client import Client, EvaluatorLike, TargetLike
+import importlib
+from typing import TYPE_CHECKING
+
 from yardstick.errors import ApiError, MissingDependency, NotConfigured, TaskLoadError, YardstickError
-from yardstick.models import (
-    ComparisonOut,
-    DatasetItemIn,
-    DatasetOut,
-    EvaluatorSpec,
-    ExperimentAccepted,
-    ExperimentEvent,
-    ExperimentItemOut,
-    ExperimentList,
-    ExperimentOut,
-    ItemList,
-    PythonTarget,
-    UpsertResult,
-)
-from yardstick.serving import serve
-from yardstick.task_worker import TaskWorker, TaskWorkerStartError
 from yardstick.tasks import TaskFunction, load_tasks, task
-from yardstick.worker_settings import TaskWorkerSettings
+
+if TYPE_CHECKING:
+    from yardstick.client import Client, EvaluatorLike, TargetLike
+    from yardstick.models import (
+        ComparisonOut,
+        DatasetItemIn,
+        DatasetOut,
+        EvaluatorSpec,
+        ExperimentAccepted,
+        ExperimentEvent,
+        ExperimentItemOut,
+        ExperimentList,
+        ExperimentOut,
+        ItemList,
+        PythonTarget,
+        UpsertResult,
+    )
+    from yardstick.serving import serve
+    from yardstick.task_worker import TaskWorker, TaskWorkerStartError
+    from yardstick.worker_settings import TaskWorkerSettings
+
+# Loaded on first use: the client brings the API's models (and SciPy, through the aggregates), the
+# task worker NATS; `import yardstick` for @task needs neither, and the CLI starts without them.
+_LAZY = {
+    "serve": "yardstick.serving",
+    **dict.fromkeys(["TaskWorker", "TaskWorkerStartError"], "yardstick.task_worker"),
+    "TaskWorkerSettings": "yardstick.worker_settings",
+    **dict.fromkeys(["Client", "EvaluatorLike", "TargetLike"], "yardstick.client"),
+    **dict.fromkeys(
+        [
+            "ComparisonOut",
+            "DatasetItemIn",
+            "DatasetOut",
+            "EvaluatorSpec",
+            "ExperimentAccepted",
+            "ExperimentEvent",
+            "ExperimentItemOut",
+            "ExperimentList",
+            "ExperimentOut",
+            "ItemList",
+            "PythonTarget",
+            "UpsertResult",
+        ],
+        "yardstick.models",
+    ),
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'yardstick' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ApiError",

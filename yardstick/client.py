@@ -188,6 +188,12 @@ class Client:
         ``timeout_s``, ``item_filter``, ``item_ids``, ``pass_criteria``, ``gates``, ``metadata`` …),
         checked here by the same model the API uses. A python target no task worker serves is
         refused (422) with the command that starts one."""
+        unknown = sorted(set(settings) - set(ExperimentCreate.model_fields))
+        if unknown:
+            raise TypeError(
+                f"start_experiment() got unknown settings {unknown}; valid: "
+                f"{sorted(set(ExperimentCreate.model_fields) - {'name', 'dataset', 'target'})}"
+            )
         body = ExperimentCreate(
             name=name,
             dataset=dataset,

@@ -13,10 +13,7 @@ import typer
 from services.cli.consoles import stderr_console
 from shared.log_setup import configure_logging
 from yardstick.errors import TaskLoadError
-from yardstick.serving import serve_until_signalled
-from yardstick.task_worker import TaskWorker, TaskWorkerStartError
 from yardstick.tasks import load_tasks
-from yardstick.worker_settings import TaskWorkerSettings
 
 err = stderr_console()
 
@@ -33,6 +30,10 @@ def worker_command(
     ),
 ) -> None:
     """Serve your Python function as the target of `--target python --set name=NAME` experiments."""
+    from yardstick.serving import serve_until_signalled  # deferred: NATS, only for this command
+    from yardstick.task_worker import TaskWorker, TaskWorkerStartError
+    from yardstick.worker_settings import TaskWorkerSettings
+
     overrides = {} if concurrency is None else {"task_concurrency": concurrency}
     settings = TaskWorkerSettings.discover(**overrides)
     configure_logging("task-worker", settings.log_level, settings.log_json)

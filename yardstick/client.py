@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, TypeVar
-from urllib.parse import quote
+from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
 from services.coordinator.schemas import (
     ComparisonCreate,
@@ -44,8 +43,8 @@ from yardstick.errors import ApiError
 from yardstick.events import parse_sse
 from yardstick.models import TERMINAL_STATUSES, ExperimentList, ItemList
 from yardstick.tasks import TaskFunction
+from yardstick.transport import Transport, segment
 
-Model = TypeVar("Model", bound=BaseModel)
 TargetLike = TargetSpec | TaskFunction | Mapping[str, Any]
 """A target model (``PythonTarget(name=...)``), a ``@yardstick.task`` function, or a target dict."""
 EvaluatorLike = EvaluatorSpec | str
@@ -55,24 +54,6 @@ ReportFormat = Literal["md", "junit"]
 _targets: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
 ITEMS_PAGE = 1000
 RECONNECT_PAUSE_S = 0.5
-
-
-def _segment(value: str) -> str:
-    """``value`` as one URL path segment: '/', '?', '#' and '..' cannot change the request."""
-    return quote(value, safe="")
-
-
-def _detail(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:500]
-    detail = body.get("detail", body) if isinstance(body, dict) else body
-    if isinstance(detail, list):  # FastAPI validation errors
-        return "; ".join(
-            f"{'.'.join(str(p) for p in err.get('loc', [])[1:])}: {err.get('msg')}" for err in detail
-        )
-    return str(detail)
 
 
 def as_target(target: TargetLike) -> TargetSpec:
@@ -98,14 +79,8 @@ class Client:
         timeout_s: float = 30.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        location = find_api(url, api_key)
-        self.url = location.url
-        self._http = httpx.Client(
-            base_url=location.url,
-            headers={"Authorization": f"Bearer {location.api_key}"},
-            timeout=timeout_s,
-            transport=transport,
-        )
+        self._api = Transport(find_api(url, api_key), timeout_s, transport)
+        self.url = self._api.url
 
     def __enter__(self) -> Client:
         return self
@@ -114,27 +89,7 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        self._http.close()
-
-    # ---- transport ---------------------------------------------------------------------------
-
-    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            response = self._http.request(method, path, **kwargs)
-        except httpx.HTTPError as exc:
-            raise ApiError(f"cannot reach the coordinator at {self.url}: {exc}") from exc
-        if response.status_code >= 400:
-            raise ApiError(
-                f"{method} {path} → {response.status_code}: {_detail(response)}", response.status_code
-            )
-        return response
-
-    def _get(self, model: type[Model], path: str, **params: Any) -> Model:
-        return model.model_validate_json(self._request("GET", path, params=params).content)
-
-    def _post(self, model: type[Model], path: str, body: BaseModel) -> Model:
-        response = self._request("POST", path, json=body.model_dump(mode="json"))
-        return model.model_validate_json(response.content)
+        self._api.close()
 
     # ---- datasets ----------------------------------------------------------------------------
 
@@ -158,14 +113,14 @@ class Client:
             source=source,
             create=DatasetSettings(description=description, kind=kind),
         )
-        return self._post(UpsertResult, f"/datasets/{_segment(name)}/items", body)
+        return self._api.post(UpsertResult, f"/datasets/{segment(name)}/items", body)
 
     def list_datasets(self) -> list[DatasetOut]:
-        response = self._request("GET", "/datasets")
+        response = self._api.request("GET", "/datasets")
         return TypeAdapter(list[DatasetOut]).validate_json(response.content)
 
     def get_dataset(self, name: str) -> DatasetOut:
-        return self._get(DatasetOut, f"/datasets/{_segment(name)}")
+        return self._api.get(DatasetOut, f"/datasets/{segment(name)}")
 
     # ---- experiments -------------------------------------------------------------------------
 
@@ -207,7 +162,7 @@ class Client:
             baseline_name=baseline_name,
             **settings,
         )
-        return self._post(ExperimentAccepted, "/experiments", body)
+        return self._api.post(ExperimentAccepted, "/experiments", body)
 
     def run_experiment(
         self,
@@ -231,28 +186,11 @@ class Client:
         progress event, ending after ``completed``, ``failed`` or ``cancelled``. ``TimeoutError``
         after ``timeout_s`` without the end."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
-        path = f"/experiments/{_segment(experiment_id)}/events"
-        timeout = httpx.Timeout(self._http.timeout.connect, read=60.0)  # keep-alives come every 15 s
-        try:
-            with self._http.stream("GET", path, timeout=timeout) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    raise ApiError(
-                        f"GET {path} → {response.status_code}: {_detail(response)}", response.status_code
-                    )
-                for event in parse_sse(self._lines(response, deadline, experiment_id)):
-                    yield event
-                    if event.kind in TERMINAL_STATUSES:
-                        return
-        except httpx.HTTPError as exc:
-            raise ApiError(f"event stream of {experiment_id} broke off: {exc}") from exc
-
-    @staticmethod
-    def _lines(response: httpx.Response, deadline: float | None, experiment_id: str) -> Iterator[str]:
-        for line in response.iter_lines():
-            if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError(f"experiment {experiment_id} did not finish in time")
-            yield line
+        lines = self._api.event_lines(f"/experiments/{segment(experiment_id)}/events", deadline)
+        for event in parse_sse(lines):
+            yield event
+            if event.kind in TERMINAL_STATUSES:
+                return
 
     def wait(self, experiment_id: str, *, timeout_s: float = 3600.0) -> ExperimentOut:
         """Follow the experiment's events until it is over; returns it (``TimeoutError`` after
@@ -274,7 +212,7 @@ class Client:
                 return experiment
 
     def get_experiment(self, experiment_id: str) -> ExperimentOut:
-        return self._get(ExperimentOut, f"/experiments/{_segment(experiment_id)}")
+        return self._api.get(ExperimentOut, f"/experiments/{segment(experiment_id)}")
 
     def list_experiments(
         self,
@@ -287,7 +225,7 @@ class Client:
     ) -> ExperimentList:
         """Newest first."""
         params = {"name": name, "dataset": dataset, "status": status, "limit": limit, "offset": offset}
-        response = self._request(
+        response = self._api.request(
             "GET", "/experiments", params={k: v for k, v in params.items() if v is not None}
         )
         return ExperimentList(TypeAdapter(list[ExperimentOut]).validate_json(response.content))
@@ -302,14 +240,15 @@ class Client:
     ) -> ItemList:
         """Every item of the experiment (all pages), optionally only those with ``status``, those
         failing the metric ``failing``, or of one ``category``."""
-        filters = {"status": status, "failing": failing, "category": category}
-        params: dict[str, Any] = {k: v for k, v in filters.items() if v is not None}
+        path = f"/experiments/{segment(experiment_id)}/items"
         found = ItemList()
         while True:
-            page = self._get(
+            page = self._api.get(
                 ItemsPage,
-                f"/experiments/{_segment(experiment_id)}/items",
-                **params,
+                path,
+                status=status,
+                failing=failing,
+                category=category,
                 offset=len(found),
                 limit=ITEMS_PAGE,
             )
@@ -319,20 +258,23 @@ class Client:
 
     def failures(self, experiment_id: str, *, limit: int = 10) -> ExperimentFailures:
         """Target errors grouped by message, then the worst failing scores."""
-        return self._get(ExperimentFailures, f"/experiments/{_segment(experiment_id)}/failures", limit=limit)
+        return self._api.get(
+            ExperimentFailures, f"/experiments/{segment(experiment_id)}/failures", limit=limit
+        )
 
     def cancel(self, experiment_id: str) -> ExperimentOut:
-        response = self._request("POST", f"/experiments/{_segment(experiment_id)}/cancel")
-        return ExperimentOut.model_validate_json(response.content)
+        return self._api.post(ExperimentOut, f"/experiments/{segment(experiment_id)}/cancel")
 
     def report(self, experiment_id: str) -> ExperimentDocument:
         """The experiment's report as data (what ``yardstick report --format json`` prints)."""
-        return self._get(ExperimentDocument, f"/experiments/{_segment(experiment_id)}/report", format="json")
+        return self._api.get(
+            ExperimentDocument, f"/experiments/{segment(experiment_id)}/report", format="json"
+        )
 
     def report_text(self, experiment_id: str, format: ReportFormat = "md") -> str:
         """The report as markdown or JUnit XML."""
-        path = f"/experiments/{_segment(experiment_id)}/report"
-        return self._request("GET", path, params={"format": format}).text
+        path = f"/experiments/{segment(experiment_id)}/report"
+        return self._api.request("GET", path, params={"format": format}).text
 
     # ---- comparisons -------------------------------------------------------------------------
 
@@ -356,8 +298,10 @@ class Client:
             alpha=alpha,
             gate=gate,
         )
-        return self._post(ComparisonOut, "/comparisons", body)
+        return self._api.post(ComparisonOut, "/comparisons", body)
 
     def comparison_text(self, comparison_id: str, format: ReportFormat = "md") -> str:
         """A comparison as markdown (or JUnit XML)."""
-        return self._request("GET", f"/comparisons/{_segment(comparison_id)}", params={"format": format}).text
+        return self._api.request(
+            "GET", f"/comparisons/{segment(comparison_id)}", params={"format": format}
+        ).text

@@ -14,6 +14,7 @@ ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY pyproject.toml README.md alembic.ini ./
 COPY shared ./shared
 COPY services ./services
+COPY yardstick ./yardstick
 COPY --from=ui-assets /ui/vendor ./services/coordinator/ui/static/vendor
 COPY datasets ./datasets
 RUN pip install --no-cache-dir .

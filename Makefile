@@ -39,15 +39,15 @@ browser:
 
 # Our own sources change between runs: compiled (if stale) before each run, not only at install.
 bytecode: venv
-	@$(BIN)/python -m compileall -q -j 0 services shared tests bench > /dev/null
+	@$(BIN)/python -m compileall -q -j 0 services shared tests bench yardstick > /dev/null
 
 lint: venv
-	$(BIN)/ruff check services shared tests bench
-	$(BIN)/ruff format --check services shared tests bench
+	$(BIN)/ruff check services shared tests bench yardstick
+	$(BIN)/ruff format --check services shared tests bench yardstick
 	$(BIN)/lint-imports
 
 typecheck: venv
-	$(BIN)/mypy services shared
+	$(BIN)/mypy services shared yardstick
 
 pytest: bytecode ui-assets browser
 	$(BIN)/python -m pytest -q

@@ -22,6 +22,7 @@ from services.cli.rescore_cmd import rescore_command
 from services.cli.run_cmd import run_command
 from services.cli.score import score_command
 from services.cli.ui_cmd import ui_command
+from services.cli.worker_cmd import worker_command
 
 app = typer.Typer(
     name="yardstick",
@@ -46,6 +47,7 @@ app.command("items")(experiments_cmd.items_command)
 app.command("score")(score_command)
 app.command("demo")(demo_command)
 app.command("ui")(ui_command)
+app.command("worker")(worker_command)
 
 
 def main() -> None:

@@ -60,7 +60,9 @@ def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Con
 
 def run_command(
     dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset name (push it first)"),
-    target: str = typer.Option("agent", "--target", "-t", help="agent | search | answer | http"),
+    target: str = typer.Option(
+        "agent", "--target", "-t", help="agent | search | answer | http | python (--set name=NAME)"
+    ),
     set_: list[str] = typer.Option([], "--set", help="Target setting, dotted.key=value (repeatable)"),
     name: str = typer.Option(..., "--name", "-n", help="Experiment name (baselines are found by name)"),
     concurrency: int = typer.Option(10, "--concurrency", "-c", help="Tasks in flight"),

@@ -7,7 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from shared.contracts.eval_messages import AgentTarget, AnswerTarget, HttpTarget, SearchTarget, TargetSpec
+from shared.contracts.eval_messages import (
+    AgentTarget,
+    AnswerTarget,
+    HttpTarget,
+    PythonTarget,
+    SearchTarget,
+    TargetSpec,
+)
 
 _target_adapter: TypeAdapter[Any] = TypeAdapter(TargetSpec)
 
@@ -17,6 +24,7 @@ _TARGETS: dict[str, type[BaseModel]] = {
     "search": SearchTarget,
     "answer": AnswerTarget,
     "http": HttpTarget,
+    "python": PythonTarget,
 }
 
 

@@ -61,3 +61,9 @@ class InvalidComparison(CoordinatorError):
 
 class Unauthorized(CoordinatorError):
     status_code = 401
+
+
+class NoTaskWorker(CoordinatorError):
+    """An experiment names a python target that no running task worker serves."""
+
+    status_code = 422

@@ -18,12 +18,14 @@ from shared.contracts.eval_messages import (
     EvalResult,
     EvalTask,
     HttpTarget,
+    PythonTarget,
     SearchTarget,
     TargetSpec,
 )
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_events import DriftAlert, ExperimentEvent
 from shared.contracts.search_messages import SearchHit, SearchMode, SearchRequest, SearchResponse
+from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 
 __all__ = [
@@ -46,12 +48,16 @@ __all__ = [
     "ModifierLine",
     "OfflineBehaviour",
     "OrderLine",
+    "PythonTarget",
     "SearchHit",
     "SearchMode",
     "SearchRequest",
     "SearchResponse",
     "SearchTarget",
     "TargetSpec",
+    "TaskInvokeReply",
+    "TaskInvokeRequest",
+    "TaskWorkerInfo",
     "TokenUsage",
     "Topology",
     "TrafficTurn",

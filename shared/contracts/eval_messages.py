@@ -84,7 +84,24 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
         return value
 
 
-TargetSpec = Annotated[AgentTarget | SearchTarget | AnswerTarget | HttpTarget, Field(discriminator="kind")]
+TASK_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$"
+"""A python target's name: one NATS subject token (no '.', '*', '>' or spaces)."""
+
+
+class PythonTarget(BaseModel, frozen=True, extra="forbid"):
+    """Call a Python function served by task workers (``yardstick worker module:function``) under
+    ``name``, over ``<ns>.task.invoke.<name>``."""
+
+    kind: Literal["python"] = "python"
+    name: str = Field(
+        pattern=TASK_NAME_PATTERN,
+        description="The name given to @yardstick.task(...): letters, digits, '_' and '-'",
+    )
+
+
+TargetSpec = Annotated[
+    AgentTarget | SearchTarget | AnswerTarget | HttpTarget | PythonTarget, Field(discriminator="kind")
+]
 
 
 def task_key(experiment_id: str, item_id: str, trial: int) -> str:

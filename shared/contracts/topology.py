@@ -22,6 +22,8 @@ SEARCH_QUERY = "search.query"
 SEARCH_ANSWER = "search.answer"
 TRAFFIC_AGENT = "traffic.agent"
 EXPERIMENT_EVENTS = "experiment.events"
+TASK_INVOKE = "task.invoke"
+TASK_ALIVE = "task.alive"
 ALERTS = "alerts.drift"
 
 # Durable consumer names (scoped by their stream, so they need no namespace).
@@ -32,6 +34,7 @@ SAMPLER_CONSUMER = "sampler"
 # Queue groups for request/reply services.
 AGENT_QUEUE = "agents"
 SEARCH_QUEUE = "search-proxies"
+TASK_QUEUE = "task-workers"
 
 DEFAULT_NAMESPACE = "yardstick"
 
@@ -101,6 +104,14 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def alerts(self) -> str:
         return self.subject(ALERTS)
+
+    def task_invoke(self, name: str) -> str:
+        """Request/reply, ``TASK_QUEUE`` group: run one item through the python target ``name``."""
+        return self.subject(f"{TASK_INVOKE}.{name}")
+
+    def task_alive(self, name: str) -> str:
+        """Request/reply, ``TASK_QUEUE`` group: does any task worker serve ``name``? (liveness probe)"""
+        return self.subject(f"{TASK_ALIVE}.{name}")
 
     def experiment_events(self, experiment_id: str) -> str:
         """Core-NATS subject with live progress events of one experiment."""

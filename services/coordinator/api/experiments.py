@@ -13,6 +13,7 @@ from services.coordinator.execution.cancellation import cancel_experiment
 from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.execution.events import event_stream, publish_event
+from services.coordinator.execution.task_workers import require_task_worker
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.schemas import (
     INT4_MAX,
@@ -41,6 +42,7 @@ router = APIRouter(
 async def create_experiment(
     body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:
+    await require_task_worker(runtime.nc, runtime.topology, body.target)  # 422 if none serves it
     experiment = await experiment_store.create_experiment(
         session,
         body,

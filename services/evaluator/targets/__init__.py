@@ -10,6 +10,7 @@ from services.evaluator.targets.agent_conversation import AgentConversationTarge
 from services.evaluator.targets.answer import SearchAnswerTarget
 from services.evaluator.targets.base import CallContext, Target, TargetOutput
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget
+from services.evaluator.targets.python_task import PythonTaskTarget
 from services.evaluator.targets.search import SearchQueryTarget
 from shared.contracts.topology import Topology
 
@@ -23,6 +24,7 @@ def build_targets(
         "search": SearchQueryTarget(nc, topology.search_query),
         "answer": SearchAnswerTarget(nc, topology.search_answer),
         "http": HttpEndpointTarget(http_session),
+        "python": PythonTaskTarget(nc, topology),
     }
 
 
@@ -32,6 +34,7 @@ __all__ = [
     "AgentTargetByItem",
     "CallContext",
     "HttpEndpointTarget",
+    "PythonTaskTarget",
     "SearchAnswerTarget",
     "SearchQueryTarget",
     "Target",

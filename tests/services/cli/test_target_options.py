@@ -28,3 +28,11 @@ def test_unknown_keys_are_refused_with_the_valid_ones_listed() -> None:
 def test_malformed_settings(setting: str) -> None:
     with pytest.raises(TargetOptionError):
         build_target("search", [setting])
+
+
+def test_a_python_target_names_the_task_and_nothing_else() -> None:
+    assert build_target("python", ["name=my-app"]) == {"kind": "python", "name": "my-app"}
+    with pytest.raises(TargetOptionError, match="name"):
+        build_target("python", ["name=my.app"])
+    with pytest.raises(TargetOptionError, match=r"valid keys: name"):
+        build_target("python", ["name=a", "module=x"])

@@ -1,0 +1,307 @@
+"""``Client``: the coordinator's HTTP API as typed Python calls.
+
+It speaks HTTP only (no NATS, no database): anything it can do, ``curl`` can do too. Every call
+returns a pydantic model (or a list of them) and raises :class:`~yardstick.errors.ApiError` with the
+API's message on a 4xx/5xx::
+
+    with yardstick.Client() as client:               # finds `yardstick stack up`'s coordinator
+        client.push_dataset("qa", [{"id": "q1", "input": {...}, "expected_output": {...}}])
+        run = client.run_experiment("v1", dataset="qa", target=my_task, evaluators=["exact_match"])
+        client.items(run.id).to_pandas()
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+import httpx
+from pydantic import TypeAdapter
+
+from services.coordinator.schemas import (
+    ComparisonCreate,
+    ComparisonOut,
+    DatasetOut,
+    DatasetSettings,
+    ExperimentAccepted,
+    ExperimentCreate,
+    ExperimentFailures,
+    ExperimentOut,
+    ExperimentStatus,
+    ItemsPage,
+    ItemsUpsert,
+    UpsertResult,
+)
+from shared.contracts.eval_messages import TargetSpec
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.experiment_events import ExperimentEvent
+from shared.datasets.files import DatasetItemIn
+from shared.reports import ExperimentDocument
+from yardstick.discovery import find_api
+from yardstick.errors import ApiError
+from yardstick.events import parse_sse
+from yardstick.models import TERMINAL_STATUSES, ExperimentList, ItemList
+from yardstick.tasks import TaskFunction
+from yardstick.transport import Transport, segment
+
+TargetLike = TargetSpec | TaskFunction | Mapping[str, Any]
+"""A target model (``PythonTarget(name=...)``), a ``@yardstick.task`` function, or a target dict."""
+EvaluatorLike = EvaluatorSpec | str
+"""``EvaluatorSpec`` or its short form ``"NAME"`` / ``'NAME:{"arg": 1}'``."""
+ReportFormat = Literal["md", "junit"]
+
+_targets: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
+ITEMS_PAGE = 1000
+RECONNECT_PAUSE_S = 0.5
+
+
+def as_target(target: TargetLike) -> TargetSpec:
+    """The target model of a task function, a target model or a target dict."""
+    if isinstance(target, TaskFunction):
+        return target.target
+    return _targets.validate_python(target)
+
+
+class Client:
+    """The coordinator API over HTTP.
+
+    ``url`` and ``api_key`` default to ``YARDSTICK_API_URL`` / ``YARDSTICK_API_KEY``, then to the
+    local stack (``yardstick stack up``, state in ``$YARDSTICK_HOME``). Use it as a context manager
+    or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout_s: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._api = Transport(find_api(url, api_key), timeout_s, transport)
+        self.url = self._api.url
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._api.close()
+
+    # ---- datasets ----------------------------------------------------------------------------
+
+    def push_dataset(
+        self,
+        name: str,
+        items: Iterable[DatasetItemIn | Mapping[str, Any]],
+        *,
+        kind: str = "generic",
+        description: str = "",
+        replace: bool = True,
+        source: str = "sdk",
+    ) -> UpsertResult:
+        """Store ``items`` (``{"id", "input", "expected_output", "metadata"}``) as the dataset's next
+        version, creating the dataset if needed. ``replace``: the version is exactly these items;
+        False merges them by id into the latest version. Pushing the same items twice makes no new
+        version."""
+        body = ItemsUpsert(
+            items=[DatasetItemIn.model_validate(item) for item in items],
+            replace=replace,
+            source=source,
+            create=DatasetSettings(description=description, kind=kind),
+        )
+        return self._api.post(UpsertResult, f"/datasets/{segment(name)}/items", body)
+
+    def list_datasets(self) -> list[DatasetOut]:
+        response = self._api.request("GET", "/datasets")
+        return TypeAdapter(list[DatasetOut]).validate_json(response.content)
+
+    def get_dataset(self, name: str) -> DatasetOut:
+        return self._api.get(DatasetOut, f"/datasets/{segment(name)}")
+
+    # ---- experiments -------------------------------------------------------------------------
+
+    def start_experiment(
+        self,
+        name: str,
+        *,
+        dataset: str,
+        target: TargetLike,
+        evaluators: Sequence[EvaluatorLike] | None = None,
+        run_evaluators: Sequence[EvaluatorLike] | None = None,
+        dataset_version: int | None = None,
+        baseline_id: str | None = None,
+        baseline_name: str | None = None,
+        **settings: Any,
+    ) -> ExperimentAccepted:
+        """Start running ``dataset`` through ``target``; returns at once (202) with the id.
+
+        ``settings`` are the other fields of ``POST /experiments`` (``concurrency``, ``repetitions``,
+        ``timeout_s``, ``item_filter``, ``item_ids``, ``pass_criteria``, ``gates``, ``metadata`` …),
+        checked here by the same model the API uses. A python target no task worker serves is
+        refused (422) with the command that starts one."""
+        unknown = sorted(set(settings) - set(ExperimentCreate.model_fields))
+        if unknown:
+            raise TypeError(
+                f"start_experiment() got unknown settings {unknown}; valid: "
+                f"{sorted(set(ExperimentCreate.model_fields) - {'name', 'dataset', 'target'})}"
+            )
+        body = ExperimentCreate(
+            name=name,
+            dataset=dataset,
+            dataset_version=dataset_version,
+            target=as_target(target),
+            evaluators=None if evaluators is None else [EvaluatorSpec.model_validate(e) for e in evaluators],
+            run_evaluators=(
+                None if run_evaluators is None else [EvaluatorSpec.model_validate(e) for e in run_evaluators]
+            ),
+            baseline_id=baseline_id,
+            baseline_name=baseline_name,
+            **settings,
+        )
+        return self._api.post(ExperimentAccepted, "/experiments", body)
+
+    def run_experiment(
+        self,
+        name: str,
+        *,
+        dataset: str,
+        target: TargetLike,
+        evaluators: Sequence[EvaluatorLike] | None = None,
+        timeout_s: float = 3600.0,
+        **settings: Any,
+    ) -> ExperimentOut:
+        """:meth:`start_experiment`, then :meth:`wait` for it: the finished experiment with its
+        aggregates (and its comparison, when a baseline was given)."""
+        accepted = self.start_experiment(
+            name, dataset=dataset, target=target, evaluators=evaluators, **settings
+        )
+        return self.wait(accepted.id, timeout_s=timeout_s)
+
+    def stream(self, experiment_id: str, *, timeout_s: float | None = None) -> Iterator[ExperimentEvent]:
+        """Live events of one experiment (``GET /experiments/{id}/events``): its state now, then each
+        progress event, ending after ``completed``, ``failed`` or ``cancelled``. ``TimeoutError``
+        after ``timeout_s`` without the end."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        lines = self._api.event_lines(f"/experiments/{segment(experiment_id)}/events", deadline)
+        for event in parse_sse(lines):
+            yield event
+            if event.kind in TERMINAL_STATUSES:
+                return
+
+    def wait(self, experiment_id: str, *, timeout_s: float = 3600.0) -> ExperimentOut:
+        """Follow the experiment's events until it is over; returns it (``TimeoutError`` after
+        ``timeout_s``). A broken event stream is reopened."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"experiment {experiment_id} not finished after {timeout_s:g}s")
+            try:
+                for _ in self.stream(experiment_id, timeout_s=remaining):
+                    pass
+            except ApiError as exc:
+                if exc.status is not None:  # the API refused (404 …): reopening will not help
+                    raise
+                time.sleep(RECONNECT_PAUSE_S)
+            experiment = self.get_experiment(experiment_id)
+            if experiment.status in TERMINAL_STATUSES:
+                return experiment
+
+    def get_experiment(self, experiment_id: str) -> ExperimentOut:
+        return self._api.get(ExperimentOut, f"/experiments/{segment(experiment_id)}")
+
+    def list_experiments(
+        self,
+        *,
+        name: str | None = None,
+        dataset: str | None = None,
+        status: ExperimentStatus | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> ExperimentList:
+        """Newest first."""
+        params = {"name": name, "dataset": dataset, "status": status, "limit": limit, "offset": offset}
+        response = self._api.request(
+            "GET", "/experiments", params={k: v for k, v in params.items() if v is not None}
+        )
+        return ExperimentList(TypeAdapter(list[ExperimentOut]).validate_json(response.content))
+
+    def items(
+        self,
+        experiment_id: str,
+        *,
+        status: Literal["pending", "running", "ok", "error"] | None = None,
+        failing: str | None = None,
+        category: str | None = None,
+    ) -> ItemList:
+        """Every item of the experiment (all pages), optionally only those with ``status``, those
+        failing the metric ``failing``, or of one ``category``."""
+        path = f"/experiments/{segment(experiment_id)}/items"
+        found = ItemList()
+        while True:
+            page = self._api.get(
+                ItemsPage,
+                path,
+                status=status,
+                failing=failing,
+                category=category,
+                offset=len(found),
+                limit=ITEMS_PAGE,
+            )
+            found.extend(page.items)
+            if not page.items or len(found) >= page.total:
+                return found
+
+    def failures(self, experiment_id: str, *, limit: int = 10) -> ExperimentFailures:
+        """Target errors grouped by message, then the worst failing scores."""
+        return self._api.get(
+            ExperimentFailures, f"/experiments/{segment(experiment_id)}/failures", limit=limit
+        )
+
+    def cancel(self, experiment_id: str) -> ExperimentOut:
+        return self._api.post(ExperimentOut, f"/experiments/{segment(experiment_id)}/cancel")
+
+    def report(self, experiment_id: str) -> ExperimentDocument:
+        """The experiment's report as data (what ``yardstick report --format json`` prints)."""
+        return self._api.get(
+            ExperimentDocument, f"/experiments/{segment(experiment_id)}/report", format="json"
+        )
+
+    def report_text(self, experiment_id: str, format: ReportFormat = "md") -> str:
+        """The report as markdown or JUnit XML."""
+        path = f"/experiments/{segment(experiment_id)}/report"
+        return self._api.request("GET", path, params={"format": format}).text
+
+    # ---- comparisons -------------------------------------------------------------------------
+
+    def compare(
+        self,
+        baseline_id: str,
+        candidate_id: str,
+        *,
+        metrics: Sequence[str] | None = None,
+        thresholds: Mapping[str, float] | None = None,
+        alpha: float = 0.05,
+        gate: Literal["point", "ci"] = "point",
+    ) -> ComparisonOut:
+        """Compare two completed experiments item by item: per metric the delta, its interval, the
+        paired test and a verdict; ``regression`` is True when any metric regressed."""
+        body = ComparisonCreate(
+            baseline_id=baseline_id,
+            candidate_id=candidate_id,
+            metrics=None if metrics is None else list(metrics),
+            thresholds=dict(thresholds or {}),
+            alpha=alpha,
+            gate=gate,
+        )
+        return self._api.post(ComparisonOut, "/comparisons", body)
+
+    def comparison_text(self, comparison_id: str, format: ReportFormat = "md") -> str:
+        """A comparison as markdown (or JUnit XML)."""
+        return self._api.request(
+            "GET", f"/comparisons/{segment(comparison_id)}", params={"format": format}
+        ).text

@@ -1,0 +1,91 @@
+"""The typed objects the :class:`~yardstick.Client` returns: the coordinator's own HTTP models
+(``services.coordinator.schemas``, which imports nothing of the server) and the shared contracts,
+plus two lists that turn into pandas data frames."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from services.coordinator.schemas import (
+    ComparisonOut,
+    DatasetOut,
+    DatasetVersionOut,
+    ExperimentAccepted,
+    ExperimentFailures,
+    ExperimentItemOut,
+    ExperimentOut,
+    ExperimentStatus,
+    ItemsPage,
+    Progress,
+    UpsertResult,
+)
+from shared.analysis.aggregates import ExperimentAggregates
+from shared.analysis.comparison_models import ComparisonReport
+from shared.contracts.eval_messages import (
+    AgentTarget,
+    AnswerTarget,
+    HttpTarget,
+    PythonTarget,
+    SearchTarget,
+    TargetSpec,
+)
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.experiment_events import ExperimentEvent
+from shared.datasets.files import DatasetItemIn
+from shared.reports import ExperimentDocument
+from yardstick.frames import experiments_frame, items_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+"""An experiment in one of these states changes no more."""
+
+
+class ItemList(list[ExperimentItemOut]):
+    """An experiment's items (every page); ``to_pandas()`` gives one row per (item, trial)."""
+
+    def to_pandas(self) -> pd.DataFrame:
+        """A ``pandas.DataFrame``: item_id, trial, status, error, latency_ms, attempts, input, output,
+        expected_output, metadata, then one column per score (its value). Needs pandas."""
+        return items_frame(self)
+
+
+class ExperimentList(list[ExperimentOut]):
+    """Experiments, newest first; ``to_pandas()`` gives one row per experiment."""
+
+    def to_pandas(self) -> pd.DataFrame:
+        """A ``pandas.DataFrame``: id, name, status, dataset, target, counts, pass_rate and the mean
+        of every metric (``mean.<metric>``). Needs pandas."""
+        return experiments_frame(self)
+
+
+__all__ = [
+    "TERMINAL_STATUSES",
+    "AgentTarget",
+    "AnswerTarget",
+    "ComparisonOut",
+    "ComparisonReport",
+    "DatasetItemIn",
+    "DatasetOut",
+    "DatasetVersionOut",
+    "Evaluation",
+    "EvaluatorSpec",
+    "ExperimentAccepted",
+    "ExperimentAggregates",
+    "ExperimentDocument",
+    "ExperimentEvent",
+    "ExperimentFailures",
+    "ExperimentItemOut",
+    "ExperimentList",
+    "ExperimentOut",
+    "ExperimentStatus",
+    "HttpTarget",
+    "ItemList",
+    "ItemsPage",
+    "Progress",
+    "PythonTarget",
+    "SearchTarget",
+    "TargetSpec",
+    "UpsertResult",
+]

@@ -36,13 +36,14 @@ class ExperimentRow(BaseModel):
 
 
 def target_label(target: Any) -> str:
-    """'agent · offline', 'agent · mistral-small · prompt@staging', 'search · balanced', 'http · host'."""
+    """'agent · offline', 'agent · mistral-small · prompt@staging', 'search · balanced', 'http · URL',
+    'python · my-app'."""
     kind = str(getattr(target, "kind", "?"))
     parts = [kind]
     model = getattr(target, "model", None)
     if model is not None:
         parts.append(str(getattr(model, "name", None) or getattr(model, "provider", "")))
-    for attr in ("prompt", "mode"):
+    for attr in ("name", "prompt", "mode"):
         value = getattr(target, attr, None)
         if value:
             parts.append(str(value))

@@ -4,7 +4,7 @@ import pytest
 
 from services.coordinator.ui.views.experiments import Pager, headline_metrics, target_label
 from shared.analysis.aggregates import ExperimentAggregates
-from shared.contracts.eval_messages import AgentTarget, HttpTarget, SearchTarget
+from shared.contracts.eval_messages import AgentTarget, HttpTarget, PythonTarget, SearchTarget
 from shared.contracts.pass_criteria import PassCriterion
 
 pytestmark = pytest.mark.unit
@@ -65,3 +65,7 @@ def test_pager_positions() -> None:
     assert (last.first, last.last, last.has_next) == (51, 60, False)
     empty = Pager(page=1, per_page=25, total=0)
     assert (empty.pages, empty.first, empty.last, empty.has_next) == (1, 0, 0, False)
+
+
+def test_a_python_target_is_named_by_its_task() -> None:
+    assert target_label(PythonTarget(name="my-app")) == "python · my-app"

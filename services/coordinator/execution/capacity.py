@@ -4,45 +4,16 @@ no worker runs, is told so at once instead of silently getting less."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-
 from nats.aio.client import Client as NatsClient
-from nats.aio.msg import Msg
-from pydantic import ValidationError
 
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import Topology
-
-FIRST_ANSWER_S = 0.3
-QUIET_S = 0.05
+from shared.messaging.scatter_gather import gather_answers
 
 
 async def fleet_capacity(nc: NatsClient, topology: Topology) -> list[WorkerCapacity]:
-    """Every worker's answer: wait up to ``FIRST_ANSWER_S`` for the first, then until ``QUIET_S``
-    passes without another."""
-    answers: list[WorkerCapacity] = []
-    arrived = asyncio.Event()
-
-    async def collect(msg: Msg) -> None:
-        with contextlib.suppress(ValidationError):
-            answers.append(WorkerCapacity.model_validate_json(msg.data))
-            arrived.set()
-
-    inbox = nc.new_inbox()
-    sub = await nc.subscribe(inbox, cb=collect)
-    try:
-        await nc.publish(topology.eval_capacity, b"", reply=inbox)
-        timeout = FIRST_ANSWER_S
-        while True:
-            try:
-                await asyncio.wait_for(arrived.wait(), timeout)
-            except TimeoutError:
-                return answers
-            arrived.clear()
-            timeout = QUIET_S
-    finally:
-        await sub.unsubscribe()
+    """Every running worker's answer (see ``gather_answers`` for how long it waits)."""
+    return await gather_answers(nc, topology.eval_capacity, WorkerCapacity)
 
 
 def capacity_warnings(concurrency: int, fleet: list[WorkerCapacity]) -> list[str]:

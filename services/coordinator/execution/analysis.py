@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.full_run import load_run
-from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metric
+from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import load_metric, load_run_columns
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
 from shared.analysis.comparison import ComparisonBuilder
@@ -64,7 +64,8 @@ async def compare_experiments(
     if candidate_run_scores is not None:
         paired.candidate.run_scores = candidate_run_scores
     builder = ComparisonBuilder(paired, config)
-    for metric in builder.score_metrics:
-        values = await load_paired_metric(session, baseline.id, candidate.id, metric, paired.n_pairs)
-        await asyncio.to_thread(builder.add_metric, metric, *values)  # bootstraps: off the event loop
-    return await asyncio.to_thread(builder.report)
+    metrics = builder.score_metrics
+    values = await load_paired_metrics(session, baseline.id, candidate.id, metrics, paired.n_pairs)
+    for metric in metrics:
+        builder.add_metric(metric, *values[metric])
+    return await asyncio.to_thread(builder.report)  # bootstraps: off the event loop

@@ -91,7 +91,7 @@ class Dispatcher:
             slots = self._slots.get(result.experiment_id)
             if slots is not None and slots.arrived((result.item_id, result.trial)):
                 self._freed.set()
-                if len(slots.ahead) < slots.concurrency // 2 and not slots.exhausted:
+                if slots.hungry:
                     self.wake.set()  # read ahead before the queue runs dry
 
     def forget(self, experiment_id: str) -> None:
@@ -163,7 +163,6 @@ class Dispatcher:
     # ---- bookkeeping ------------------------------------------------------------------------------
 
     async def bookkeep(self) -> None:
-        await self._mark()
         now = asyncio.get_running_loop().time()
         tick = now - self._checked_at >= self.settings.dispatch_interval_s
         if tick or self._rescan:
@@ -171,18 +170,19 @@ class Dispatcher:
             await self._scan(tick)
             if tick:
                 self._checked_at = now
-        await self._read_ahead()
-
-    async def _mark(self) -> None:
-        ids, self._to_mark = self._to_mark, []
-        if not ids:
+        # the hot part - mark what was published, read ahead - in one session and transaction
+        hungry = [slots for slots in self._slots.values() if slots.hungry]
+        if not self._to_mark and not hungry:
             return
+        ids, self._to_mark = self._to_mark, []
         try:
             async with self.sessions() as session:
-                await dispatch_rows.mark_dispatched(session, ids)
+                if ids:
+                    await dispatch_rows.mark_dispatched(session, ids)
+                await self._read_ahead(session)
                 await session.commit()
         except Exception:
-            self._to_mark = ids + self._to_mark
+            self._to_mark = ids + self._to_mark  # marked on the next round
             raise
 
     async def _scan(self, tick: bool) -> None:
@@ -223,13 +223,10 @@ class Dispatcher:
         async with self.sessions() as session:
             slots.settled(await dispatch_rows.terminal_ids(session, ids))
 
-    async def _read_ahead(self) -> None:
-        for slots in list(self._slots.values()):
+    async def _read_ahead(self, session: AsyncSession) -> None:
+        for slots in [slots for slots in self._slots.values() if slots.hungry]:
             want = slots.want_ahead
-            if want <= 0 or (slots.ahead and len(slots.ahead) >= slots.concurrency // 2):
-                continue
-            async with self.sessions() as session:
-                rows = await dispatch_rows.pending_after(session, slots.experiment.id, slots.cursor, want)
+            rows = await dispatch_rows.pending_after(session, slots.experiment.id, slots.cursor, want)
             if self._slots.get(slots.experiment.id) is slots:  # not forgotten meanwhile
                 slots.read_ahead(list(rows), want)
                 self._freed.set()

@@ -55,6 +55,11 @@ class ExperimentSlots:
         """Rows to read so that a whole wave of slots can be refilled from memory."""
         return 0 if self.exhausted else max(0, self.concurrency - len(self.ahead))
 
+    @property
+    def hungry(self) -> bool:
+        """Time to read ahead: the queue is empty or below half a wave, and rows may be left."""
+        return self.want_ahead > 0 and len(self.ahead) < max(1, self.concurrency // 2)
+
     def take(self) -> list[ExperimentItem]:
         """Rows for the free slots, counted in flight from now on."""
         rows = [self.ahead.popleft() for _ in range(min(self.free, len(self.ahead)))]

@@ -61,3 +61,14 @@ def test_in_flight_rows_found_terminal_free_their_slots() -> None:
     assert slots.free == 1 and set(slots.in_flight) == {("i0", 0)}
     slots.arrived(("i0", 0))
     assert slots.idle
+
+
+def test_it_reads_ahead_below_half_a_wave_until_nothing_is_left() -> None:
+    slots = ExperimentSlots(experiment(4))
+    assert slots.hungry and slots.want_ahead == 4
+    slots.read_ahead(rows(4), asked=4)
+    assert not slots.hungry
+    slots.take()
+    assert slots.hungry and slots.want_ahead == 4
+    slots.read_ahead(rows(1, start=4), asked=4)
+    assert slots.exhausted and not slots.hungry

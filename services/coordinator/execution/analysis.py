@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
-from services.coordinator.store.run_columns import load_metric, load_run_columns
+from services.coordinator.store.run_columns import load_metrics, load_run_columns
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
 from shared.analysis.comparison import ComparisonBuilder
 from shared.analysis.comparison_models import ComparisonReport
@@ -38,8 +38,9 @@ async def analyse_experiment(
     columns = await load_run_columns(session, experiment, keys)
     run_level = RunLevelEvaluation(run_evaluators, columns)
     builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate, gates)
+    all_values = await load_metrics(session, experiment.id, columns.metric_names, columns.size)
     for name in columns.metric_names:
-        values = await load_metric(session, experiment.id, name, columns.size)
+        values = all_values.pop(name)
         builder.add_metric(name, values)
         run_level.add_metric(name, values)
 

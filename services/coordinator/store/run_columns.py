@@ -42,8 +42,13 @@ async def refresh_statistics(session: AsyncSession) -> None:
     ANALYZE, which took 0.7 s (two copies of a 10,000-item run of the memory benchmark, read with
     the statistics gathered before they were written). A failure (e.g. not the tables'
     owner) is logged and the run is read anyway.
+
+    What the planner needs is the experiment ids and their share of the rows, so the sample is
+    3,000 rows per table (statistics target 10) instead of 30,000: 0.04 s instead of 0.3 s on the
+    latency benchmark's tables, time every finalization (and a run's wall time) used to pay.
     """
     try:
+        await session.execute(text("SET LOCAL default_statistics_target = 10"))
         await session.execute(text("ANALYZE experiment_items, scores"))
         await session.commit()
     except DBAPIError as exc:

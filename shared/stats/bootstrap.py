@@ -69,7 +69,7 @@ def bootstrap_means(values: FloatArray, resamples: int = DEFAULT_RESAMPLES, seed
     return out
 
 
-_COUNT_BLOCK_ELEMENTS = 1_000_000  # rows of counts turned into means at once (8 MB of float64)
+_COUNT_BLOCK_ELEMENTS = 250_000  # rows of counts turned into means at once (2 MB of float64)
 
 
 def _counts_means(samples: FloatArray, idx: IndexArray, out: FloatArray) -> None:

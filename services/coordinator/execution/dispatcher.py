@@ -163,20 +163,21 @@ class Dispatcher:
     # ---- bookkeeping ------------------------------------------------------------------------------
 
     async def bookkeep(self) -> None:
+        """One round, in one session: on a tick or poke the scan, then mark what was published and
+        read ahead (each session checkout costs a pre-ping round trip)."""
         now = asyncio.get_running_loop().time()
         tick = now - self._checked_at >= self.settings.dispatch_interval_s
-        if tick or self._rescan:
-            self._rescan = False
-            await self._scan(tick)
-            if tick:
-                self._checked_at = now
-        # the hot part - mark what was published, read ahead - in one session and transaction
-        hungry = [slots for slots in self._slots.values() if slots.hungry]
-        if not self._to_mark and not hungry:
+        scan = tick or self._rescan
+        if not scan and not self._to_mark and not any(s.hungry for s in self._slots.values()):
             return
         ids, self._to_mark = self._to_mark, []
         try:
             async with self.sessions() as session:
+                if scan:
+                    self._rescan = False
+                    await self._scan(session, tick)
+                    if tick:
+                        self._checked_at = now
                 if ids:
                     await dispatch_rows.mark_dispatched(session, ids)
                 await self._read_ahead(session)
@@ -185,11 +186,10 @@ class Dispatcher:
             self._to_mark = ids + self._to_mark  # marked on the next round
             raise
 
-    async def _scan(self, tick: bool) -> None:
+    async def _scan(self, session: AsyncSession, tick: bool) -> None:
         """Adopt new running experiments, drop finished/cancelled ones; on a tick also reconcile,
         republish lost tasks and rebuild ledgers that went idle."""
-        async with self.sessions() as session:
-            running = await dispatch_rows.running_experiments(session)
+        running = await dispatch_rows.running_experiments(session)
         live = {e.id for e in running}
         for experiment_id in [e for e in self._slots if e not in live]:
             del self._slots[experiment_id]
@@ -205,23 +205,15 @@ class Dispatcher:
                 slots = None  # nothing in flight yet items left: start over from Postgres
             if slots is None:
                 slots = ExperimentSlots(experiment)
-                async with self.sessions() as session:
-                    slots.load_in_flight(await dispatch_rows.dispatched_rows(session, experiment.id))
+                slots.load_in_flight(await dispatch_rows.dispatched_rows(session, experiment.id))
                 self._slots[experiment.id] = slots
             else:
                 slots.experiment = experiment
-                if tick:
-                    await self._reconcile(slots)
+                if tick and slots.in_flight:
+                    slots.settled(await dispatch_rows.terminal_ids(session, list(slots.in_flight.values())))
             if tick:
-                await self._republish_stale(experiment)
+                await self._republish_stale(session, experiment)
         self._freed.set()
-
-    async def _reconcile(self, slots: ExperimentSlots) -> None:
-        ids = list(slots.in_flight.values())
-        if not ids:
-            return
-        async with self.sessions() as session:
-            slots.settled(await dispatch_rows.terminal_ids(session, ids))
 
     async def _read_ahead(self, session: AsyncSession) -> None:
         for slots in [slots for slots in self._slots.values() if slots.hungry]:
@@ -231,18 +223,16 @@ class Dispatcher:
                 slots.read_ahead(list(rows), want)
                 self._freed.set()
 
-    async def _republish_stale(self, experiment: Experiment) -> None:
+    async def _republish_stale(self, session: AsyncSession, experiment: Experiment) -> None:
         """A task with no result long after dispatch was lost (e.g. dropped after max deliveries while
         its worker died): publish it again. Results are idempotent, so a late original is harmless."""
         cutoff = utcnow() - timedelta(seconds=self.settings.stale_dispatch_s)
-        async with self.sessions() as session:
-            stale = await dispatch_rows.stale_rows(session, experiment.id, cutoff)
-            for row in stale:
-                log.warning(
-                    "re-publishing stale task",
-                    extra={"task_id": task_key(experiment.id, row.item_id, row.trial)},
-                )
-                await self._publish(task_for(experiment, row))
-                row.dispatched_at = utcnow()
-            if stale:
-                await session.commit()
+        stale = await dispatch_rows.stale_rows(session, experiment.id, cutoff)
+        for row in stale:
+            log.warning(
+                "re-publishing stale task", extra={"task_id": task_key(experiment.id, row.item_id, row.trial)}
+            )
+            await self._publish(task_for(experiment, row))
+            row.dispatched_at = utcnow()
+        if stale:
+            await session.commit()

@@ -51,7 +51,13 @@ class Runtime:
         self.dispatcher = Dispatcher(self.js, self.topology, self.sessions, self.settings, completions)
         self.finalizer = Finalizer(self.nc, self.topology, self.sessions, completions)
         self.collector = Collector(
-            self.nc, self.js, self.topology, self.sessions, self.settings, self._progressed
+            self.nc,
+            self.js,
+            self.topology,
+            self.sessions,
+            self.settings,
+            on_progress=self._progressed,
+            on_arrival=self.dispatcher.release,
         )
         self._tasks = [
             asyncio.create_task(self.dispatcher.run(), name="dispatcher"),
@@ -63,7 +69,6 @@ class Runtime:
         log.info("coordinator started", extra={"namespace": self.topology.namespace})
 
     def _progressed(self, progressed: list[Progressed]) -> None:
-        self.dispatcher.poke()
         for p in progressed:
             if p.done >= p.total:
                 self.finalizer.submit(p.experiment_id)

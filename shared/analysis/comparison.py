@@ -14,7 +14,7 @@ Rules (also in the report's field descriptions):
   p < alpha. Improvement: delta better than the mirrored threshold AND Holm-adjusted p < alpha.
 - A NaN score or latency counts as missing (None).
 
-Computed from per-pair columns (``paired_columns``) one metric at a time: ``ComparisonBuilder``
+Computed from per-pair columns (``paired_columns``), every metric of a group at once: ``ComparisonBuilder``
 (the finalizer feeds it from Postgres), ``compare_runs`` for two in-memory ``RunData``.
 """
 
@@ -45,7 +45,7 @@ from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_run
 from shared.analysis.run_data import RunData
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
-from shared.stats import FloatArray, PairedComparison, compare_paired, holm_adjust
+from shared.stats import FloatArray, PairedComparison, compare_paired_many, holm_adjust
 
 
 def _select_metrics(
@@ -151,10 +151,12 @@ def _result(
 
 
 class ComparisonBuilder:
-    """The comparison fed one score metric at a time (only its per-pair values in memory).
+    """The comparison fed one score metric at a time (a metric's rows are read and dropped; only its
+    per-pair values are kept: 16 bytes per pair and metric).
 
-    ``add_metric`` for every name in ``score_metrics`` (any order), then ``report``. Latency and
-    the error indicator come from the paired columns themselves.
+    ``add_metric`` for every name in ``score_metrics`` (any order), then ``report``, which compares
+    all metrics of a group at once (``compare_paired_many``: shared resamples, one matrix product).
+    Latency and the error indicator come from the paired columns themselves.
     """
 
     def __init__(self, paired: PairedColumns, config: ComparisonConfig) -> None:
@@ -168,25 +170,22 @@ class ComparisonBuilder:
             parts = paired.groups[key].partition()
             if parts:
                 self._parts[key] = parts
-        self._comparisons: dict[str, tuple[PairedComparison, dict[str, list[PairedComparison]]]] = {}
+        self._values: dict[str, tuple[FloatArray, FloatArray]] = {}
 
     @property
     def score_metrics(self) -> list[str]:
         """The compared metrics whose values ``add_metric`` must be given."""
         return [m for m in self.metrics if m not in (LATENCY_METRIC, ERROR_RATE_METRIC)]
 
-    def _compare(self, baseline: FloatArray, candidate: FloatArray) -> PairedComparison:
+    def _compare(self, baseline: FloatArray, candidate: FloatArray) -> list[PairedComparison]:
+        """Every added metric (rows) compared at once on the same pairs (columns)."""
         c = self.config
-        return compare_paired(
+        return compare_paired_many(
             baseline, candidate, resamples=c.resamples, seed=c.seed, confidence=c.confidence
         )
 
     def _add(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
-        per_key = {
-            key: [self._compare(baseline[members], candidate[members]) for _, members in parts]
-            for key, parts in self._parts.items()
-        }
-        self._comparisons[metric] = (self._compare(baseline, candidate), per_key)
+        self._values[metric] = (baseline, candidate)
 
     def add_metric(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
         """Raw per-pair values of a score metric; pairs with a failed item count as missing."""
@@ -221,13 +220,15 @@ class ComparisonBuilder:
         for metric in self.metrics:
             if metric in (LATENCY_METRIC, ERROR_RATE_METRIC):
                 self._add_builtin(metric)
-            elif metric not in self._comparisons:
+            elif metric not in self._values:
                 raise ValueError(f"metric {metric!r} was never added; add_metric each score_metrics first")
-        comps = self._comparisons
-        overall = self._family([[comps[m][0] for m in self.metrics]])[0]
+        empty = np.empty((0, self.paired.n_pairs))
+        baseline = np.stack([self._values[m][0] for m in self.metrics]) if self.metrics else empty
+        candidate = np.stack([self._values[m][1] for m in self.metrics]) if self.metrics else empty
+        overall = self._family([self._compare(baseline, candidate)])[0]
         breakdowns: list[BreakdownResult] = []
         for key, parts in self._parts.items():
-            rows = [[comps[m][1][key][g] for m in self.metrics] for g in range(len(parts))]
+            rows = [self._compare(baseline[:, members], candidate[:, members]) for _, members in parts]
             breakdowns.extend(
                 BreakdownResult(key=key, value=label, n_pairs=int(members.size), metrics=results)
                 for (label, members), results in zip(parts, self._family(rows), strict=True)

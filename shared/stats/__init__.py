@@ -25,6 +25,7 @@ from shared.stats.errors import StatsInputError
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
 from shared.stats.multiple_testing import holm_adjust, holm_reject
 from shared.stats.paired_comparison import PairedComparison, TestName, compare_paired
+from shared.stats.paired_many import compare_paired_many
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 from shared.stats.time_buckets import BucketMean, bucketed_means
 
@@ -48,6 +49,7 @@ __all__ = [
     "cohens_d",
     "cohens_dz",
     "compare_paired",
+    "compare_paired_many",
     "drop_missing",
     "holm_adjust",
     "holm_reject",

@@ -4,6 +4,10 @@ Resampling draws one ``(B, n)`` int32 matrix of indices from ``numpy.random.defa
 (row chunks when B x n > 8M - the generator yields the same numbers either way), so a result
 depends only on the data, ``B`` and the seed. The last two matrices are cached: every metric
 of a comparison with the same number of pairs reuses the same resamples of the items.
+
+``bootstrap_means_many`` resamples several samples of the same size at once with those same
+indices: each resample becomes a row of counts (how often each item was drawn) and the means of
+every sample are one matrix product, instead of one gather of B x n values per sample.
 """
 
 from __future__ import annotations
@@ -65,6 +69,45 @@ def bootstrap_means(values: FloatArray, resamples: int = DEFAULT_RESAMPLES, seed
     return out
 
 
+_COUNT_BLOCK_ELEMENTS = 250_000  # rows of counts turned into means at once (2 MB of float64)
+
+
+def _counts_means(samples: FloatArray, idx: IndexArray, out: FloatArray) -> None:
+    """``out[:, b]`` = mean of each row of ``samples`` (k, n) under resample b of ``idx`` (r, n)."""
+    r, n = idx.shape
+    step = max(1, _COUNT_BLOCK_ELEMENTS // n)
+    for start in range(0, r, step):
+        block = idx[start : start + step]
+        rows = block.shape[0]
+        flat = (block + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+        out[:, start : start + rows] = samples @ counts.T / n
+
+
+def bootstrap_means_many(
+    samples: FloatArray, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> FloatArray:
+    """``bootstrap_means`` of every row of ``samples`` (shape ``(k, n)``), shape ``(k, resamples)``:
+    row i equals ``bootstrap_means(samples[i], resamples, seed)`` up to float rounding (the same
+    resampled indices, summed in another order)."""
+    rows = np.atleast_2d(samples)
+    n = int(rows.shape[1])
+    if n == 0:
+        raise StatsInputError("cannot bootstrap an empty sample; drop the metric or collect data first")
+    _check_resampling(resamples, 0.5)
+    out = np.empty((rows.shape[0], resamples), dtype=np.float64)
+    if resamples * n <= _MAX_MATRIX_ELEMENTS:
+        _counts_means(rows, _index_matrix(n, resamples, seed), out)
+        return out
+    rng = np.random.default_rng(seed)
+    rows_per_chunk = max(1, _MAX_MATRIX_ELEMENTS // n)
+    for start in range(0, resamples, rows_per_chunk):
+        stop = min(resamples, start + rows_per_chunk)
+        idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
+        _counts_means(rows, idx, out[:, start:stop])
+    return out
+
+
 def percentile_interval(samples: FloatArray, confidence: float = 0.95) -> tuple[float, float]:
     """The central ``confidence`` interval of a bootstrap distribution (linear interpolation)."""
     _check_resampling(1, confidence)
@@ -121,15 +164,34 @@ def paired_bootstrap(
         return PairedBootstrapResult(
             mean_difference=observed, ci_low=None, ci_high=None, p_value=None, **common
         )
-    if n > LARGE_N:
-        resamples = min(resamples, LARGE_N_RESAMPLES)
-        common["resamples"] = resamples
+    resamples = paired_resamples(n, resamples)
     means = bootstrap_means(diffs, resamples, seed)
+    return bootstrap_result(observed, means, n, pairs.n_dropped, confidence, seed)
+
+
+def paired_resamples(n: int, resamples: int) -> int:
+    """Resamples the paired bootstrap draws for n pairs (capped beyond ``LARGE_N``)."""
+    return min(resamples, LARGE_N_RESAMPLES) if n > LARGE_N else resamples
+
+
+def bootstrap_result(
+    observed: float, means: FloatArray, n: int, n_dropped: int, confidence: float, seed: int
+) -> PairedBootstrapResult:
+    """The paired bootstrap's interval and p-value from the resampled mean differences ``means``
+    of n pairs (``means.size`` resamples) whose observed mean difference is ``observed``."""
+    resamples = int(means.size)
     low, high = percentile_interval(means, confidence)
     # Tolerance keeps exact ties (e.g. identical runs, d̄ = 0) from being lost to rounding.
     tol = 1e-12 * max(1.0, abs(observed))
     extreme = int(np.count_nonzero(np.abs(means - observed) >= abs(observed) - tol))
-    p_value = (extreme + 1) / (resamples + 1)
     return PairedBootstrapResult(
-        mean_difference=observed, ci_low=low, ci_high=high, p_value=p_value, **common
+        n_pairs=n,
+        n_dropped=n_dropped,
+        mean_difference=observed,
+        ci_low=low,
+        ci_high=high,
+        p_value=(extreme + 1) / (resamples + 1),
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
     )

@@ -11,12 +11,13 @@ interval in every case (unadjusted for multiple testing).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, PairedBootstrapResult, paired_bootstrap
-from shared.stats.cleaning import Values, is_binary, pair_values
+from shared.stats.cleaning import PairedArrays, Values, is_binary, pair_values
 from shared.stats.descriptive import CiMethod, Summary, summarize
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
@@ -55,6 +56,33 @@ def compare_paired(
     """Summaries, delta (+ CI), effect sizes and the appropriate paired test."""
     pairs = pair_values(baseline, candidate)
     boot = paired_bootstrap(baseline, candidate, resamples=resamples, seed=seed, confidence=confidence)
+    return assemble_comparison(
+        baseline,
+        candidate,
+        pairs,
+        boot,
+        confidence,
+        lambda: monte_carlo_sign_flip_p_value(pairs.differences, seed=seed),
+    )
+
+
+def needs_monte_carlo(pairs: PairedArrays) -> bool:
+    """Whether the test of these pairs is the Monte Carlo sign flip (not McNemar, not exact)."""
+    binary = is_binary(pairs.baseline) and is_binary(pairs.candidate)
+    return pairs.n > EXACT_MAX_PAIRS and not binary
+
+
+def assemble_comparison(
+    baseline: Values,
+    candidate: Values,
+    pairs: PairedArrays,
+    boot: PairedBootstrapResult,
+    confidence: float,
+    monte_carlo_p: Callable[[], float | None],
+) -> PairedComparison:
+    """The comparison from its bootstrap; ``monte_carlo_p`` is called when the Monte Carlo
+    sign-flip test is the one reported (``compare_paired_many`` hands in p-values it computed for
+    many metrics at once)."""
     binary = is_binary(pairs.baseline) and is_binary(pairs.candidate)
     mcnemar = mcnemar_exact(baseline, candidate) if binary else None
     # each side's own interval is not what a comparison reports (the delta's is): Wilson for 0/1,
@@ -74,7 +102,7 @@ def compare_paired(
     elif pairs.n <= EXACT_MAX_PAIRS:
         test, p_value = "sign_flip_exact", sign_flip_p_value(pairs.differences)
     else:
-        test, p_value = "sign_flip_monte_carlo", monte_carlo_sign_flip_p_value(pairs.differences, seed=seed)
+        test, p_value = "sign_flip_monte_carlo", monte_carlo_p()
     return PairedComparison(
         n_pairs=pairs.n,
         n_dropped=pairs.n_dropped,

@@ -103,6 +103,7 @@ async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     """Stop dispatching the experiment's items; tasks already running finish and are stored.
     409 if the experiment already completed or failed; cancelling twice is harmless."""
     experiment = await cancel_experiment(session, experiment_id)
+    runtime.dispatcher.forget(experiment_id)
     await publish_event(
         runtime.nc,
         runtime.topology,

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.full_run import load_run
-from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metric
-from services.coordinator.store.run_columns import load_metric, load_run_columns
+from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
+from services.coordinator.store.run_columns import load_metrics, load_run_columns
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
 from shared.analysis.comparison import ComparisonBuilder
 from shared.analysis.comparison_models import ComparisonReport
@@ -38,8 +38,9 @@ async def analyse_experiment(
     columns = await load_run_columns(session, experiment, keys)
     run_level = RunLevelEvaluation(run_evaluators, columns)
     builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate, gates)
+    all_values = await load_metrics(session, experiment.id, columns.metric_names, columns.size)
     for name in columns.metric_names:
-        values = await load_metric(session, experiment.id, name, columns.size)
+        values = all_values.pop(name)
         builder.add_metric(name, values)
         run_level.add_metric(name, values)
 
@@ -64,7 +65,8 @@ async def compare_experiments(
     if candidate_run_scores is not None:
         paired.candidate.run_scores = candidate_run_scores
     builder = ComparisonBuilder(paired, config)
-    for metric in builder.score_metrics:
-        values = await load_paired_metric(session, baseline.id, candidate.id, metric, paired.n_pairs)
-        await asyncio.to_thread(builder.add_metric, metric, *values)  # bootstraps: off the event loop
-    return await asyncio.to_thread(builder.report)
+    metrics = builder.score_metrics
+    values = await load_paired_metrics(session, baseline.id, candidate.id, metrics, paired.n_pairs)
+    for metric in metrics:
+        builder.add_metric(metric, *values[metric])
+    return await asyncio.to_thread(builder.report)  # bootstraps: off the event loop

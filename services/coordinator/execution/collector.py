@@ -1,7 +1,16 @@
-"""Collector: pull results from the durable consumer in batches, write them, then ack.
+"""Collector: pull results from the durable consumer, write them in batches, then ack.
 
-Ack only after the transaction committed; a crash before the ack redelivers the batch, which the
-idempotent write turns into a no-op.
+Two loops, so that a result is noticed the moment it arrives rather than after the previous batch
+was written:
+- the **reader** fetches whatever is ready, reports the batch's tasks as arrived (``on_arrival``:
+  the dispatcher refills their slots at once) and queues the batch;
+- the **writer** takes every queued batch (up to ``result_batch_size`` results per transaction),
+  writes them idempotently, and acks only after the transaction committed.
+
+A crash before the ack redelivers the batch, which the idempotent write turns into a no-op; a
+result whose write failed is nacked and redelivered, and frees no second slot (the dispatcher
+counts a task's arrival once). The queue is bounded, so a slow database slows the reader down
+instead of holding thousands of unacked messages.
 """
 
 from __future__ import annotations
@@ -9,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -26,6 +36,14 @@ from shared.messaging.streams import coordinator_results_consumer
 
 log = logging.getLogger(__name__)
 
+QUEUED_BATCHES = 4
+
+
+@dataclass
+class _Batch:
+    msgs: list[Msg]
+    results: list[EvalResult]
+
 
 class Collector:
     def __init__(
@@ -36,6 +54,7 @@ class Collector:
         sessions: async_sessionmaker[AsyncSession],
         settings: CoordinatorSettings,
         on_progress: Callable[[list[Progressed]], None],
+        on_arrival: Callable[[list[EvalResult]], None],
     ) -> None:
         self.nc = nc
         self.js = js
@@ -43,12 +62,19 @@ class Collector:
         self.sessions = sessions
         self.settings = settings
         self.on_progress = on_progress
+        self.on_arrival = on_arrival
+        self._queue: asyncio.Queue[_Batch] = asyncio.Queue(maxsize=QUEUED_BATCHES)
         self._stopping = False
 
     def stop(self) -> None:
         self._stopping = True
 
     async def run(self) -> None:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self._read(), name="collector-read")
+            group.create_task(self._write(), name="collector-write")
+
+    async def _read(self) -> None:
         sub = await self.js.pull_subscribe(
             self.topology.eval_result,
             durable=COORDINATOR_RESULTS_CONSUMER,
@@ -62,39 +88,49 @@ class Collector:
                 continue
             except Exception:
                 log.exception("fetching results failed")
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.5)  # retry pause after a failed fetch, not a wait for an event
                 continue
-            await self.handle_batch(msgs)
+            await self._queue.put(await self.arrived(msgs))
 
-    async def handle_batch(self, msgs: list[Msg]) -> None:
-        results: list[EvalResult] = []
-        good: list[Msg] = []
+    async def arrived(self, msgs: list[Msg]) -> _Batch:
+        batch = _Batch([], [])
         for msg in msgs:
             if (result := await decode_or_terminate(msg, EvalResult)) is not None:
-                results.append(result)
-                good.append(msg)
+                batch.results.append(result)
+                batch.msgs.append(msg)
+        self.on_arrival(batch.results)
+        return batch
+
+    async def _write(self) -> None:
+        while not self._stopping:
+            batch = await self._queue.get()
+            while not self._queue.empty() and len(batch.results) < self.settings.result_batch_size:
+                more = self._queue.get_nowait()
+                batch = _Batch(batch.msgs + more.msgs, batch.results + more.results)
+            await self.store(batch)
+
+    async def store(self, batch: _Batch) -> None:
         try:
             async with self.sessions() as session:
-                progressed = await store_results(session, results)
+                progressed = await store_results(session, batch.results)
                 await session.commit()
         except Exception:
-            log.exception("writing %d results failed; they will be redelivered", len(results))
-            for msg in good:
+            log.exception("writing %d results failed; they will be redelivered", len(batch.results))
+            for msg in batch.msgs:
                 await msg.nak(delay=1.0)
             return
-        if progressed:  # committed: free slots can be refilled while the acks travel
+        if progressed:  # committed: completed experiments go to the finalizer
             self.on_progress(progressed)
-        await asyncio.gather(*(settle(msg, "ack") for msg in good))
-        if progressed:
-            for p in progressed:
-                await publish_event(
-                    self.nc,
-                    self.topology,
-                    p.experiment_id,
-                    "progress",
-                    status="running",
-                    total=p.total,
-                    done=p.done,
-                    errors=p.errors,
-                    cache_hits=p.cache_hits,
-                )
+        await asyncio.gather(*(settle(msg, "ack") for msg in batch.msgs))
+        for p in progressed:
+            await publish_event(
+                self.nc,
+                self.topology,
+                p.experiment_id,
+                "progress",
+                status="running",
+                total=p.total,
+                done=p.done,
+                errors=p.errors,
+                cache_hits=p.cache_hits,
+            )

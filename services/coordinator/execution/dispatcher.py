@@ -1,9 +1,19 @@
-"""Fan-out: keep at most ``concurrency`` tasks in flight per experiment, release more as results land.
+"""Fan-out: keep ``concurrency`` tasks in flight per experiment, refilling a slot as soon as a result
+arrives.
 
-All state is in Postgres (item status pending → dispatched → ok|error), so a restarted coordinator
-resumes where it stopped. A task is published *before* its row is marked dispatched: a crash in
-between re-publishes it with the same ``Nats-Msg-Id`` (dropped as a duplicate inside the window,
-and harmless after it because results are written idempotently).
+Two loops share the in-memory ledger (``slots``):
+- the **publisher** publishes read-ahead rows into free slots; it touches no database, so a slot
+  freed by an arriving result (``release``, called by the collector *before* it stores the result)
+  is refilled within one NATS round trip, while the result is still being written;
+- the **bookkeeper** marks published rows ``dispatched`` (batched), reads pending rows ahead, and on
+  every tick (``dispatch_interval_s``) or poke re-reads the running experiments, reconciles the
+  ledger with Postgres, republishes lost tasks and hands completed experiments to the finalizer.
+
+Postgres stays the truth (item status pending -> dispatched -> ok|error), so a restarted coordinator
+rebuilds the ledger and resumes. A task is published *before* its row is marked dispatched: a crash
+in between re-publishes it with the same ``Nats-Msg-Id`` (dropped as a duplicate inside the window,
+and harmless after it because results are written idempotently). A cancelled experiment is
+``forget``-ed at once: nothing more is published for it.
 """
 
 from __future__ import annotations
@@ -11,14 +21,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterable
 from datetime import timedelta
 
 from nats.js import JetStreamContext
-from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.coordinator.execution.slots import ExperimentSlots
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts.eval_messages import EvalTask, task_key
+from services.coordinator.store import dispatch_rows
+from shared.contracts.eval_messages import EvalResult, EvalTask, task_key
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
@@ -43,7 +55,7 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
 
 
 class Dispatcher:
-    """One loop for all running experiments; woken by the collector whenever results land."""
+    """One publisher and one bookkeeper for all running experiments."""
 
     def __init__(
         self,
@@ -59,92 +71,87 @@ class Dispatcher:
         self.settings = settings
         self.on_complete = on_complete
         self.wake = asyncio.Event()
+        self._freed = asyncio.Event()
         self._stopping = False
-        self._stale_checked_at = 0.0
+        self._rescan = True
+        self._checked_at = float("-inf")
+        self._slots: dict[str, ExperimentSlots] = {}
+        self._forgotten: set[str] = set()
+        self._to_mark: list[int] = []
+
+    # ---- called by the API and the collector ----------------------------------------------------
 
     def poke(self) -> None:
+        """Something changed in Postgres (an experiment started): re-read the running ones now."""
+        self._rescan = True
         self.wake.set()
+
+    def release(self, results: Iterable[EvalResult]) -> None:
+        """Results arrived (not stored yet): their slots are free, refill them now."""
+        for result in results:
+            slots = self._slots.get(result.experiment_id)
+            if slots is not None and slots.arrived((result.item_id, result.trial)):
+                self._freed.set()
+                if slots.hungry:
+                    self.wake.set()  # read ahead before the queue runs dry
+
+    def forget(self, experiment_id: str) -> None:
+        """Publish nothing more for this experiment (cancelled)."""
+        self._forgotten.add(experiment_id)
+        self._slots.pop(experiment_id, None)
 
     def stop(self) -> None:
         self._stopping = True
         self.wake.set()
+        self._freed.set()
+
+    # ---- the two loops ----------------------------------------------------------------------------
 
     async def run(self) -> None:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self._publisher(), name="dispatcher-publish")
+            group.create_task(self._bookkeeper(), name="dispatcher-bookkeep")
+
+    async def _publisher(self) -> None:
+        while not self._stopping:
+            self._freed.clear()
+            try:
+                await self.publish_free()
+            except Exception:
+                log.exception("publishing tasks failed; retrying on the next wake-up")
+            await self._freed.wait()
+
+    async def _bookkeeper(self) -> None:
         while not self._stopping:
             self.wake.clear()
             try:
-                await self.dispatch_all()
+                await self.bookkeep()
             except Exception:
-                log.exception("dispatch round failed; retrying on the next tick")
+                log.exception("dispatch bookkeeping failed; retrying on the next tick")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.settings.dispatch_interval_s)
 
-    async def dispatch_all(self) -> None:
-        # Lost tasks are looked for once per tick, not on every wake-up (a wake-up per result batch).
-        now = asyncio.get_running_loop().time()
-        check_stale = now - self._stale_checked_at >= self.settings.dispatch_interval_s
-        if check_stale:
-            self._stale_checked_at = now
-        async with self.sessions() as session:
-            running = (
-                (
-                    await session.execute(
-                        select(Experiment)
-                        .where(Experiment.status == "running")
-                        .order_by(Experiment.started_at)
-                    )
-                )
-                .scalars()
-                .all()
-            )
-        for experiment in running:
-            if experiment.done >= experiment.total:
-                await self.on_complete.put(experiment.id)
-                continue
-            await self.dispatch(experiment, check_stale)
-
-    async def dispatch(self, experiment: Experiment, check_stale: bool = True) -> int:
-        """Publish the next pending items up to the free slots; returns how many."""
-        async with self.sessions() as session:
-            flying = int(
-                (
-                    await session.execute(
-                        select(func.count()).where(
-                            ExperimentItem.experiment_id == experiment.id,
-                            ExperimentItem.status == "dispatched",
-                        )
-                    )
-                ).scalar_one()
-            )
-            if check_stale:
-                await self._republish_stale(session, experiment)
-            free = experiment.config.concurrency - flying
-            if free <= 0:
-                return 0
-            rows = (
-                (
-                    await session.execute(
-                        select(ExperimentItem)
-                        .where(
-                            ExperimentItem.experiment_id == experiment.id, ExperimentItem.status == "pending"
-                        )
-                        .order_by(ExperimentItem.position, ExperimentItem.trial)
-                        .limit(free)
-                    )
-                )
-                .scalars()
-                .all()
-            )
-            if not rows:
-                return 0
-            await asyncio.gather(*(self._publish(task_for(experiment, row)) for row in rows))
-            await session.execute(
-                update(ExperimentItem)
-                .where(ExperimentItem.id.in_([r.id for r in rows]), ExperimentItem.status == "pending")
-                .values(status="dispatched", dispatched_at=utcnow())
-            )
-            await session.commit()
-            return len(rows)
+    async def publish_free(self) -> int:
+        """Publish read-ahead rows into every free slot; returns how many were published."""
+        taken = [(slots, row) for slots in list(self._slots.values()) for row in slots.take()]
+        if not taken:
+            return 0
+        outcomes = await asyncio.gather(
+            *(self._publish(task_for(slots.experiment, row)) for slots, row in taken), return_exceptions=True
+        )
+        failed: dict[int, list[ExperimentItem]] = {}
+        for (slots, row), outcome in zip(taken, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                failed.setdefault(id(slots), []).append(row)
+            else:
+                self._to_mark.append(row.id)
+        for slots in {id(s): s for s, _ in taken}.values():
+            if id(slots) in failed:
+                slots.give_back(failed[id(slots)])
+        if failed:
+            log.warning("%d task publishes failed; they are retried", sum(map(len, failed.values())))
+        self.wake.set()  # mark them dispatched
+        return len(taken) - sum(map(len, failed.values()))
 
     async def _publish(self, task: EvalTask) -> None:
         await self.js.publish(
@@ -154,25 +161,74 @@ class Dispatcher:
             headers={"Nats-Msg-Id": task.task_id},
         )
 
+    # ---- bookkeeping ------------------------------------------------------------------------------
+
+    async def bookkeep(self) -> None:
+        """One round, in one session: on a tick or poke the scan, then mark what was published and
+        read ahead (each session checkout costs a pre-ping round trip)."""
+        now = asyncio.get_running_loop().time()
+        tick = now - self._checked_at >= self.settings.dispatch_interval_s
+        scan = tick or self._rescan
+        if not scan and not self._to_mark and not any(s.hungry for s in self._slots.values()):
+            return
+        ids, self._to_mark = self._to_mark, []
+        try:
+            async with self.sessions() as session:
+                if scan:
+                    self._rescan = False
+                    await self._scan(session, tick)
+                    if tick:
+                        self._checked_at = now
+                if ids:
+                    await dispatch_rows.mark_dispatched(session, ids)
+                await self._read_ahead(session)
+                await session.commit()
+        except Exception:
+            self._to_mark = ids + self._to_mark  # marked on the next round
+            raise
+
+    async def _scan(self, session: AsyncSession, tick: bool) -> None:
+        """Adopt new running experiments, drop finished/cancelled ones; on a tick also reconcile,
+        republish lost tasks and rebuild ledgers that went idle."""
+        running = await dispatch_rows.running_experiments(session)
+        live = {e.id for e in running}
+        for experiment_id in [e for e in self._slots if e not in live]:
+            del self._slots[experiment_id]
+        for experiment in running:
+            if experiment.done >= experiment.total:
+                self._slots.pop(experiment.id, None)
+                await self.on_complete.put(experiment.id)
+                continue
+            if experiment.id in self._forgotten:
+                continue
+            slots = self._slots.get(experiment.id)
+            if slots is not None and tick and slots.idle and slots.exhausted:
+                slots = None  # nothing in flight yet items left: start over from Postgres
+            if slots is None:
+                slots = ExperimentSlots(experiment)
+                slots.load_in_flight(await dispatch_rows.dispatched_rows(session, experiment.id))
+                self._slots[experiment.id] = slots
+            else:
+                slots.experiment = experiment
+                if tick and slots.in_flight:
+                    slots.settled(await dispatch_rows.terminal_ids(session, list(slots.in_flight.values())))
+            if tick:
+                await self._republish_stale(session, experiment)
+        self._freed.set()
+
+    async def _read_ahead(self, session: AsyncSession) -> None:
+        for slots in [slots for slots in self._slots.values() if slots.hungry]:
+            want = slots.want_ahead
+            rows = await dispatch_rows.pending_after(session, slots.experiment.id, slots.cursor, want)
+            if self._slots.get(slots.experiment.id) is slots:  # not forgotten meanwhile
+                slots.read_ahead(list(rows), want)
+                self._freed.set()
+
     async def _republish_stale(self, session: AsyncSession, experiment: Experiment) -> None:
         """A task with no result long after dispatch was lost (e.g. dropped after max deliveries while
         its worker died): publish it again. Results are idempotent, so a late original is harmless."""
         cutoff = utcnow() - timedelta(seconds=self.settings.stale_dispatch_s)
-        stale = (
-            (
-                await session.execute(
-                    select(ExperimentItem)
-                    .where(
-                        ExperimentItem.experiment_id == experiment.id,
-                        ExperimentItem.status == "dispatched",
-                        ExperimentItem.dispatched_at < cutoff,
-                    )
-                    .limit(100)
-                )
-            )
-            .scalars()
-            .all()
-        )
+        stale = await dispatch_rows.stale_rows(session, experiment.id, cutoff)
         for row in stale:
             log.warning(
                 "re-publishing stale task", extra={"task_id": task_key(experiment.id, row.item_id, row.trial)}

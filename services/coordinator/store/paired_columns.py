@@ -1,8 +1,8 @@
 """Pair two finished experiments in Postgres by (item_id, trial) into ``PairedColumns``.
 
 The join runs in the database; rows stream in the baseline's item order. Only unmatched items'
-ids reach Python (they are listed in the report); per-pair metric values are fetched one
-metric at a time (``load_paired_metric``).
+ids reach Python (they are listed in the report); per-pair metric values are fetched for every
+metric in one round trip, as one array per metric and side (``load_paired_metrics``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -21,7 +21,6 @@ from services.coordinator.store.run_columns import (
     item_order,
     metadata_columns,
     metric_names,
-    score_join,
     stored_run_scores,
     stream_rows,
 )
@@ -134,29 +133,41 @@ async def _unmatched_candidate(session: AsyncSession, baseline_id: str, candidat
     return out
 
 
-async def load_paired_metric(
-    session: AsyncSession, baseline_id: str, candidate_id: str, metric: str, n_pairs: int
-) -> tuple[FloatArray, FloatArray]:
-    """(baseline, candidate) values of ``metric`` per pair, in pair order (NaN = no value)."""
-    b, c = _aliases()
-    b_score, b_on = score_join(b, metric)
-    c_score, c_on = score_join(c, metric)
-    stmt = (
-        select(b_score.value, c_score.value)
-        .select_from(b)
-        .join(c, _same_item(b, c, candidate_id))
-        .outerjoin(b_score, b_on)
-        .outerjoin(c_score, c_on)
-        .where(b.experiment_id == baseline_id)
-        .order_by(*item_order(b))
+_PAIRED_METRICS = text(
+    """
+    WITH pairs AS (
+        SELECT b.item_id, b.trial,
+               row_number() OVER (ORDER BY b.position, b.trial, b.item_id) - 1 AS row
+        FROM experiment_items b
+        JOIN experiment_items c
+          ON c.experiment_id = :candidate AND c.item_id = b.item_id AND c.trial = b.trial
+        WHERE b.experiment_id = :baseline
     )
-    out = np.full((2, n_pairs), np.nan, dtype=np.float64)
-    row = 0
-    async for part in stream_rows(session, stmt):
-        if row + len(part) > n_pairs:
-            raise ColumnLoadError(f"experiments {baseline_id}/{candidate_id} changed while being read; retry")
-        out[:, row : row + len(part)] = np.array([tuple(pair) for pair in part], dtype=np.float64).T
-        row += len(part)
-    if row != n_pairs:
-        raise ColumnLoadError(f"experiments {baseline_id}/{candidate_id} changed while being read; retry")
-    return out[0].copy(), out[1].copy()
+    SELECT s.experiment_id = :baseline AS is_baseline, s.name,
+           array_agg(p.row) AS rows, array_agg(s.value) AS values,
+           (SELECT count(*) FROM pairs) AS n_pairs
+    FROM scores s
+    JOIN pairs p ON p.item_id = s.item_id AND p.trial = s.trial
+    WHERE s.experiment_id IN (:baseline, :candidate) AND s.name = ANY(CAST(:metrics AS text[]))
+    GROUP BY 1, 2
+    """
+)
+
+
+async def load_paired_metrics(
+    session: AsyncSession, baseline_id: str, candidate_id: str, metrics: list[str], n_pairs: int
+) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """(baseline, candidate) values of each metric per pair, in pair order (NaN = no value), for
+    ``n_pairs`` pairs, in one query: Postgres groups each side's values of a metric into one array,
+    with the pair rows they belong to."""
+    out = {m: np.full((2, n_pairs), np.nan, dtype=np.float64) for m in metrics}
+    if metrics:
+        params = {"baseline": baseline_id, "candidate": candidate_id, "metrics": metrics}
+        for is_baseline, name, rows, values, seen in (await session.execute(_PAIRED_METRICS, params)).all():
+            if seen != n_pairs:
+                raise ColumnLoadError(
+                    f"experiments {baseline_id}/{candidate_id} changed while being read; retry"
+                )
+            index = np.asarray(rows, dtype=np.int64)
+            out[name][0 if is_baseline else 1, index] = np.asarray(values, dtype=np.float64)
+    return {m: (pair[0].copy(), pair[1].copy()) for m, pair in out.items()}

@@ -22,8 +22,8 @@ from services.coordinator.execution import analysis as run_analysis
 from services.coordinator.execution.analysis import analyse_experiment, compare_experiments
 from services.coordinator.store import run_columns as column_loader
 from services.coordinator.store.full_run import load_run
-from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metric
-from services.coordinator.store.run_columns import ColumnLoadError, load_metric, load_run_columns
+from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
+from services.coordinator.store.run_columns import ColumnLoadError, load_metrics, load_run_columns
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison import compare_runs
 from shared.analysis.comparison_rules import ComparisonConfig
@@ -456,18 +456,22 @@ async def test_a_stable_experiment_loads_and_a_changing_one_raises(
         size = await column_loader.count_items(session, baseline.id)
         columns = await load_run_columns(session, baseline, ["category"])
         assert columns.size == size == SIZE * TRIALS
-        for metric in columns.metric_names:
-            assert (await load_metric(session, baseline.id, metric, size)).size == size
+        loaded = await load_metrics(session, baseline.id, columns.metric_names, size)
+        assert {m: v.size for m, v in loaded.items()} == dict.fromkeys(columns.metric_names, size)
         paired = await load_paired_columns(session, baseline, candidate, ["category"])
-        await load_paired_metric(session, baseline.id, candidate.id, "order_correctness", paired.n_pairs)
+        metrics = ["order_correctness", "tool_call_accuracy"]
+        values = await load_paired_metrics(session, baseline.id, candidate.id, metrics, paired.n_pairs)
+        assert {m: (b.size, c.size) for m, (b, c) in values.items()} == dict.fromkeys(
+            metrics, (paired.n_pairs, paired.n_pairs)
+        )
 
         # the rows seen while reading are not the rows counted first
         for wrong in (size - 1, size + 1):
             with pytest.raises(ColumnLoadError):
-                await load_metric(session, baseline.id, "order_correctness", wrong)
+                await load_metrics(session, baseline.id, ["order_correctness"], wrong)
         for wrong in (paired.n_pairs - 1, paired.n_pairs + 1):
             with pytest.raises(ColumnLoadError):
-                await load_paired_metric(session, baseline.id, candidate.id, "order_correctness", wrong)
+                await load_paired_metrics(session, baseline.id, candidate.id, ["order_correctness"], wrong)
         for by, what in ((-1, "gained items"), (1, "lost items")):
             monkeypatch.setattr(column_loader, "count_items", miscount(by))
             with pytest.raises(ColumnLoadError, match=what):

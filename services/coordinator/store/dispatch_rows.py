@@ -1,0 +1,73 @@
+"""The dispatcher's queries: running experiments, rows to read ahead, rows to mark dispatched, and
+the in-flight rows it must reconcile with what Postgres holds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import select, tuple_, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from shared.db.base import utcnow
+from shared.db.models import Experiment, ExperimentItem
+
+TERMINAL = ("ok", "error")
+
+
+async def running_experiments(session: AsyncSession) -> Sequence[Experiment]:
+    stmt = select(Experiment).where(Experiment.status == "running").order_by(Experiment.started_at)
+    return (await session.execute(stmt)).scalars().all()
+
+
+async def dispatched_rows(session: AsyncSession, experiment_id: str) -> list[tuple[str, int, int]]:
+    """(item_id, trial, row id) of every task handed out and not answered yet."""
+    stmt = select(ExperimentItem.item_id, ExperimentItem.trial, ExperimentItem.id).where(
+        ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "dispatched"
+    )
+    return [(item_id, trial, row_id) for item_id, trial, row_id in (await session.execute(stmt)).all()]
+
+
+async def pending_after(
+    session: AsyncSession, experiment_id: str, cursor: tuple[int, int, int] | None, limit: int
+) -> Sequence[ExperimentItem]:
+    """The next ``limit`` pending rows in item order after ``cursor`` (position, trial, id)."""
+    order = (ExperimentItem.position, ExperimentItem.trial, ExperimentItem.id)
+    stmt = select(ExperimentItem).where(
+        ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "pending"
+    )
+    if cursor is not None:
+        stmt = stmt.where(tuple_(*order) > tuple_(*cursor))
+    return (await session.execute(stmt.order_by(*order).limit(limit))).scalars().all()
+
+
+async def mark_dispatched(session: AsyncSession, row_ids: Sequence[int]) -> None:
+    """Published rows become ``dispatched``; one whose result is already stored stays terminal."""
+    await session.execute(
+        update(ExperimentItem)
+        .where(ExperimentItem.id.in_(row_ids), ExperimentItem.status == "pending")
+        .values(status="dispatched", dispatched_at=utcnow())
+    )
+
+
+async def terminal_ids(session: AsyncSession, row_ids: Sequence[int]) -> set[int]:
+    stmt = select(ExperimentItem.id).where(
+        ExperimentItem.id.in_(row_ids), ExperimentItem.status.in_(TERMINAL)
+    )
+    return set((await session.execute(stmt)).scalars().all())
+
+
+async def stale_rows(
+    session: AsyncSession, experiment_id: str, cutoff: datetime, limit: int = 100
+) -> Sequence[ExperimentItem]:
+    """Rows dispatched before ``cutoff`` and still without a result."""
+    stmt = (
+        select(ExperimentItem)
+        .where(
+            ExperimentItem.experiment_id == experiment_id,
+            ExperimentItem.status == "dispatched",
+            ExperimentItem.dispatched_at < cutoff,
+        )
+        .limit(limit)
+    )
+    return (await session.execute(stmt)).scalars().all()

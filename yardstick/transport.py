@@ -24,7 +24,8 @@ def segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def _detail(response: httpx.Response) -> str:
+def error_detail(response: httpx.Response) -> str:
+    """The one sentence an error response carries (RFC 9457 ``detail``), else its text."""
     try:
         body = response.json()
     except ValueError:
@@ -39,7 +40,9 @@ def _detail(response: httpx.Response) -> str:
 
 def _raise_for_status(method: str, path: str, response: httpx.Response) -> None:
     if response.status_code >= 400:
-        raise ApiError(f"{method} {path} → {response.status_code}: {_detail(response)}", response.status_code)
+        raise ApiError(
+            f"{method} {path} → {response.status_code}: {error_detail(response)}", response.status_code
+        )
 
 
 class Transport:

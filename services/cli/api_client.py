@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+from yardstick.transport import error_detail, segment
+
+__all__ = ["ApiClient", "ApiError", "segment"]
 
 
 class ApiError(RuntimeError):
@@ -18,24 +20,6 @@ class ApiError(RuntimeError):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
-
-
-def _detail(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:500]
-    detail = body.get("detail", body) if isinstance(body, dict) else body
-    if isinstance(detail, list):  # FastAPI validation errors
-        return "; ".join(
-            f"{'.'.join(str(p) for p in err.get('loc', [])[1:])}: {err.get('msg')}" for err in detail
-        )
-    return str(detail)
-
-
-def segment(value: str) -> str:
-    """``value`` as one URL path segment: '/', '?', '#' and '..' cannot change the request."""
-    return quote(value, safe="")
 
 
 class ApiClient:
@@ -65,7 +49,7 @@ class ApiClient:
             raise ApiError(f"cannot reach the coordinator at {self.base_url}: {exc}") from exc
         if response.status_code >= 400:
             raise ApiError(
-                f"{method} {path} → {response.status_code}: {_detail(response)}", response.status_code
+                f"{method} {path} → {response.status_code}: {error_detail(response)}", response.status_code
             )
         return response
 

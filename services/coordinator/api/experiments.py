@@ -15,6 +15,7 @@ from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.execution.events import event_stream, publish_event
 from services.coordinator.execution.task_workers import require_task_worker
 from services.coordinator.reports.experiment_report import render_experiment_report
+from services.coordinator.runtime import Runtime
 from services.coordinator.schemas import (
     INT4_MAX,
     ExperimentAccepted,
@@ -28,6 +29,7 @@ from services.coordinator.store import deletion, failures, items
 from services.coordinator.store import experiments as experiment_store
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
+from shared.db.models import Experiment
 from shared.reports import ExperimentDocument
 
 router = APIRouter(
@@ -51,6 +53,12 @@ async def create_experiment(
     )
     await session.commit()
     runtime.dispatcher.poke()
+    return await accepted(runtime, experiment)
+
+
+async def accepted(runtime: Runtime, experiment: Experiment, **links: str) -> ExperimentAccepted:
+    """The answer to a new experiment: its links, and a warning when the running workers cannot
+    hold its concurrency."""
     base = f"/experiments/{experiment.id}"
     return ExperimentAccepted(
         id=experiment.id,
@@ -61,8 +69,11 @@ async def create_experiment(
             "items": f"{base}/items",
             "events": f"{base}/events",
             "report": f"{base}/report",
+            **links,
         },
-        warnings=capacity_warnings(body.concurrency, await fleet_capacity(runtime.nc, runtime.topology)),
+        warnings=capacity_warnings(
+            experiment.config.concurrency, await fleet_capacity(runtime.nc, runtime.topology)
+        ),
     )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
+from services.coordinator.api.experiments import accepted
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
-from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.schemas import ExperimentAccepted, RescoreCreate
 from services.coordinator.store.rescore import create_rescore
@@ -31,19 +31,4 @@ async def rescore(
     experiment = await create_rescore(session, experiment_id, body, fleet)
     await session.commit()
     runtime.dispatcher.poke()
-    base = f"/experiments/{experiment.id}"
-    return ExperimentAccepted(
-        id=experiment.id,
-        status=experiment.status,  # type: ignore[arg-type]
-        total=experiment.total,
-        links={
-            "self": base,
-            "items": f"{base}/items",
-            "events": f"{base}/events",
-            "report": f"{base}/report",
-            "source": f"/experiments/{experiment_id}",
-        },
-        warnings=capacity_warnings(
-            experiment.config.concurrency, await fleet_capacity(runtime.nc, runtime.topology)
-        ),
-    )
+    return await accepted(runtime, experiment, source=f"/experiments/{experiment_id}")

@@ -20,16 +20,20 @@ $(STAMP): pyproject.toml Makefile
 
 # The web UI's front-end packages (htmx, Chart.js and its error-bar plugin) come from the npm
 # registry, pinned by package-lock.json, and are copied into the coordinator's static folder
-# (ignored by git). Nothing is fetched at page load: the UI works offline.
+# (ignored by git); npm installs them under .yardstick-build/, outside the source tree.
+# Nothing is fetched at page load: the UI works offline.
 UI        := services/coordinator/ui
 UI_VENDOR := $(UI)/static/vendor
 UI_STAMP  := $(UI_VENDOR)/.installed
+UI_BUILD  := .yardstick-build/ui
 
 ui-assets: $(UI_STAMP)
 
 $(UI_STAMP): $(UI)/frontend/package.json $(UI)/frontend/package-lock.json $(UI)/frontend/copy-vendor.sh
-	npm ci --prefix $(UI)/frontend --no-audit --no-fund --loglevel=error
-	sh $(UI)/frontend/copy-vendor.sh $(UI_VENDOR)
+	@mkdir -p $(UI_BUILD)
+	cp $(UI)/frontend/package.json $(UI)/frontend/package-lock.json $(UI_BUILD)/
+	npm ci --prefix $(UI_BUILD) --no-audit --no-fund --loglevel=error
+	sh $(UI)/frontend/copy-vendor.sh $(UI_VENDOR) $(UI_BUILD)/node_modules
 	@touch $(UI_STAMP)
 
 # Browser tests drive Debian's Chromium through Playwright (Playwright's own browser download is
@@ -76,4 +80,4 @@ stack-down: venv
 
 clean:
 	-$(BIN)/yardstick stack down
-	rm -rf .yardstick .mypy_cache .pytest_cache .ruff_cache
+	rm -rf .yardstick .yardstick-build .mypy_cache .pytest_cache .ruff_cache

@@ -45,7 +45,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
 from shared.contracts.topology import TASK_QUEUE
-from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats
+from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats, subscriptions_registered
 from yardstick.errors import YardstickError
 from yardstick.tasks import TaskFunction
 from yardstick.worker_settings import TaskWorkerSettings
@@ -126,7 +126,7 @@ class TaskWorker:
             self._probe_subs.append(
                 await self._nc.subscribe(topology.task_alive(name), queue=TASK_QUEUE, cb=on_probe)
             )
-        await self._nc.flush()  # the subscriptions are live on the server before "ready" is said
+        await subscriptions_registered(self._nc)  # live on the server before "ready" is said
         log.info(
             "task worker ready",
             extra={

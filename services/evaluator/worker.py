@@ -31,7 +31,7 @@ from services.evaluator.targets.http_endpoint import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
-from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats
+from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats, subscriptions_registered
 from shared.messaging.pull import fetch_ready
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 
@@ -130,6 +130,7 @@ class EvalWorker:
         await self._nc.subscribe(topology.eval_capacity, cb=self._answer_capacity)  # core NATS, no ack
         catalog = CatalogResponder(self.settings.worker_id)
         await self._nc.subscribe(topology.eval_evaluators, cb=catalog.respond)  # core NATS, no ack
+        await subscriptions_registered(self._nc)  # probes sent after "ready" find this worker
         log.info(
             "eval worker ready",
             extra={

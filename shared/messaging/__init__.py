@@ -2,6 +2,7 @@
 
 - ``connection``: one connection policy (reconnect forever, health for /healthz);
 - ``decoding``: decode a message into its contract or terminate it;
+- ``interest``: wait until the server has registered a connection's subscriptions;
 - ``acks``: ACK and TERM confirmed by the server;
 - ``pull``: fetch from a pull consumer without waiting to fill a batch;
 - ``streams``: the streams and durable consumers, declared once;
@@ -17,6 +18,7 @@ from shared.messaging.connection import (
     connection_options,
 )
 from shared.messaging.decoding import decode_or_terminate
+from shared.messaging.interest import subscriptions_registered
 from shared.messaging.pull import fetch_ready
 
 __all__ = [
@@ -27,4 +29,5 @@ __all__ = [
     "decode_or_terminate",
     "fetch_ready",
     "settle",
+    "subscriptions_registered",
 ]

@@ -6,9 +6,9 @@ and a "Received"/"Processed" pair per message at INFO. Those per-message lines a
 
 ``start_serving`` starts a broker so that its request/reply endpoints are live on return:
 ``broker.start()`` queues the SUB commands for the server and returns before the server has
-applied them; a request sent from another connection in that gap gets "no responders". A flush is
-a PING/PONG round trip, and the server answers the PONG only after the SUBs sent before it, so
-after it every core subscription of the broker is registered.
+applied them; a request sent from another connection in that gap gets "no responders". It waits
+with :func:`~shared.messaging.interest.subscriptions_registered` (why one ``flush`` is not enough
+is told there).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from faststream.nats import NatsBroker
 from nats.aio.client import Client as NatsClient
 
 from shared.messaging.connection import RECONNECT_WAIT_S, ConnectionHealth, connection_options
+from shared.messaging.interest import subscriptions_registered
 
 
 def new_broker(
@@ -46,6 +47,6 @@ def new_broker(
 async def start_serving(broker: NatsBroker, health: ConnectionHealth | None = None) -> None:
     """``broker.start()``, then wait until the server has registered its subscriptions."""
     await broker.start()
-    await broker.connection.flush()
+    await subscriptions_registered(broker.connection)
     if health is not None:
         health.mark_connected()

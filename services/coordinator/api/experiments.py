@@ -171,9 +171,10 @@ async def list_failures(
 async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> StreamingResponse:
     """Server-sent events: one `progress` event per batch of results, then `completed`, `failed`
     or `cancelled`."""
-    experiment = await experiment_store.get_experiment(session, experiment_id)
+    await experiment_store.get_experiment(session, experiment_id)  # 404 before the stream starts
     return StreamingResponse(
-        event_stream(runtime.nc, runtime.topology, experiment), media_type="text/event-stream"
+        event_stream(runtime.nc, runtime.topology, experiment_id, runtime.sessions),
+        media_type="text/event-stream",
     )
 
 

@@ -8,10 +8,12 @@ from collections.abc import AsyncIterator
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.coordinator.store.experiments import get_experiment
 from shared.contracts.experiment_events import EventKind, ExperimentEvent
 from shared.contracts.topology import Topology
-from shared.db.models import Experiment
+from shared.messaging import subscriptions_registered
 
 
 async def publish_event(
@@ -41,25 +43,34 @@ async def publish_event(
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
-async def event_stream(nc: NatsClient, topology: Topology, experiment: Experiment) -> AsyncIterator[bytes]:
+async def event_stream(
+    nc: NatsClient, topology: Topology, experiment_id: str, sessions: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[bytes]:
     """Server-sent events for one experiment: its state now, then each published event until a
-    terminal one; a comment every 15 s keeps proxies from closing the connection."""
+    terminal one; a comment every 15 s keeps proxies from closing the connection.
+
+    The state is read after the subscription is live on the server: read before, an experiment
+    that finished in between would never send its terminal event to this stream, which would then
+    wait forever."""
     queue: asyncio.Queue[bytes] = asyncio.Queue()
 
     async def enqueue(msg: Msg) -> None:
         queue.put_nowait(msg.data)
 
-    sub = await nc.subscribe(topology.experiment_events(experiment.id), cb=enqueue)
-    first = ExperimentEvent(
-        experiment_id=experiment.id,
-        kind=experiment.status if experiment.status in TERMINAL else "started",  # type: ignore[arg-type]
-        status=experiment.status,
-        total=experiment.total,
-        done=experiment.done,
-        errors=experiment.errors,
-        cache_hits=experiment.cache_hits,
-    )
+    sub = await nc.subscribe(topology.experiment_events(experiment_id), cb=enqueue)
     try:
+        await subscriptions_registered(nc)
+        async with sessions() as session:
+            experiment = await get_experiment(session, experiment_id)
+        first = ExperimentEvent(
+            experiment_id=experiment.id,
+            kind=experiment.status if experiment.status in TERMINAL else "started",  # type: ignore[arg-type]
+            status=experiment.status,
+            total=experiment.total,
+            done=experiment.done,
+            errors=experiment.errors,
+            cache_hits=experiment.cache_hits,
+        )
         yield f"event: {first.kind}\ndata: {first.model_dump_json()}\n\n".encode()
         if experiment.status in TERMINAL:
             return

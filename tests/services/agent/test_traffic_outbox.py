@@ -106,11 +106,12 @@ async def test_turns_outlive_an_outage_and_the_agents_death(
     await publisher.publish(turn(2))
     assert await _outbox(session_factory) == 2  # durable before the reply
 
+    first_connection = broker.connection
     with contextlib.suppress(Exception):  # the agent dies during the outage (closing cannot drain)
         await broker.stop()
     restarted = start_nats(port, root / "store", root / "nats-again.log")
+    successor_broker, _, successor = await _agent(url, topology, session_factory)
     try:
-        _, _, successor = await _agent(url, topology, session_factory)
         assert await successor.drain_once() == 2
         assert await _outbox(session_factory) == 0
         async with session_factory() as session:  # a crash between PubAck and delete: drained again
@@ -119,4 +120,8 @@ async def test_turns_outlive_an_outage_and_the_agents_death(
         assert await successor.drain_once() == 1
         assert await _stream_msg_ids(url, topology) == ["c1:0", "c1:1", "c1:2"]  # each once
     finally:
+        # else they reconnect to the dead port for the rest of the session
+        await successor_broker.stop()
+        if not first_connection.is_closed:
+            await first_connection.close()
         restarted.terminate()

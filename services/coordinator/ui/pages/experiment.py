@@ -118,7 +118,8 @@ async def experiment_events(
     experiment_id: str, ui: UiSessionDep, session: SessionDep, runtime: RuntimeDep
 ) -> StreamingResponse:
     """The same server-sent events as the API's /experiments/{id}/events, for the signed-in page."""
-    experiment = await experiment_store.get_experiment(session, experiment_id)
+    await experiment_store.get_experiment(session, experiment_id)  # 404 before the stream starts
     return StreamingResponse(
-        event_stream(runtime.nc, runtime.topology, experiment), media_type="text/event-stream"
+        event_stream(runtime.nc, runtime.topology, experiment_id, runtime.sessions),
+        media_type="text/event-stream",
     )

@@ -12,14 +12,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.domain import Menu, Order
-from shared.contracts.prompts import PromptRef
+from shared.contracts.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 from shared.db import prompts as prompt_store
 from shared.db.session import make_engine, make_session_factory
 
 logger = logging.getLogger(__name__)
 
-PROMPT_NAME = "drive-thru/orchestrator"
-PROMPT_LABEL = "production"
+PROMPT_NAME = DEFAULT_PROMPT_NAME
+PROMPT_LABEL = DEFAULT_LABEL
 BUILTIN_VERSION = "builtin"
 
 BUILTIN_TEMPLATE = """You are a friendly McDonald's drive-thru assistant taking breakfast orders.

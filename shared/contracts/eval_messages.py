@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.answer_messages import Answerer
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.contracts.prompts import PromptRef
+from shared.contracts.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 from shared.contracts.search_messages import SearchMode
 
 SCHEMA_VERSION = 1
@@ -31,6 +31,12 @@ class AgentTarget(BaseModel, frozen=True, extra="forbid"):
     @classmethod
     def _prompt_ref(cls, value: str | None) -> str | None:
         return None if value is None else str(PromptRef.parse(value))
+
+    def prompt_ref(self) -> PromptRef:
+        """The prompt the agent will use: the one named, or the default prompt's production label."""
+        if self.prompt is None:
+            return PromptRef(name=DEFAULT_PROMPT_NAME, label=DEFAULT_LABEL)
+        return PromptRef.parse(self.prompt)
 
 
 class SearchTarget(BaseModel, frozen=True, extra="forbid"):

@@ -13,6 +13,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field, model_validator
 
 DEFAULT_LABEL = "production"
+DEFAULT_PROMPT_NAME = "drive-thru/orchestrator"  # what the agent uses when nothing is named
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}"
 _LABEL = r"[A-Za-z][A-Za-z0-9._-]{0,49}"
 NAME_RE = re.compile(rf"^{_NAME}$")

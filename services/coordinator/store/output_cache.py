@@ -3,7 +3,11 @@
 target.
 
 - key: sha256 of the target configuration (canonical JSON), the item's input (Postgres' jsonb
-  text, which is canonical: sorted keys, no duplicates) and the trial;
+  text, which is canonical: sorted keys, no duplicates) and the trial; for the agent, also the
+  content hash of the prompt its reference resolves to in the registry now, so moving a label
+  (``@staging`` to a new version) or pushing a new ``production`` misses the cache instead of
+  serving the old prompt's outputs. A reference the registry does not hold (a Langfuse prompt, or
+  the built-in default) is keyed by its text: with Langfuse prompts, a moved label is not seen;
 - at submission, every item whose key holds an entry not yet expired and younger than this
   experiment's ``ttl_s`` carries that output (``experiment_items.recorded``, source 'cache'); its
   task is scored by the eval workers without a target call;
@@ -19,10 +23,11 @@ from typing import Any
 from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.eval_messages import TargetSpec
+from shared.contracts.eval_messages import AgentTarget, TargetSpec
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.db import prompts as prompt_store
 
-CACHE_KEY_VERSION = 1
+CACHE_KEY_VERSION = 2  # 2: the agent's resolved prompt is part of the key
 
 _SET_KEYS = text(
     """
@@ -64,9 +69,14 @@ _STORE = text(
 _PURGE = text("DELETE FROM output_cache WHERE expires_at <= now()")
 
 
-def key_prefix(target: TargetSpec) -> str:
-    """What the key hashes before the item's input: the key format's version and the target."""
+async def key_prefix(session: AsyncSession, target: TargetSpec) -> str:
+    """What the key hashes before the item's input: the key format's version, the target and, for
+    the agent, the prompt its reference names now."""
     canonical = json.dumps(target.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    if isinstance(target, AgentTarget):
+        ref = target.prompt_ref()
+        resolved = await prompt_store.resolve(session, ref)
+        canonical += f"|prompt:{resolved.content_hash}" if resolved else f"|prompt:{ref}:unregistered"
     return f"v{CACHE_KEY_VERSION}|{canonical}|"
 
 
@@ -74,7 +84,8 @@ async def attach_cached_outputs(session: AsyncSession, experiment_id: str, confi
     """Key the experiment's items and attach fresh cached outputs; returns the number of hits."""
     if config.cache is None:
         return 0
-    await session.execute(_SET_KEYS, {"prefix": key_prefix(config.target), "experiment_id": experiment_id})
+    prefix = await key_prefix(session, config.target)
+    await session.execute(_SET_KEYS, {"prefix": prefix, "experiment_id": experiment_id})
     result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
         _ATTACH, {"experiment_id": experiment_id, "ttl_s": config.cache.ttl_s}
     )

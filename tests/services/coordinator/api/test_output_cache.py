@@ -97,3 +97,33 @@ async def test_expired_entries_are_not_used(
     short = await _run(coordinator, name="short-ttl", repetitions=2, cache={"ttl_s": 0.001})
     assert agent.calls == 30, "entries older than this experiment's ttl_s were used"
     assert short["progress"]["cache_hits"] == 0  # type: ignore[index]
+
+
+async def test_moving_the_prompt_label_misses_the_cache(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
+) -> None:
+    """The key holds the prompt the label names now, not the label: outputs of the old prompt are
+    not served for the new one, and come back when the label does."""
+    prompt = "drive-thru/orchestrator"
+
+    async def push(template: str) -> int:
+        pushed = await coordinator.client.post("/prompts", json={"name": prompt, "template": template})
+        assert pushed.status_code == 201, pushed.text
+        return int(pushed.json()["version"])
+
+    async def label(version: int) -> None:
+        moved = await coordinator.client.put(f"/prompts/{prompt}/labels/staging", json={"version": version})
+        assert moved.status_code == 200, moved.text
+
+    first, second = await push("You take orders. v1"), await push("You take orders. v2")
+    await coordinator.push("syn", synthetic_items(4))
+    target = {"kind": "agent", "prompt": f"{prompt}@staging"}
+    await label(first)
+    await _run(coordinator, name="v1", target=target, **CACHED)
+    assert agent.calls == 4
+    await label(second)
+    moved = await _run(coordinator, name="v2", target=target, **CACHED)
+    assert agent.calls == 8 and moved["progress"]["cache_hits"] == 0  # type: ignore[index]
+    await label(first)
+    back = await _run(coordinator, name="v1-again", target=target, **CACHED)
+    assert agent.calls == 8 and back["progress"]["cache_hits"] == 4  # type: ignore[index]

@@ -39,6 +39,12 @@ class UnknownItems(CoordinatorError):
     status_code = 422
 
 
+class InvalidItems(CoordinatorError):
+    """Items that do not have the shape their dataset's kind needs (a ``conversation`` set)."""
+
+    status_code = 422
+
+
 class TooManyTasks(CoordinatorError):
     status_code = 422
 

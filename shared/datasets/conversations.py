@@ -186,6 +186,10 @@ def check_conversation_items(items: list[dict[str, Any]], source: str) -> None:
             ConversationItem.model_validate(raw)
         except ValidationError as exc:
             item_id = raw.get("id", "?") if isinstance(raw, dict) else "?"
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in error['loc']) or 'item'}: {error['msg']}"
+                for error in exc.errors(include_url=False)
+            )
             raise ConversationFileError(
-                f"{source}: item #{index} (id {item_id!r}) is not a conversation: {exc}"
+                f"{source}: item #{index} (id {item_id!r}) is not a conversation: {problems}"
             ) from exc

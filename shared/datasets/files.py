@@ -200,7 +200,9 @@ def load_dataset_file(path: Path, name: str | None = None) -> DatasetFile:
         from shared.datasets.conversations import ConversationFileError, check_conversation_items
 
         try:
-            check_conversation_items([item.model_dump() for item in dataset.items], str(path))
+            check_conversation_items(
+                [item.model_dump(exclude_none=True) for item in dataset.items], str(path)
+            )
         except ConversationFileError as exc:
             raise DatasetFileError(str(exc)) from exc
     return dataset

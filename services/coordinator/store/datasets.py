@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.errors import DatasetNotFound, DatasetVersionNotFound
+from services.coordinator.errors import DatasetNotFound, DatasetVersionNotFound, InvalidItems
 from services.coordinator.schemas import (
     DatasetCreate,
     DatasetOut,
@@ -17,6 +17,7 @@ from services.coordinator.schemas import (
     ItemsUpsert,
     UpsertResult,
 )
+from shared.datasets.conversations import ConversationFileError, check_conversation_items
 from shared.datasets.files import DatasetItemIn, content_hash
 from shared.db.models import Dataset, DatasetItem, DatasetVersion
 
@@ -140,7 +141,15 @@ async def accept_version(session: AsyncSession, name: str, version: int) -> Data
 async def upsert_items(
     session: AsyncSession, dataset: Dataset, body: ItemsUpsert, status: str = "accepted"
 ) -> UpsertResult:
-    """Merge (or replace) items; write a new version only when the content hash changes."""
+    """Merge (or replace) items; write a new version only when the content hash changes.
+    Items of a ``conversation`` dataset must be conversations (422 naming the first that is not)."""
+    if dataset.kind == "conversation":
+        try:
+            check_conversation_items(
+                [item.model_dump(exclude_none=True) for item in body.items], f"dataset {dataset.name!r}"
+            )
+        except ConversationFileError as exc:
+            raise InvalidItems(f"{exc}; see datasets/drive-thru/conversations-v1.yaml for the shape") from exc
     latest = await latest_version(session, dataset.id)
     current = await version_items(session, latest.id) if latest else []
     by_id = {item.id: item for item in current}

@@ -79,3 +79,23 @@ async def test_one_case_by_id(coordinator: Coordinator) -> None:
     assert one.status_code == 202 and one.json()["total"] == 1
     typo = await coordinator.client.post("/experiments", json=experiment_body(item_ids=["syn-0003", "syn-9"]))
     assert typo.status_code == 422 and "has no item 'syn-9'" in typo.json()["detail"]
+
+
+async def test_items_that_are_not_conversations_are_refused_by_a_conversation_dataset(
+    coordinator: Coordinator,
+) -> None:
+    bad = {"id": "c1", "input": {"question": "a cheeseburger"}}
+    body = {"items": [bad], "create": {"kind": "conversation"}}
+    refused = await coordinator.client.post("/datasets/talks/items", json=body)
+    assert refused.status_code == 422, refused.text
+    detail = refused.json()["detail"]
+    assert "item #0 (id 'c1') is not a conversation" in detail and "turns" in detail
+    assert (await coordinator.client.get("/datasets/talks")).status_code == 404  # nothing left behind
+
+    good = {"id": "c1", "input": {"turns": ["a cheeseburger", "that's all"]}}
+    accepted = await coordinator.client.post(
+        "/datasets/talks/items", json={"items": [good], "create": {"kind": "conversation"}}
+    )
+    assert accepted.status_code == 200, accepted.text
+    again = await coordinator.client.post("/datasets/talks/items", json={"items": [bad]})
+    assert again.status_code == 422  # an existing conversation set refuses them too

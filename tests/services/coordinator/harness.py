@@ -19,6 +19,7 @@ from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
 from shared.db.api_keys import create_key_sync
+from shared.messaging import subscriptions_registered
 
 SECRET = "test-secret-not-for-production"
 TERMINAL = {"completed", "failed", "cancelled"}
@@ -69,7 +70,7 @@ class ScriptedAgent:
 
     async def start(self) -> ScriptedAgent:
         self._sub = await self.nc.subscribe(self.subject, queue="agents", cb=self._on)
-        await self.nc.flush()
+        await subscriptions_registered(self.nc)
         return self
 
     async def stop(self) -> None:

@@ -23,6 +23,7 @@ from shared.contracts import (
     Topology,
 )
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER
+from shared.messaging import subscriptions_registered
 
 Answer = Callable[[AgentInvokeRequest], Awaitable[AgentInvokeResponse | None]]
 
@@ -62,7 +63,7 @@ class FakeAgent:
 
     async def start(self) -> FakeAgent:
         self._sub = await self.nc.subscribe(self.subject, cb=self._on_request)
-        await self.nc.flush()
+        await subscriptions_registered(self.nc)
         return self
 
     async def stop(self) -> None:

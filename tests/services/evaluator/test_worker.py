@@ -23,6 +23,7 @@ from shared.contracts import (
 )
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.evaluators import register
+from shared.messaging import subscriptions_registered
 from tests.services.evaluator.conftest import StartWorker
 from tests.services.evaluator.fakes import (
     FakeAgent,
@@ -161,6 +162,7 @@ async def test_search_target_result_carries_the_hits(
         )
 
     await nats_client.subscribe(topology.search_query, cb=answer)
+    await subscriptions_registered(nats_client)
     await start_worker()
     task = EvalTask(experiment_id="e", item_id="q1", input={"query": "reset password"}, target=SearchTarget())
     await publish_task(js, topology, task)

@@ -14,6 +14,7 @@ from shared.contracts import Topology
 from shared.contracts.evaluator_catalog import WorkerEvaluators
 from shared.evaluators.catalog import describe_loaded
 from shared.evaluators.plugins import load_entry_points
+from shared.messaging import subscriptions_registered
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.shared.evaluators.plugin_install import PLUGIN_EVALUATORS, installed_plugin
@@ -57,7 +58,7 @@ async def test_an_installed_plugin_scores_and_a_worker_without_it_is_named(
         await msg.respond(old.model_dump_json().encode())
 
     sub = await nats_client.subscribe(topology.eval_evaluators, cb=answer)
-    await nats_client.flush()
+    await subscriptions_registered(nats_client)
     try:
         lacking = await coordinator.client.post("/experiments", json=experiment_body(evaluators=PLUGGED))
         assert lacking.status_code == 422, lacking.text

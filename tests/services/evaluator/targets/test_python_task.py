@@ -11,6 +11,7 @@ from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.python_task import PythonTaskTarget
 from shared.contracts import EvalTask, PythonTarget, TaskInvokeReply, TaskInvokeRequest, Topology
 from shared.contracts.topology import TASK_QUEUE
+from shared.messaging import subscriptions_registered
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +37,7 @@ async def respond_with(nats_client: NatsClient, subject: str, reply: TaskInvokeR
         await msg.respond(reply.model_dump_json().encode())
 
     await nats_client.subscribe(subject, queue=TASK_QUEUE, cb=answer)
-    await nats_client.flush()
+    await subscriptions_registered(nats_client)
     return seen
 
 

@@ -9,6 +9,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 
+DEFAULT_MAX_BODY_BYTES = 2**20  # services answering one request at a time; the coordinator allows more
+
 
 class CommonSettings(BaseSettings):
     """Connection settings every service needs. Read from the environment (and ``.env``)."""
@@ -27,6 +29,9 @@ class CommonSettings(BaseSettings):
     log_json: bool = Field(default=True, description="Structured JSON log lines")
     http_host: str = Field(default="127.0.0.1")
     http_port: int = Field(default=0, description="Port of the service's HTTP API / health endpoint")
+    max_body_bytes: int = Field(
+        default=DEFAULT_MAX_BODY_BYTES, ge=1024, description="Larger request bodies are refused (413) unread"
+    )
 
     @cached_property
     def topology(self) -> Topology:

@@ -26,6 +26,7 @@ from services.agent.settings import AgentSettings
 from services.agent.traffic import JetStreamTrafficPublisher
 from services.agent.traffic_outbox import OutboxTrafficPublisher
 from shared.db.session import make_engine, make_session_factory
+from shared.http.input_guard import InputGuard
 from shared.log_setup import configure_logging
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
@@ -72,6 +73,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
                 await engine.dispose()
 
     app = FastAPI(title="Yardstick drive-thru agent", lifespan=lifespan)
+    app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
     app.state.conversations = None
     app.include_router(router)
     install_error_handlers(app)

@@ -18,12 +18,12 @@ from services.coordinator.api import (
     rescore,
     sign_in_links,
 )
-from services.coordinator.api.input_guard import InputGuard
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.ui.router import install_ui
 from shared.db.health import postgres_problem
+from shared.http.input_guard import InputGuard
 
 
 def create_app(settings: CoordinatorSettings) -> FastAPI:
@@ -45,7 +45,13 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
     )
     app.state.runtime = runtime
     install_problem_handlers(app)
-    app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        InputGuard,
+        max_body_bytes=settings.max_body_bytes,
+        too_large_hint=(
+            "send datasets in batches (POST /datasets/{name}/items merges by id) or raise MAX_BODY_BYTES"
+        ),
+    )
     app.include_router(datasets.router)
     app.include_router(experiments.router)
     app.include_router(rescore.router)

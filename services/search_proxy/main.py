@@ -12,9 +12,11 @@ from services.search_proxy.http_api import install_routes
 from services.search_proxy.nats_handler import register_answer_subscriber, register_search_subscriber
 from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
+from shared.http.input_guard import InputGuard
 from shared.log_setup import configure_logging
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
+from shared.settings import DEFAULT_MAX_BODY_BYTES
 
 
 def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
@@ -46,6 +48,8 @@ def create_app(settings: SearchProxySettings | None = None) -> FastAPI:
             await runtime.close()
 
     app = FastAPI(title="Yardstick search-proxy", lifespan=lifespan)
+    max_body = settings.max_body_bytes if settings is not None else DEFAULT_MAX_BODY_BYTES
+    app.add_middleware(InputGuard, max_body_bytes=max_body)
     install_routes(app)
     return app
 

@@ -12,40 +12,19 @@ cannot carry (NaN, bytes, objects) are shown by their ``repr``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.coordinator.errors import CoordinatorError, Unauthorized
+from shared.http.problem_details import PROBLEM_MEDIA_TYPE, FieldProblem, Problem, problem_response
 
 log = logging.getLogger(__name__)
-
-PROBLEM_MEDIA_TYPE = "application/problem+json"
-
-
-class FieldProblem(BaseModel):
-    loc: list[str | int] = Field(
-        description="Where: ['body', 'concurrency'], ['query', 'limit'], ['path', 'id']"
-    )
-    msg: str
-    type: str
-
-
-class Problem(BaseModel):
-    """An error (RFC 9457 problem details)."""
-
-    type: str = Field(default="about:blank", description="No per-problem documentation page: about:blank")
-    title: str = Field(description="The HTTP status phrase")
-    status: int
-    detail: str = Field(description="What was wrong and what to do, in one sentence")
-    error: str | None = Field(default=None, description="The domain error, e.g. ExperimentNotFound")
-    errors: list[FieldProblem] = Field(default_factory=list, description="Per-field problems (422)")
 
 
 def _responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -76,25 +55,6 @@ def report_responses(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
         },
         **CONFLICT_RESPONSES,
     }
-
-
-def problem_response(
-    status: int,
-    detail: str,
-    *,
-    error: str | None = None,
-    errors: list[FieldProblem] | None = None,
-    headers: Mapping[str, str] | None = None,
-) -> JSONResponse:
-    body = Problem(
-        title=HTTPStatus(status).phrase, status=status, detail=detail, error=error, errors=errors or []
-    )
-    return JSONResponse(
-        body.model_dump(mode="json"),
-        status_code=status,
-        headers=dict(headers) if headers else None,
-        media_type=PROBLEM_MEDIA_TYPE,
-    )
 
 
 def _printable(value: Any) -> str:

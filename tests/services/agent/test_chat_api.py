@@ -144,6 +144,15 @@ async def test_input_errors_and_missing_model_key(
         unknown = await client.post("/conversations/nope/messages", json={"text": "hi"})
         assert unknown.status_code == 404 and "POST /conversations" in unknown.json()["detail"]
         assert (await client.get("/conversations/nope")).status_code == 404
+        for raw in (
+            '{"text": "a\\u0000b"}',
+            '{"text": "\\ud800"}',
+            '{"text": NaN}',
+        ):  # nothing Postgres can't hold
+            refused = await client.post(
+                path, content=raw.encode(), headers={"Content-Type": "application/json"}
+            )
+            assert refused.status_code == 422 and "invalid request: body" in refused.json()["detail"], raw
         no_key = await client.post(path, json={"text": "hi"})
         assert no_key.status_code == 503 and "MISTRAL_API_KEY" in no_key.json()["detail"]
         view = (await client.get(f"/conversations/{conversation_id}")).json()

@@ -132,3 +132,26 @@ async def test_post_v1_answer(http: httpx.AsyncClient) -> None:
     )
     assert not mistral.ok and mistral.error is not None and "MISTRAL_API_KEY" in mistral.error
     assert (await http.post("/v1/answer", json={"query": "x", "limit": 0})).status_code == 422
+
+
+@pytest.mark.parametrize("path", ["/v1/search", "/v1/answer"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"query": "a\\u0000b"}',
+        '{"query": "\\ud800"}',
+        '{"query": "x", "degrade": NaN}',
+        '{"query": "x", "limit": 1e400}',
+    ],
+)
+async def test_what_json_or_postgres_cannot_hold_is_a_422_naming_it(
+    http: httpx.AsyncClient, path: str, body: str
+) -> None:
+    response = await http.post(path, content=body.encode(), headers={"Content-Type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith("invalid request: body")
+
+
+async def test_a_body_over_the_limit_is_refused_unread(http: httpx.AsyncClient) -> None:
+    response = await http.post("/v1/search", json={"query": "x" * (2**20 + 1)})
+    assert response.status_code == 413 and "MAX_BODY_BYTES" in response.json()["detail"]

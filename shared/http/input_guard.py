@@ -1,4 +1,4 @@
-"""The API's input boundary, before routing and authentication: what no endpoint can store.
+"""An HTTP service's input boundary, before routing and authentication: what no endpoint can store.
 
 - A body larger than ``max_body_bytes`` is refused with 413 as soon as its ``Content-Length`` (or,
   streamed, its running size) passes the limit: never read in full, never before the key check.
@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, unquote_to_bytes
 
 import orjson
 
-from services.coordinator.api.problems import FieldProblem, problem_response
+from shared.http.problem_details import FieldProblem, problem_response
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -91,9 +91,12 @@ def url_problem(scope: Scope) -> FieldProblem | None:
 class InputGuard:
     """ASGI middleware applying the rules in the module docstring."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, max_body_bytes: int, too_large_hint: str = "raise MAX_BODY_BYTES"
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.too_large_hint = too_large_hint
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -139,8 +142,7 @@ class InputGuard:
         limit_mib = self.max_body_bytes / 2**20
         response = problem_response(
             413,
-            f"request body larger than {limit_mib:.0f} MiB: send datasets in batches "
-            "(POST /datasets/{name}/items merges by id) or raise MAX_BODY_BYTES",
+            f"request body larger than {limit_mib:g} MiB: {self.too_large_hint}",
             error="BodyTooLarge",
         )
         response.headers["Connection"] = "close"

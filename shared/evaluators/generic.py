@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import jsonschema
-from pydantic import Field
+from pydantic import AfterValidator, Field
 from rapidfuzz import fuzz
 
 from shared.contracts.evaluation import Evaluation
@@ -28,6 +28,27 @@ from shared.evaluators.registry import register
 
 PASS_AT_ONE = higher_is_better(1.0)
 SIMILARITY_TO_PASS = 0.8
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from exc
+    return pattern
+
+
+def _is_a_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(f"not a JSON Schema (draft 2020-12): {exc.message}") from exc
+    return schema
+
+
+# Checked when an experiment is submitted (argument validation), not at every item's scoring.
+RegexPattern = Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_compiles)]
+JsonSchema = Annotated[dict[str, Any], AfterValidator(_is_a_schema)]
 
 
 def _at(value: Any, path: str | None, what: str) -> Any:
@@ -118,16 +139,13 @@ def regex_match(
     output: Any,
     expected_output: Any = None,
     metadata: Any = None,
-    pattern: Annotated[str, Field(min_length=1, max_length=2000)],
+    pattern: RegexPattern,
     field: str | None = None,
     full: bool = False,
     **kwargs: Any,
 ) -> Evaluation:
     """1 when the output text matches ``pattern`` (anywhere, or in full with ``full``)."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"regex_match: pattern {pattern!r} is not a regular expression: {exc}") from exc
+    compiled = re.compile(_compiles(pattern))
     text = _text(_actual(output, field))
     matched = bool(compiled.fullmatch(text) if full else compiled.search(text))
     return _binary("regex_match", matched, f"{'matches' if matched else 'does not match'} /{pattern}/")
@@ -161,7 +179,7 @@ def json_schema(
     output: Any,
     expected_output: Any = None,
     metadata: Any = None,
-    schema: dict[str, Any],
+    schema: JsonSchema,
     field: str | None = None,
     **kwargs: Any,
 ) -> Evaluation:

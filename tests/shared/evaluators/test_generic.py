@@ -94,6 +94,8 @@ async def test_a_missing_path_is_a_recorded_error_not_a_score() -> None:
         ("string_similarity", {"method": "levenshtein"}, "method"),
         ("latency_budget", {"max_ms": -1}, "max_ms"),
         ("json_schema", {"schema": "not an object"}, "schema"),
+        ("regex_match", {"pattern": "("}, "pattern: Value error, '\\(' is not a regular expression"),
+        ("json_schema", {"schema": {"type": 5}}, "schema: Value error, not a JSON Schema"),
     ],
 )
 def test_bad_arguments_are_refused_at_submission(name: str, args: dict[str, Any], field: str) -> None:

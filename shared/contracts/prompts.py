@@ -43,6 +43,8 @@ class PromptRef(BaseModel, frozen=True):
                 "e.g. drive-thru/orchestrator@staging"
             )
         version = match.group("version")
+        if version and not 1 <= int(version) <= 2**31 - 1:
+            raise ValueError(f"{text!r}: version {int(version)} is out of range (1 to {2**31 - 1})")
         return cls(
             name=match.group("name"), version=int(version) if version else None, label=match.group("label")
         )

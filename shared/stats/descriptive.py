@@ -13,11 +13,13 @@ interval is Student t clipped to the values' range (``t_clipped``). ``none`` ski
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
+from scipy.special import ndtri  # type: ignore[import-untyped]
 
 from shared.stats.bootstrap import bootstrap_means, percentile_interval
 from shared.stats.cleaning import FloatArray, Values, drop_missing, is_binary
@@ -89,8 +91,21 @@ def wilson_interval(values: FloatArray, confidence: float = 0.95) -> tuple[float
         return None
     if not is_binary(values):
         raise StatsInputError("the Wilson interval needs pass/fail values (each 0 or 1)")
-    ci = sps.binomtest(int(values.sum()), n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+    return wilson_bounds(int(values.sum()), n, confidence)
+
+
+def wilson_bounds(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of ``k`` successes in ``n`` trials (``n`` > 0), without continuity
+    correction: the arithmetic of ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``
+    (Newcombe 1998), written out because that call costs ~1 ms and a comparison makes hundreds."""
+    z = float(ndtri(0.5 + 0.5 * confidence))
+    p = k / n
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    delta = z / denom * math.sqrt(4 * n * p * (1 - p) + z**2)
+    low = 0.0 if k == 0 else center - delta
+    high = 1.0 if k == n else center + delta
+    return low, high
 
 
 def _resolve(ci_method: CiMethod, values: FloatArray) -> CiMethod:

@@ -4,8 +4,12 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as sps  # type: ignore[import-untyped]
 
 from shared.stats import StatsInputError, percentiles, summarize, t_interval, wilson_interval
+from shared.stats.descriptive import wilson_bounds
 
 pytestmark = pytest.mark.unit
 
@@ -97,3 +101,15 @@ def test_large_bounded_samples_get_a_clipped_t_interval_inside_their_range() -> 
     assert s.ci_method == "t_clipped"
     assert s.ci_low is not None and s.ci_high is not None
     assert 0.9 <= s.ci_low < s.mean <= s.ci_high <= 1.0  # type: ignore[operator]
+
+
+@given(
+    n=st.integers(min_value=1, max_value=5_000),
+    fraction=st.floats(min_value=0.0, max_value=1.0),
+    confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
+@settings(max_examples=300, deadline=None)
+def test_wilson_bounds_equal_scipys_wilson_interval(n: int, fraction: float, confidence: float) -> None:
+    k = round(fraction * n)
+    ci = sps.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert wilson_bounds(k, n, confidence) == pytest.approx((ci.low, ci.high), abs=1e-12)

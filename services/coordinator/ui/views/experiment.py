@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from pydantic import BaseModel
-from scipy import stats as sps
 
 from services.coordinator.schemas import ExperimentOut
 from services.coordinator.store.distributions import Histogram
@@ -14,6 +13,7 @@ from services.coordinator.ui.views import formatting
 from services.coordinator.ui.views.experiments import target_label
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.stats.descriptive import wilson_bounds
 
 
 class ConfigRow(BaseModel):
@@ -129,8 +129,7 @@ def wilson(passed: int, count: int) -> tuple[float, float]:
     """95% Wilson interval of a pass rate (the same method the aggregates use for 0/1 scores)."""
     if count == 0:
         return 0.0, 0.0
-    ci = sps.binomtest(passed, count).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
+    return wilson_bounds(passed, count)
 
 
 def breakdown_charts(aggregates: ExperimentAggregates | None) -> list[BreakdownChart]:

@@ -6,6 +6,9 @@ so a subscriber's ``ConsumerConfig`` and the declared one never disagree.
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 import nats
 from nats.js import JetStreamContext
 from nats.js.api import (
@@ -16,7 +19,7 @@ from nats.js.api import (
     StorageType,
     StreamConfig,
 )
-from nats.js.errors import NotFoundError
+from nats.js.errors import NotFoundError, ServerError
 
 from shared.contracts.topology import (
     COORDINATOR_RESULTS_CONSUMER,
@@ -24,6 +27,8 @@ from shared.contracts.topology import (
     SAMPLER_CONSUMER,
     Topology,
 )
+
+log = logging.getLogger(__name__)
 
 DUPLICATE_WINDOW_S = 120.0
 EVAL_TASK_ACK_WAIT_S = 30.0
@@ -111,6 +116,27 @@ def consumer_configs(topology: Topology) -> dict[str, ConsumerConfig]:
     }
 
 
+STORE_FAILED = 10049  # JetStream's "error creating store for stream": transient on a loaded server
+STORE_RETRY_DELAYS_S = (0.2, 0.5, 1.0)
+
+
+async def _add_stream(js: JetStreamContext, config: StreamConfig) -> None:
+    """``add_stream``, retried a few times when the server could not create the stream's store.
+
+    nats-server reports any failure to set up a stream's files with that one fixed sentence (the
+    cause goes to its own log only); it was seen once creating a brand-new stream on a machine
+    under heavy load, and a second attempt succeeds. Other errors are raised at once."""
+    for delay in (*STORE_RETRY_DELAYS_S, None):
+        try:
+            await js.add_stream(config)
+            return
+        except ServerError as exc:
+            if exc.err_code != STORE_FAILED or delay is None:
+                raise
+            log.warning("creating stream %s failed (%s), retrying", config.name, exc.description)
+            await asyncio.sleep(delay)
+
+
 async def declare(js: JetStreamContext, topology: Topology) -> None:
     """Create (or update) every stream and durable consumer. Idempotent."""
     for config in stream_configs(topology):
@@ -118,7 +144,7 @@ async def declare(js: JetStreamContext, topology: Topology) -> None:
             await js.stream_info(config.name or "")
             await js.update_stream(config)
         except NotFoundError:
-            await js.add_stream(config)
+            await _add_stream(js, config)
     for stream, consumer in consumer_configs(topology).items():
         await js.add_consumer(stream, consumer)
 

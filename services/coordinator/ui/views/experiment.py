@@ -12,6 +12,7 @@ from services.coordinator.store.distributions import Histogram
 from services.coordinator.ui.views import formatting
 from services.coordinator.ui.views.experiments import target_label
 from shared.analysis.aggregates import ExperimentAggregates
+from shared.contracts.agent_messages import ModelConfig
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.stats.descriptive import wilson_bounds
 
@@ -79,6 +80,28 @@ class ExperimentPage(BaseModel):
         return {"kind": "histogram", "labels": labels, "counts": self.latency.counts}
 
 
+def _word(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def model_label(model: ModelConfig) -> str:
+    """'mistral · mistral-small-latest · temperature 0.2'; the offline model lists only the
+    behaviours changed from its defaults ('offline · defaults' when none)."""
+    parts: list[str] = [model.provider]
+    if model.name:
+        parts.append(model.name)
+    if model.provider == "offline":
+        changed = model.offline.model_dump(exclude_defaults=True)
+        parts.append(
+            ", ".join(f"{k.replace('_', ' ')}: {_word(v)}" for k, v in changed.items()) or "defaults"
+        )
+    else:
+        parts.append(f"temperature {model.temperature:g}")
+    return " · ".join(parts)
+
+
 def config_rows(experiment: ExperimentOut, config: ExperimentConfig) -> list[ConfigRow]:
     rows = [
         ConfigRow(label="Target", value=target_label(config.target)),
@@ -89,10 +112,8 @@ def config_rows(experiment: ExperimentOut, config: ExperimentConfig) -> list[Con
         ConfigRow(label="Max error rate", value=formatting.percent(config.max_error_rate)),
     ]
     model = getattr(config.target, "model", None)
-    if model is not None:
-        rows.insert(
-            1, ConfigRow(label="Model", value=json.dumps(model.model_dump(mode="json"), sort_keys=True))
-        )
+    if isinstance(model, ModelConfig):
+        rows.insert(1, ConfigRow(label="Model", value=model_label(model)))
     if config.cache is not None:
         rows.append(ConfigRow(label="Output cache", value=f"on, outputs up to {config.cache.ttl_s:g} s old"))
     if config.item_filter:

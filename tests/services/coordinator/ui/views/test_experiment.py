@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.coordinator.ui.views.experiment import wilson
+from services.coordinator.ui.views.experiment import model_label, wilson
+from shared.contracts.agent_messages import ModelConfig, OfflineBehaviour
 
 pytestmark = pytest.mark.unit
 
@@ -19,3 +20,21 @@ def test_wilson_matches_the_textbook_value() -> None:
     low, high = wilson(3, 10)
     assert (round(low, 3), round(high, 3)) == (0.108, 0.603)
     assert wilson(0, 0) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("model", "label"),
+    [
+        (ModelConfig(), "offline · defaults"),
+        (
+            ModelConfig(offline=OfflineBehaviour(simulated_latency_ms=700, simulate_silent_drift=True)),
+            "offline · simulated latency ms: 700, simulate silent drift: on",
+        ),
+        (
+            ModelConfig(provider="mistral", name="mistral-small-latest", temperature=0.2),
+            "mistral · mistral-small-latest · temperature 0.2",
+        ),
+    ],
+)
+def test_the_model_reads_as_words_not_json(model: ModelConfig, label: str) -> None:
+    assert model_label(model) == label

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from pydantic import BaseModel
@@ -75,9 +76,19 @@ class ExperimentPage(BaseModel):
     running: bool
 
     def latency_chart(self) -> dict[str, Any]:
-        edges = self.latency.edges
-        labels = [formatting.ms(edges[i]) for i in range(len(edges) - 1)]
-        return {"kind": "histogram", "labels": labels, "counts": self.latency.counts}
+        return {"kind": "histogram", "labels": bin_labels(self.latency.edges), "counts": self.latency.counts}
+
+
+def bin_labels(edges: list[float]) -> list[str]:
+    """The start of each latency bin, with as many decimals as the bin width needs to tell
+    neighbours apart (bins narrower than 1 ms read '1.2 ms', '1.4 ms', not '1 ms', '1 ms')."""
+    if len(edges) < 2:
+        return []
+    width = edges[1] - edges[0]
+    if width >= 1 or edges[-1] >= 10_000:
+        return [formatting.ms(edge) for edge in edges[:-1]]
+    decimals = min(3, math.ceil(-math.log10(width)) if width > 0 else 3)
+    return [f"{edge:,.{decimals}f} ms" for edge in edges[:-1]]
 
 
 def _word(value: object) -> str:

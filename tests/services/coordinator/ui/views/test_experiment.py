@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.coordinator.ui.views.experiment import model_label, wilson
+from services.coordinator.ui.views.experiment import bin_labels, model_label, wilson
 from shared.contracts.agent_messages import ModelConfig, OfflineBehaviour
 
 pytestmark = pytest.mark.unit
@@ -38,3 +38,9 @@ def test_wilson_matches_the_textbook_value() -> None:
 )
 def test_the_model_reads_as_words_not_json(model: ModelConfig, label: str) -> None:
     assert model_label(model) == label
+
+
+def test_latency_bins_narrower_than_a_millisecond_get_decimals() -> None:
+    assert bin_labels([1.0, 1.25, 1.5, 1.75]) == ["1.0 ms", "1.2 ms", "1.5 ms"]
+    assert bin_labels([0.0, 50.0, 100.0]) == ["0 ms", "50 ms"]
+    assert bin_labels([3.0]) == []

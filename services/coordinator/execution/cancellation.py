@@ -3,6 +3,8 @@
 Tasks already handed to the eval workers (at most the experiment's concurrency) still run and
 their results are stored, so the items page shows everything that was scored; a cancelled
 experiment has no aggregates. Cancelling twice is harmless; a finished one cannot be cancelled.
+With the output cache on, the outputs stored by the time it is cancelled are cached, so running it
+again calls the target only for the rest (tasks still running then are not cached).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ExperimentNotCancellable
 from services.coordinator.store.experiments import get_experiment
+from services.coordinator.store.output_cache import store_outputs
 from shared.db.base import utcnow
 from shared.db.models import Experiment
 
@@ -33,4 +36,6 @@ async def cancel_experiment(session: AsyncSession, experiment_id: str) -> Experi
             f"experiment {experiment_id!r} is {experiment.status}: only a pending or running "
             "experiment can be cancelled"
         )
+    if await store_outputs(session, experiment_id, experiment.config):  # a rerun picks them up
+        await session.commit()
     return experiment

@@ -127,3 +127,29 @@ async def test_moving_the_prompt_label_misses_the_cache(
     await label(first)
     back = await _run(coordinator, name="v1-again", target=target, **CACHED)
     assert agent.calls == 8 and back["progress"]["cache_hits"] == 4  # type: ignore[index]
+
+
+async def test_a_cancelled_run_caches_what_it_finished(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
+) -> None:
+    """Cancelled after at least two items were stored: a rerun takes those from the cache and calls
+    the target only for the rest."""
+    await coordinator.push("syn", synthetic_items(10))
+    agent.gate = asyncio.Event()  # every call waits
+    body = experiment_body(name="cut", concurrency=2, **CACHED)
+    experiment_id = (await coordinator.client.post("/experiments", json=body)).json()["id"]
+    await coordinator.wait_until(experiment_id, lambda b: b["progress"]["in_flight"] == 2)
+    agent.gate.set()  # the two waiting calls answer...
+    agent.gate = asyncio.Event()  # ...and the next ones wait again
+    await coordinator.wait_until(experiment_id, lambda b: b["progress"]["done"] >= 2)
+    assert (await coordinator.client.post(f"/experiments/{experiment_id}/cancel")).status_code == 200
+    agent.gate.set()
+    agent.gate = None
+    first = await coordinator.wait_until(experiment_id, lambda b: b["progress"]["in_flight"] == 0)
+    calls_before = agent.calls
+
+    rerun = await _run(coordinator, name="rerun", **CACHED)
+    hits = rerun["progress"]["cache_hits"]  # type: ignore[index]
+    assert rerun["status"] == "completed"
+    assert 2 <= hits <= first["progress"]["done"]
+    assert agent.calls == calls_before + 10 - hits, "a cached output was fetched from the target again"

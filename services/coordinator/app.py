@@ -21,7 +21,7 @@ from services.coordinator.api import (
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
-from services.coordinator.ui.router import install_ui
+from services.coordinator.ui.router import install_ui, refusal_page
 from shared.db.health import postgres_problem
 from shared.http.input_guard import InputGuard
 
@@ -51,6 +51,7 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
         too_large_hint=(
             "send datasets in batches (POST /datasets/{name}/items merges by id) or raise MAX_BODY_BYTES"
         ),
+        page_for=refusal_page,
     )
     app.include_router(datasets.router)
     app.include_router(experiments.router)

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote_to_bytes
 
 import orjson
+from starlette.responses import Response
 
 from shared.http.problem_details import FieldProblem, problem_response
 
@@ -28,6 +29,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _NUL_ESCAPE = b"\\u0000"
+PageFor = Callable[[Scope, int, str], Response | None]
+"""An app's own page for a refusal (status, detail), or None for the problem JSON: the web UI
+answers its addresses with an HTML page."""
 
 
 class BodyTooLarge(Exception):
@@ -92,11 +96,16 @@ class InputGuard:
     """ASGI middleware applying the rules in the module docstring."""
 
     def __init__(
-        self, app: ASGIApp, max_body_bytes: int, too_large_hint: str = "raise MAX_BODY_BYTES"
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        too_large_hint: str = "raise MAX_BODY_BYTES",
+        page_for: PageFor | None = None,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.too_large_hint = too_large_hint
+        self.page_for = page_for
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -152,12 +161,9 @@ class InputGuard:
         self, scope: Scope, receive: Receive, send: Send, status: int, problem: FieldProblem
     ) -> None:
         where = ".".join(str(p) for p in problem.loc)
-        response = problem_response(
-            status,
-            f"invalid request: {where}: {problem.msg}",
-            error="RequestValidationError",
-            errors=[problem],
-        )
+        detail = f"invalid request: {where}: {problem.msg}"
+        page = self.page_for(scope, status, detail) if self.page_for is not None else None
+        response = page or problem_response(status, detail, error="RequestValidationError", errors=[problem])
         await response(scope, receive, send)
 
 

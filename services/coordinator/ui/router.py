@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, MutableMapping
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -34,6 +35,13 @@ def _error_page(request: Request, status: int, detail: str) -> Response:
         detail=detail,
         status_code=status,
     )
+
+
+def refusal_page(scope: MutableMapping[str, Any], status: int, detail: str) -> Response | None:
+    """The input guard's refusals under /ui as a page (the API keeps its problem JSON)."""
+    if not is_ui_path(scope.get("path", "")):
+        return None
+    return _error_page(Request(scope), status, f"This address was refused: {detail}.")
 
 
 def _html_for_ui(api_handler: Handler) -> Handler:

@@ -41,6 +41,13 @@ async def test_nul_nan_and_surrogates_get_422_and_leave_nothing(coordinator: Coo
 
 
 @pytest.mark.integration
+async def test_under_the_web_ui_a_refusal_is_a_page(coordinator: Coordinator) -> None:
+    page = await coordinator.client.get("/ui/experiments", params={"name": "a\x00b"})
+    assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
+    assert "This address was refused: invalid request: query.name: NUL characters" in page.text
+
+
+@pytest.mark.integration
 async def test_out_of_range_and_oversized_fields(coordinator: Coordinator) -> None:
     c = coordinator.client
     await coordinator.push("syn", synthetic_items(3))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
 from shared.contracts.topology import Topology
+from tests.services.evaluator.in_process import running_workers
 from tests.services.live_api import Api, api
 from yardstick import Client, TaskFunction, TaskWorker, TaskWorkerSettings
 
@@ -25,23 +25,10 @@ async def eval_workers(
     nats_url: str, topology: Topology, nats_client: NatsClient
 ) -> AsyncIterator[list[EvalWorker]]:
     """Two in-process eval workers that retry quickly."""
-    started = []
-    for index in range(2):
-        worker = EvalWorker(
-            WorkerSettings(
-                nats_url=nats_url,
-                nats_namespace=topology.namespace,
-                worker_id=f"eval-{index}",
-                eval_concurrency=8,
-                eval_backoff_base_s=0.2,
-                eval_backoff_max_s=1.0,
-            )
-        )
-        await worker.start()
-        started.append(worker)
-    yield started
-    for worker in started:
-        await worker.stop()
+    async with running_workers(
+        nats_url, topology, id_prefix="eval-", eval_backoff_base_s=0.2, eval_backoff_max_s=1.0
+    ) as started:
+        yield started
 
 
 @pytest.fixture

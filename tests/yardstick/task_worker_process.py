@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 from shared.contracts.topology import Topology
-from tests.services.evaluator.worker_process import REPO_ROOT, WorkerProcess
+from tests.services.evaluator.worker_process import WorkerProcess
 
 YARDSTICK = str(Path(sys.executable).parent / "yardstick")
 
@@ -21,21 +20,5 @@ class TaskWorkerProcess(WorkerProcess):
         super().__init__(nats_url, topology, worker_id, **env)
         self.references = references
 
-    async def start(self) -> TaskWorkerProcess:
-        self._proc = await asyncio.create_subprocess_exec(
-            YARDSTICK,
-            "worker",
-            *self.references,
-            cwd=REPO_ROOT,
-            env=self.env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        self._reader = asyncio.create_task(self._read_logs())
-        return self
-
-    @property
-    def pid(self) -> int:
-        assert self._proc is not None
-        return self._proc.pid
+    def command(self) -> list[str]:
+        return [YARDSTICK, "worker", *self.references]

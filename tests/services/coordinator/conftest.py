@@ -6,10 +6,10 @@ from typing import Any
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
 from shared.contracts import Topology
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, start_coordinator
+from tests.services.evaluator.in_process import running_workers
 from tests.services.live_api import api  # noqa: F401  (the coordinator over real HTTP)
 
 
@@ -28,21 +28,8 @@ async def workers(
     nats_url: str, topology: Topology, nats_client: NatsClient
 ) -> AsyncIterator[list[EvalWorker]]:
     """Two in-process eval workers."""
-    started = []
-    for index in range(2):
-        worker = EvalWorker(
-            WorkerSettings(
-                nats_url=nats_url,
-                nats_namespace=topology.namespace,
-                worker_id=f"w{index}",
-                eval_concurrency=8,
-            )
-        )
-        await worker.start()
-        started.append(worker)
-    yield started
-    for worker in started:
-        await worker.stop()
+    async with running_workers(nats_url, topology) as started:
+        yield started
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from shared.contracts import Topology
 
@@ -34,11 +34,13 @@ class WorkerProcess:
         self._proc: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
 
-    async def start(self) -> WorkerProcess:
+    def command(self) -> list[str]:
+        """What is started: the eval worker (subclasses run other commands the same way)."""
+        return [sys.executable, "-m", "services.evaluator.main"]
+
+    async def start(self) -> Self:
         self._proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "services.evaluator.main",
+            *self.command(),
             cwd=REPO_ROOT,
             env=self.env,
             stdin=asyncio.subprocess.DEVNULL,

@@ -23,9 +23,10 @@ from shared.contracts.evaluation import Evaluation
 from shared.contracts.topology import Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import make_engine, make_session_factory, plain_url
-from shared.evaluators import REGISTRY, RegisteredEvaluator
+from shared.evaluators import RegisteredEvaluator
 from shared.evaluators.item_results import ItemResult, as_item_results
 from shared.messaging.streams import declare
+from tests.evaluator_registry import add_for_test
 
 TEMPLATE_DB = "yardstick_template"
 
@@ -130,5 +131,5 @@ def item_ids_evaluator(monkeypatch: pytest.MonkeyPatch) -> list[list[ItemResult]
         )
 
     entry = RegisteredEvaluator("item_ids", item_ids, "run", "1", "test evaluator", False)
-    monkeypatch.setitem(REGISTRY, "item_ids", entry)
+    add_for_test(monkeypatch, entry)
     return seen

@@ -7,18 +7,9 @@ from rich.table import Table
 from rich.text import Text
 
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
-HEADLINE = (
-    "order_correctness",
-    "tool_call_accuracy",
-    "no_hallucinated_items",
-    "trajectory_similarity",
-    "mrr",
-    "recall@5",
-    "ndcg@5",
-    "null_query_correct",
-)
 
 
 def _num(value: float | None, signed: bool = False) -> str:
@@ -96,12 +87,18 @@ def _breakdown(report: ComparisonReport, key: str, metrics: set[str]) -> Table |
     return table if table.row_count else None
 
 
+def _headline(result: MetricResult) -> bool:
+    """Broken down by group: the metrics that decide whether an item passes, and any that moved."""
+    gates = result.spec is not None and result.spec.criterion.gates
+    return gates or result.status in ("regression", "improvement")
+
+
 def comparison_view(report: ComparisonReport) -> Group:
     """Overall table, per-category/query-type deltas of the score metrics (changed rows only), verdict."""
-    scores = {r.metric for r in report.metrics if r.metric in HEADLINE or r.status == "regression"}
+    scores = {r.metric for r in report.metrics if _headline(r)}
     parts: list[Table | Text] = [_overall(report), _reasons(report)]
     for key in ("category", "query_type"):  # retrieval items carry both, with the same values
-        table = _breakdown(report, key, scores - {"latency_ms", "error_rate"})
+        table = _breakdown(report, key, scores - {LATENCY_METRIC, ERROR_RATE_METRIC})
         if table is not None:
             parts.append(table)
             break

@@ -21,7 +21,13 @@ from rich.text import Text
 
 from services.cli.consoles import stderr_console
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.evaluators import UnknownEvaluator, get, run_item_evaluators, run_run_evaluators
+from shared.evaluators import (
+    EvaluatorRegistry,
+    PluginLoadError,
+    UnknownEvaluator,
+    run_item_evaluators,
+    run_run_evaluators,
+)
 from shared.evaluators.item_results import ItemResult
 
 USAGE_ERROR = 2
@@ -47,19 +53,17 @@ class ScoredLine(BaseModel):
     errors: dict[str, str]
 
 
-def parse_evaluator_option(option: str) -> tuple[EvaluatorSpec, str]:
+def parse_evaluator_option(registry: EvaluatorRegistry, option: str) -> tuple[EvaluatorSpec, str]:
     """``NAME[:JSON_ARGS]`` → (spec, level). Raises :class:`ScoreInputError`."""
     try:
         spec = EvaluatorSpec.parse(option)
     except ValueError as exc:
         raise ScoreInputError(f"--evaluator: {exc}") from exc
-    for level in ("item", "run"):
-        try:
-            get(spec.name, level)
-        except UnknownEvaluator:
-            continue
-        return spec, level
-    raise ScoreInputError(str(UnknownEvaluator(spec.name, "item")) + " (or a run-level evaluator)")
+    entry = registry.find(spec.name)
+    if entry is None:
+        known = (e.name for e in registry.entries())
+        raise ScoreInputError(str(UnknownEvaluator(spec.name, "item", known)) + " (or a run-level evaluator)")
+    return spec, entry.level
 
 
 def read_records(path: Path) -> list[tuple[int, ScoreRecord]]:
@@ -94,7 +98,10 @@ def _scored(number: int, record: ScoreRecord, evaluations: list[Evaluation]) -> 
 
 
 async def score_records(
-    records: list[tuple[int, ScoreRecord]], item_specs: list[EvaluatorSpec], run_specs: list[EvaluatorSpec]
+    registry: EvaluatorRegistry,
+    records: list[tuple[int, ScoreRecord]],
+    item_specs: list[EvaluatorSpec],
+    run_specs: list[EvaluatorSpec],
 ) -> tuple[list[ScoredLine], list[Evaluation], list[list[Evaluation]]]:
     """Score every record (in order), then run the run-level evaluators over the results."""
     lines: list[ScoredLine] = []
@@ -102,6 +109,7 @@ async def score_records(
     results: list[ItemResult] = []
     for number, record in records:
         evaluations = await run_item_evaluators(
+            registry,
             item_specs,
             input=record.input,
             output=record.output,
@@ -120,7 +128,7 @@ async def score_records(
                 evaluations=evaluations,
             )
         )
-    run_scores = await run_run_evaluators(run_specs, item_results=results) if run_specs else []
+    run_scores = await run_run_evaluators(registry, run_specs, item_results=results) if run_specs else []
     return lines, run_scores, per_item
 
 
@@ -160,15 +168,18 @@ def score_command(
     err = stderr_console()
     # Evaluator failures are reported per line ("errors") and in the table; no tracebacks.
     logging.getLogger("shared.evaluators").setLevel(logging.ERROR)
+    from shared.evaluators.loading import build_registry  # every evaluator module: not at CLI start-up
+
     try:
-        parsed = [parse_evaluator_option(option) for option in evaluator]
+        registry = build_registry()
+        parsed = [parse_evaluator_option(registry, option) for option in evaluator]
         records = read_records(file)
-    except ScoreInputError as exc:
+    except (ScoreInputError, PluginLoadError) as exc:
         err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE_ERROR) from exc
     item_specs = [spec for spec, level in parsed if level == "item"]
     run_specs = [spec for spec, level in parsed if level == "run"]
-    lines, run_scores, per_item = asyncio.run(score_records(records, item_specs, run_specs))
+    lines, run_scores, per_item = asyncio.run(score_records(registry, records, item_specs, run_specs))
     for line in lines:
         typer.echo(line.model_dump_json())
     err.print(summary_table(per_item, run_scores))

@@ -6,14 +6,14 @@ import uvicorn
 
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
-from shared.evaluators import load_builtin_evaluators
+from shared.evaluators.loading import process_registry
 from shared.log_setup import configure_logging
 
 
 def main() -> None:
     settings = CoordinatorSettings()  # type: ignore[call-arg]  # read from the environment
     configure_logging("coordinator", settings.log_level, settings.log_json)
-    load_builtin_evaluators()  # before /healthz says ok: never inside the first task
+    process_registry()  # built before /healthz says ok; a plugin that fails to import stops here
     uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
 
 

@@ -16,6 +16,7 @@ from services.coordinator.execution.finalizer import Finalizer
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed
 from shared.db.session import make_engine, make_session_factory
+from shared.evaluators.loading import process_registry
 from shared.messaging import ConnectionHealth, connect_nats
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ class Runtime:
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = False
         self.nats_health = ConnectionHealth()
+        self.registry = process_registry()  # the evaluators the finalizer runs and submissions check
 
     async def start(self) -> None:
         self.engine = make_engine(self.settings.database_url, pool_size=10)
@@ -49,7 +51,7 @@ class Runtime:
         self.js = self.nc.jetstream()
         completions: asyncio.Queue[str] = asyncio.Queue()
         self.dispatcher = Dispatcher(self.js, self.topology, self.sessions, self.settings, completions)
-        self.finalizer = Finalizer(self.nc, self.topology, self.sessions, completions)
+        self.finalizer = Finalizer(self.nc, self.topology, self.sessions, completions, self.registry)
         self.collector = Collector(
             self.nc,
             self.js,

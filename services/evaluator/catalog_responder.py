@@ -12,18 +12,21 @@ from nats.aio.msg import Msg
 
 from shared.contracts.evaluator_catalog import WorkerEvaluators
 from shared.evaluators.catalog import describe_loaded
-from shared.evaluators.plugins import PLUGIN_ERRORS
+from shared.evaluators.registry import EvaluatorRegistry
 
 
 class CatalogResponder:
-    def __init__(self, worker_id: str) -> None:
+    def __init__(self, worker_id: str, registry: EvaluatorRegistry) -> None:
         self.worker_id = worker_id
+        self.registry = registry
 
     @cached_property
     def answer(self) -> bytes:
         """Built once: the registry does not change after start-up."""
         catalog = WorkerEvaluators(
-            worker_id=self.worker_id, evaluators=describe_loaded(), plugin_errors=list(PLUGIN_ERRORS)
+            worker_id=self.worker_id,
+            evaluators=describe_loaded(self.registry),
+            plugin_errors=list(self.registry.plugin_errors),
         )
         return catalog.model_dump_json().encode()
 

@@ -9,14 +9,14 @@ from services.evaluator.http_app import build_app
 from services.evaluator.http_server import bind, make_server, serve
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
-from shared.evaluators import load_builtin_evaluators
+from shared.evaluators.loading import process_registry
 from shared.log_setup import configure_logging
 
 
 async def run(settings: WorkerSettings) -> int:
     """Serve /healthz and the worker loop until SIGTERM/SIGINT. Exit code 0 after a clean drain,
     3 when start-up fails (uvicorn's code: NATS unreachable, consumer not declared), 1 if the loop died."""
-    worker = EvalWorker(settings)
+    worker = EvalWorker(settings, registry=process_registry())
     server = make_server(build_app(worker))
     failures: list[BaseException] = []
 
@@ -32,7 +32,7 @@ async def run(settings: WorkerSettings) -> int:
 def main() -> None:
     settings = WorkerSettings()
     configure_logging("evaluator", settings.log_level, settings.log_json)
-    load_builtin_evaluators()  # before /healthz says ok: never inside the first task
+    process_registry()  # built before /healthz says ok; a plugin that fails to import stops here
     sys.exit(asyncio.run(run(settings)))
 
 

@@ -21,7 +21,7 @@ from services.evaluator.retry_policy import backoff_delay, is_last_delivery
 from services.evaluator.targets.base import CallContext, Target
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.eval_messages import EvalResult, EvalTask
-from shared.evaluators import run_item_evaluators
+from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.messaging import decode_or_terminate, settle
 
 log = logging.getLogger(__name__)
@@ -58,8 +58,10 @@ class TaskProcessor:
         targets: Mapping[str, Target],
         publisher: ResultPublisher,
         policy: DeliveryPolicy,
+        registry: EvaluatorRegistry,
     ) -> None:
         self.worker_id = worker_id
+        self.registry = registry
         self._targets = targets
         self._publisher = publisher
         self.policy = policy
@@ -137,6 +139,7 @@ class TaskProcessor:
     ) -> EvalResult:
         """The ok result: ``output`` scored by the task's item-level evaluators."""
         scores = await run_item_evaluators(
+            self.registry,
             task.evaluators,
             input=task.input,
             output=output,

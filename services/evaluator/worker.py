@@ -31,6 +31,8 @@ from services.evaluator.targets.http_endpoint import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.evaluators.loading import process_registry
+from shared.evaluators.registry import EvaluatorRegistry
 from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats, subscriptions_registered
 from shared.messaging.pull import fetch_ready
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
@@ -56,9 +58,14 @@ class WorkerStatus(BaseModel):
 
 class EvalWorker:
     def __init__(
-        self, settings: WorkerSettings, on_fatal: Callable[[BaseException], None] | None = None
+        self,
+        settings: WorkerSettings,
+        on_fatal: Callable[[BaseException], None] | None = None,
+        *,
+        registry: EvaluatorRegistry | None = None,
     ) -> None:
         self.settings = settings
+        self.registry = registry or process_registry()
         self.on_fatal = on_fatal
         self._nc: NatsClient | None = None
         self._sub: JetStreamContext.PullSubscription | None = None
@@ -125,10 +132,11 @@ class EvalWorker:
                 js, topology.eval_result, topology.eval_results_stream, self.settings.eval_publish_attempts
             ),
             policy=policy,
+            registry=self.registry,
         )
         self._loop_task = asyncio.create_task(self._fetch_loop(), name="eval-fetch-loop")
         await self._nc.subscribe(topology.eval_capacity, cb=self._answer_capacity)  # core NATS, no ack
-        catalog = CatalogResponder(self.settings.worker_id)
+        catalog = CatalogResponder(self.settings.worker_id, self.registry)
         await self._nc.subscribe(topology.eval_evaluators, cb=catalog.respond)  # core NATS, no ack
         await subscriptions_registered(self._nc)  # probes sent after "ready" find this worker
         log.info(

@@ -14,6 +14,7 @@ from services.sampler.drift_monitor import DriftMonitor
 from services.sampler.settings import SamplerSettings
 from services.sampler.turn_handler import TurnHandler
 from shared.db import make_engine, make_session_factory
+from shared.evaluators.loading import process_registry
 from shared.messaging import ConnectionHealth, connect_nats
 
 
@@ -31,7 +32,9 @@ def create_app(settings: SamplerSettings) -> FastAPI:
             health=nats_health,
             reconnect_wait_s=settings.nats_reconnect_wait_s,
         )
-        handler = TurnHandler(sessions, refresh_s=settings.sampler_config_refresh_s)
+        handler = TurnHandler(
+            sessions, refresh_s=settings.sampler_config_refresh_s, registry=process_registry()
+        )
         consumer = SamplerConsumer(
             nc,
             settings.topology,

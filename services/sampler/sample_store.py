@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.db.models import OnlineSample, OnlineScore
-from shared.evaluators import REGISTRY, run_item_evaluators
+from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 
 
 def evaluator_input(turn: TrafficTurn, previous_response: str | None) -> dict[str, Any]:
@@ -46,15 +46,6 @@ async def insert_sample(session: AsyncSession, turn: TrafficTurn) -> int | None:
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-def _version(name: str, specs: list[EvaluatorSpec]) -> str:
-    entry = REGISTRY.get(name)
-    if entry is not None:
-        return entry.version
-    # An evaluator may emit scores under other names: attribute them to the only spec if there is one.
-    owner = REGISTRY.get(specs[0].name) if len(specs) == 1 else None
-    return owner.version if owner is not None else "1"
-
-
 async def insert_scores(
     session: AsyncSession,
     sample_id: int,
@@ -72,7 +63,7 @@ async def insert_scores(
             "comment": e.comment,
             "score_metadata": e.metadata,
             "error": e.error,
-            "evaluator_version": _version(e.name, specs),
+            "evaluator_version": e.evaluator_version or "1",
             "model": turn.model,
             "prompt_version": turn.prompt_version,
             "turn_at": turn.timestamp,
@@ -86,6 +77,7 @@ async def insert_scores(
 
 async def store_and_score(
     session: AsyncSession,
+    registry: EvaluatorRegistry,
     turn: TrafficTurn,
     specs: list[EvaluatorSpec],
     previous_response: str | None,
@@ -98,6 +90,7 @@ async def store_and_score(
     if sample_id is None:
         return None
     evaluations = await run_item_evaluators(
+        registry,
         specs,
         input=evaluator_input(turn, previous_response),
         output=evaluator_output(turn),

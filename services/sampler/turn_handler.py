@@ -15,6 +15,8 @@ from services.sampler.previous_responses import PreviousResponses
 from services.sampler.sample_store import store_and_score
 from services.sampler.sampling import MinuteCap, decide
 from shared.contracts.agent_messages import TrafficTurn
+from shared.evaluators.loading import process_registry
+from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import SamplingSettings, load_config
 
 log = logging.getLogger(__name__)
@@ -28,8 +30,11 @@ class TurnHandler:
         sessions: async_sessionmaker[AsyncSession],
         refresh_s: float = 2.0,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        *,
+        registry: EvaluatorRegistry | None = None,
     ) -> None:
         self._sessions = sessions
+        self.registry = registry or process_registry()
         self._refresh_s = refresh_s
         self._clock = clock
         self._config: SamplingSettings | None = None
@@ -59,7 +64,7 @@ class TurnHandler:
         if decision == "sampled":
             async with self._sessions() as session:
                 previous = await self.previous.lookup(session, turn.conversation_id, turn.turn_index)
-                sample_id = await store_and_score(session, turn, config.evaluators, previous)
+                sample_id = await store_and_score(session, self.registry, turn, config.evaluators, previous)
                 await session.commit()
             outcome = "stored" if sample_id is not None else "duplicate"
             log.debug("turn %s: %s", turn.msg_id, outcome)

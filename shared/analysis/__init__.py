@@ -7,18 +7,22 @@
 - ``pass_rule``: the one rule for "passed";
 - ``aggregates``: per-metric summaries, breakdowns, pass rate (``AggregateBuilder``);
 - ``run_level``: run-level evaluators over the columns;
-- ``comparison`` (+ ``comparison_rules``, ``comparison_models``): baseline vs candidate.
+- ``metric_specs``: what each metric of an experiment means (direction, pass, regression);
+- ``comparison`` (+ ``comparison_models``): baseline vs candidate.
 """
 
 from shared.analysis.aggregates import AggregateBuilder, ExperimentAggregates, MetricAggregate, RunWarning
 from shared.analysis.columns import RunColumns, columns_from_items
 from shared.analysis.comparison import ComparisonBuilder, compare_runs
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
-from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError, is_lower_better
+from shared.analysis.errors import ComparisonError
+from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.paired_columns import PairedColumns, pair_runs
-from shared.analysis.pass_rule import Outcome, PassPolicy, default_criterion, item_passed, policy_for
+from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for
 from shared.analysis.run_data import ItemKey, RunData, ScoredItem
 from shared.analysis.run_level import RunLevelEvaluation
+from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
 
 __all__ = [
@@ -31,6 +35,8 @@ __all__ = [
     "ItemKey",
     "MetricAggregate",
     "MetricResult",
+    "MetricSpec",
+    "MetricSpecs",
     "Outcome",
     "PairedColumns",
     "PassCriterion",
@@ -42,8 +48,6 @@ __all__ = [
     "ScoredItem",
     "columns_from_items",
     "compare_runs",
-    "default_criterion",
-    "is_lower_better",
     "item_passed",
     "pair_runs",
     "policy_for",

@@ -33,8 +33,9 @@ from shared.analysis.pass_rule import PassPolicy, clears, measured
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.contracts.gates import Gate, GateResult, check_gates
+from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
-from shared.stats import FloatArray, percentiles, summarize
+from shared.stats import FloatArray, clip_to_range, percentiles, summarize
 
 DEFAULT_BREAKDOWN_KEYS = ("category", "difficulty", "query_type")
 
@@ -110,6 +111,11 @@ class ExperimentAggregates(BaseModel):
     pass_criteria: dict[str, PassCriterion] = Field(
         default_factory=dict, description="metric → how its values pass (see pass_rule)"
     )
+    metric_specs: dict[str, MetricSpec] = Field(
+        default_factory=dict,
+        description="metric → its resolved spec when the run was aggregated (direction, criterion, "
+        "regression threshold, range, evaluator version); empty in runs aggregated before specs existed",
+    )
     passed: int
     not_measured: int = Field(default=0, description="Ok items with no value for any gating metric")
     pass_rate: float | None = Field(description="passed / item_count; None for an empty run")
@@ -139,12 +145,15 @@ class ExperimentAggregates(BaseModel):
         return values
 
     def pass_policy(self) -> PassPolicy:
-        """The policy this run was aggregated with."""
-        return PassPolicy.from_criteria(self.pass_criteria, self.pass_threshold)
+        """The policy this run was aggregated with (its stored specs; older runs: their criteria)."""
+        declared = self.metric_specs or {
+            m: MetricSpec.from_criterion(c) for m, c in self.pass_criteria.items()
+        }
+        return PassPolicy(self.pass_threshold, declared)
 
 
-def _metric_aggregate(values: FloatArray) -> MetricAggregate:
-    s = summarize(values)
+def _metric_aggregate(values: FloatArray, spec: MetricSpec) -> MetricAggregate:
+    s = clip_to_range(summarize(values), spec.range)
     return MetricAggregate(
         mean=s.mean,
         median=s.median,
@@ -214,14 +223,15 @@ class AggregateBuilder:
     def add_metric(self, name: str, values: FloatArray) -> None:
         """``values``: the metric for every item of the run, in item order (NaN = missing)."""
         ok = self.columns.ok
-        self._metrics[name] = _metric_aggregate(values[ok])
+        spec = self.policy.spec(name)
+        self._metrics[name] = _metric_aggregate(values[ok], spec)
         for key, parts in self._groups.items():
             for label, members in parts:
                 s = summarize(values[members][ok[members]], ci_method="none")  # groups keep no interval
                 self._group_metrics[(key, label)][name] = GroupMetric(
                     mean=s.mean, count=s.n, none_count=s.n_dropped
                 )
-        criterion = self.policy.criterion(name)
+        criterion = spec.criterion
         self.passed &= clears(criterion, values)
         self.measured |= measured(criterion, values)
 
@@ -254,6 +264,7 @@ class AggregateBuilder:
             error_rate=errors / n if n else None,
             pass_threshold=self.policy.pass_threshold,
             pass_criteria=self.policy.criteria(self._metrics),
+            metric_specs=self.policy.specs(self._metrics),
             passed=passed,
             not_measured=int(np.count_nonzero(c.ok & ~self.measured)),
             pass_rate=passed / n if n else None,

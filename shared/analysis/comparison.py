@@ -9,9 +9,14 @@ Rules (also in the report's field descriptions):
   16 pairs and the two-sided paired bootstrap beyond (``shared.stats.compare_paired``);
   Holm-corrected across the compared metrics.
   Each breakdown key (e.g. all categories x all metrics) is its own Holm family.
-- Thresholds are signed deltas in the metric's bad direction (-0.05 for higher-is-better,
-  +100 for latency in ms). Regression: delta worse than the threshold AND Holm-adjusted
-  p < alpha. Improvement: delta better than the mirrored threshold AND Holm-adjusted p < alpha.
+- What a metric means (direction, regression threshold) is the candidate's resolved spec
+  (``MetricSpecs``: its evaluator's declaration, the experiment's overrides), overridden for one
+  comparison by ``ComparisonConfig.thresholds`` / ``lower_is_better``. Thresholds are signed
+  deltas in the metric's bad direction (-0.05 for higher-is-better, +100 for latency in ms).
+  Regression: delta worse than the threshold AND Holm-adjusted p < alpha. Improvement: delta
+  better than the mirrored threshold AND Holm-adjusted p < alpha. An informational metric is
+  compared and shown but never a regression or an improvement. Where the baseline's spec of a
+  metric differs (direction, criterion, threshold, evaluator version), the verdict says so.
 - A NaN score or latency counts as missing (None).
 
 Computed from per-pair columns (``paired_columns``), every metric of a group at once: ``ComparisonBuilder``
@@ -32,19 +37,14 @@ from shared.analysis.comparison_models import (
     MetricResult,
     RunScoreDelta,
 )
-from shared.analysis.comparison_rules import (
-    DEFAULT_THRESHOLDS,
-    ERROR_RATE_METRIC,
-    LATENCY_METRIC,
-    ComparisonConfig,
-    ComparisonError,
-    default_threshold,
-    is_lower_better,
-)
+from shared.analysis.errors import ComparisonError
+from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs, spec_differences
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
 from shared.analysis.run_data import RunData
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
+from shared.contracts.metric_spec import MetricSpec
 from shared.stats import FloatArray, PairedComparison, compare_paired_many, holm_adjust
 
 
@@ -69,24 +69,25 @@ def _select_metrics(
     return chosen, sorted(base_names - cand_names), sorted(cand_names - base_names)
 
 
-def _check_threshold(metric: str, threshold: float, lower_better: bool) -> None:
-    if (lower_better and threshold < 0) or (not lower_better and threshold > 0):
-        sign = "≥ 0 (an allowed increase)" if lower_better else "≤ 0 (an allowed drop)"
-        raise ComparisonError(f"threshold {threshold} for {metric!r} points the wrong way: it must be {sign}")
+def comparison_spec(metric: str, specs: MetricSpecs, config: ComparisonConfig) -> MetricSpec:
+    """``metric``'s spec for this comparison: the run's, with the comparison's own overrides."""
+    spec = specs.spec(metric)
+    if metric in config.lower_is_better and not spec.lower_is_better:
+        magnitude = spec.regression_threshold if spec.regression_threshold is not None else 0.05
+        spec = spec.model_copy(update={"direction": "lower_is_better", "regression_threshold": magnitude})
+    if metric in config.thresholds:
+        try:
+            spec = spec.with_signed_threshold(config.thresholds[metric])
+        except ValueError as exc:
+            raise ComparisonError(f"{metric!r}: {exc}") from exc
+    return spec
 
 
-def _threshold(metric: str, config: ComparisonConfig) -> float:
-    lower = is_lower_better(metric, config.lower_is_better)
-    threshold = config.thresholds.get(metric, default_threshold(metric, lower))
-    _check_threshold(metric, threshold, lower)
-    return threshold
-
-
-Status = Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
+Status = Literal["regression", "improvement", "no_significant_change", "insufficient_data", "informational"]
 
 
 def verdict(
-    comp: PairedComparison, p_adj: float | None, threshold: float, lower: bool, config: ComparisonConfig
+    comp: PairedComparison, p_adj: float | None, spec: MetricSpec, config: ComparisonConfig
 ) -> tuple[Status, str]:
     """The status of one metric and why, in words.
 
@@ -97,6 +98,12 @@ def verdict(
     either side); ``ci`` flags it almost never, at the cost of needing a clearly larger change."""
     if comp.delta is None or p_adj is None:
         return "insufficient_data", f"{comp.n_pairs} complete pair(s): too few to test"
+    threshold, lower = spec.signed_threshold(), spec.lower_is_better
+    if threshold is None:
+        return "informational", (
+            f"informational metric: delta {comp.delta:+.3g} is shown, never called a regression or an "
+            f"improvement (p {comp.p_value:.3g}, {comp.test})"
+        )
     sign = -1.0 if lower else 1.0  # flip lower-is-better metrics so "bigger is better"
     low, high = comp.delta_ci_low, comp.delta_ci_high
     worst = (
@@ -132,16 +139,15 @@ def verdict(
 
 
 def _result(
-    metric: str, comp: PairedComparison, p_adj: float | None, config: ComparisonConfig
+    metric: str, comp: PairedComparison, p_adj: float | None, spec: MetricSpec, config: ComparisonConfig
 ) -> MetricResult:
-    lower = is_lower_better(metric, config.lower_is_better)
-    threshold = _threshold(metric, config)
     significant = p_adj is not None and p_adj < config.alpha
-    status, reason = verdict(comp, p_adj, threshold, lower, config)
+    status, reason = verdict(comp, p_adj, spec, config)
     return MetricResult(
         metric=metric,
-        direction="lower_is_better" if lower else "higher_is_better",
-        threshold=threshold,
+        direction=spec.direction,
+        threshold=spec.signed_threshold(),
+        spec=spec,
         comparison=comp,
         p_adjusted=p_adj,
         significant=significant,
@@ -159,12 +165,22 @@ class ComparisonBuilder:
     Latency and the error indicator come from the paired columns themselves.
     """
 
-    def __init__(self, paired: PairedColumns, config: ComparisonConfig) -> None:
+    def __init__(
+        self,
+        paired: PairedColumns,
+        config: ComparisonConfig,
+        specs: MetricSpecs | None = None,
+        baseline_specs: MetricSpecs | None = None,
+    ) -> None:
         self.paired = paired
         self.config = config
         self.metrics, self.only_baseline, self.only_candidate = _select_metrics(paired, config)
-        for metric in self.metrics:
-            _threshold(metric, config)  # a wrong threshold fails before any bootstrap runs
+        candidate_specs = specs or MetricSpecs()
+        # a wrong threshold fails here, before any bootstrap runs
+        self.specs = {m: comparison_spec(m, candidate_specs, config) for m in self.metrics}
+        self.spec_differences = spec_differences(
+            self.metrics, baseline_specs or candidate_specs, candidate_specs
+        )
         self._parts: dict[str, list[tuple[str, IndexArray]]] = {}
         for key in config.breakdown_keys:
             parts = paired.groups[key].partition()
@@ -212,7 +228,10 @@ class ComparisonBuilder:
         flat_adj = holm_adjust([c.p_value for row in comparisons for c in row])
         width = len(self.metrics)
         return [
-            [_result(m, row[j], flat_adj[g * width + j], self.config) for j, m in enumerate(self.metrics)]
+            [
+                _result(m, row[j], flat_adj[g * width + j], self.specs[m], self.config)
+                for j, m in enumerate(self.metrics)
+            ]
             for g, row in enumerate(comparisons)
         ]
 
@@ -294,38 +313,52 @@ def _report(
         regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
         gates=gates,
         gates_passed=all(g.passed for g in gates),
+        spec_differences=builder.spec_differences,
         verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged)
-        + "".join(f"; gate missed: {g.gate}" for g in gates if not g.passed),
+        + "".join(f"; gate missed: {g.gate}" for g in gates if not g.passed)
+        + "".join(
+            f"; {metric} means something else in each run ({', '.join(what)})"
+            for metric, what in builder.spec_differences.items()
+        ),
     )
 
 
 def compare_columns(
-    paired: PairedColumns, values: PairedValues, config: ComparisonConfig
+    paired: PairedColumns,
+    values: PairedValues,
+    config: ComparisonConfig,
+    specs: MetricSpecs | None = None,
+    baseline_specs: MetricSpecs | None = None,
 ) -> ComparisonReport:
     """Compare paired runs whose per-pair metric values ``values(name)`` can fetch synchronously."""
-    builder = ComparisonBuilder(paired, config)
+    builder = ComparisonBuilder(paired, config, specs, baseline_specs)
     for metric in builder.score_metrics:
         builder.add_metric(metric, *values(metric))
     return builder.report()
 
 
 def compare_runs(
-    baseline: RunData, candidate: RunData, config: ComparisonConfig | None = None
+    baseline: RunData,
+    candidate: RunData,
+    config: ComparisonConfig | None = None,
+    specs: MetricSpecs | None = None,
+    baseline_specs: MetricSpecs | None = None,
 ) -> ComparisonReport:
-    """Paired statistical comparison of two in-memory runs; see the module docstring for the rules."""
+    """Paired statistical comparison of two in-memory runs; see the module docstring for the rules.
+    ``specs`` says what the candidate's metrics mean (``baseline_specs`` the baseline's, when they
+    may differ); without them every metric follows the defaults of ``MetricSpecs``."""
     config = config or ComparisonConfig()
     paired, values = pair_runs(baseline, candidate, config.breakdown_keys)
-    return compare_columns(paired, values, config)
+    return compare_columns(paired, values, config, specs, baseline_specs)
 
 
 __all__ = [
-    "DEFAULT_THRESHOLDS",
     "ERROR_RATE_METRIC",
     "LATENCY_METRIC",
     "ComparisonConfig",
     "ComparisonError",
     "ComparisonReport",
+    "compare_columns",
     "compare_runs",
-    "default_threshold",
-    "is_lower_better",
+    "comparison_spec",
 ]

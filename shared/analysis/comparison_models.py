@@ -6,20 +6,30 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.run_data import ItemKey
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.gates import GateResult
+from shared.contracts.metric_spec import MetricDirection, MetricSpec
 from shared.stats import PairedComparison
 
-MetricStatus = Literal["regression", "improvement", "no_significant_change", "insufficient_data"]
+MetricStatus = Literal[
+    "regression", "improvement", "no_significant_change", "insufficient_data", "informational"
+]
 
 
 class MetricResult(BaseModel):
     """One metric's paired comparison and what it means against its threshold."""
 
     metric: str
-    direction: Literal["higher_is_better", "lower_is_better"]
-    threshold: float = Field(description="Signed delta beyond which (in the bad direction) it regresses")
+    direction: MetricDirection = Field(
+        description="From the metric's spec; informational: never a regression"
+    )
+    threshold: float | None = Field(
+        description="Signed delta beyond which (in the bad direction) it regresses; None if informational"
+    )
+    spec: MetricSpec | None = Field(
+        default=None, description="The metric's resolved spec this comparison used (None in older reports)"
+    )
     comparison: PairedComparison = Field(description="Summaries, delta + CI, effect sizes, raw p-value")
     p_adjusted: float | None = Field(description="Holm-adjusted p-value within this metric's family")
     significant: bool = Field(description="p_adjusted < alpha")
@@ -76,4 +86,9 @@ class ComparisonReport(BaseModel):
     regression: bool = Field(description="An overall metric regressed (or a breakdown one, if asked)")
     gates: list[GateResult] = Field(default_factory=list, description="Absolute gates on the candidate")
     gates_passed: bool = Field(default=True, description="Every absolute gate met (True without gates)")
+    spec_differences: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="metric -> how the baseline's spec of it differs from the candidate's (direction, "
+        "criterion, threshold, evaluator version); such a metric's comparison may compare unlike things",
+    )
     verdict: str = Field(description="One-line human summary")

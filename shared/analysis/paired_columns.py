@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from shared.analysis.columns import BoolArray, GroupCoder, GroupColumn, float_column
-from shared.analysis.comparison_rules import ComparisonError
+from shared.analysis.errors import ComparisonError
 from shared.analysis.run_data import ItemKey, RunData, ScoredItem
 from shared.contracts.evaluation import Evaluation
 from shared.stats import FloatArray

@@ -20,7 +20,8 @@ from shared.analysis.run_data import ScoredItem
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.item_results import ItemResult, as_item_results
-from shared.evaluators.registry import failure, get, run_run_evaluators
+from shared.evaluators.registry import EvaluatorRegistry
+from shared.evaluators.running import failure, run_run_evaluators
 from shared.stats import FloatArray
 
 log = logging.getLogger(__name__)
@@ -102,9 +103,11 @@ class _Failed:
         return [self.evaluation]
 
 
-def _columnar(spec: EvaluatorSpec, columns: RunColumns) -> ColumnarRunEvaluator | None:
+def _columnar(
+    registry: EvaluatorRegistry, spec: EvaluatorSpec, columns: RunColumns
+) -> ColumnarRunEvaluator | None:
     try:
-        entry = get(spec.name, "run")
+        entry = registry.get(spec.name, "run")
     except LookupError:
         return None
     if entry.columnar is None:
@@ -113,7 +116,7 @@ def _columnar(spec: EvaluatorSpec, columns: RunColumns) -> ColumnarRunEvaluator 
         args = validate_arguments(spec.name, entry.arguments, spec.args)
         evaluator: ColumnarRunEvaluator = entry.columnar(columns, **args)
     except Exception as exc:  # the registry records a failing evaluator the same way
-        return _Failed(failure(spec.name, exc))
+        return _Failed(failure(spec.name, exc, entry.version))
     return evaluator
 
 
@@ -121,10 +124,13 @@ class RunLevelEvaluation:
     """The run-level evaluators of one run: ``add_metric`` for each of ``columns.metric_names``
     (any order), then ``await results(full_results)``."""
 
-    def __init__(self, specs: Sequence[EvaluatorSpec], columns: RunColumns) -> None:
+    def __init__(
+        self, registry: EvaluatorRegistry, specs: Sequence[EvaluatorSpec], columns: RunColumns
+    ) -> None:
+        self.registry = registry
         self.specs = list(specs)
         self.columns = columns
-        self._columnar = [_columnar(spec, columns) for spec in self.specs]
+        self._columnar = [_columnar(registry, spec, columns) for spec in self.specs]
 
     def add_metric(self, name: str, values: FloatArray) -> None:
         for evaluator in self._columnar:
@@ -137,14 +143,16 @@ class RunLevelEvaluation:
         loaded: list[ItemResult] | None = None
         for spec, evaluator in zip(self.specs, self._columnar, strict=True):
             if evaluator is not None:
-                out.extend(evaluator.result())
+                entry = self.registry.find(spec.name)
+                stamp = {"evaluator_version": entry.version if entry else None}
+                out.extend(e if e.failure else e.model_copy(update=stamp) for e in evaluator.result())
                 continue
             if loaded is None:
                 log.info(
                     "run evaluator %s needs every item result; loading %d items", spec.name, self.columns.size
                 )
                 loaded = await full_results()
-            out.extend(await run_run_evaluators([spec], item_results=loaded))
+            out.extend(await run_run_evaluators(self.registry, [spec], item_results=loaded))
         return out
 
 

@@ -9,6 +9,16 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 
+class EvaluatorFailure(BaseModel, frozen=True):
+    """An evaluator that raised, with its story (pydantic_evals' ``EvaluatorFailure``)."""
+
+    type: str = Field(description="The exception's class name")
+    message: str = Field(description="The exception's message")
+    traceback: str = Field(default="", description="The formatted traceback, for the evaluator's author")
+    evaluator: str = Field(description="The evaluator that failed (registry name)")
+    evaluator_version: str | None = Field(default=None, description="Its declared version")
+
+
 class Evaluation(BaseModel):
     """One score. Field names match Langfuse's ``Evaluation`` so evaluators drop into
     ``run_experiment`` unchanged."""
@@ -21,6 +31,12 @@ class Evaluation(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict, description="Structured details")
     error: str | None = Field(
         default=None, description="'ErrorType: message' when the evaluator raised; value is then None"
+    )
+    failure: EvaluatorFailure | None = Field(
+        default=None, description="When the evaluator raised: type, message, traceback, evaluator and version"
+    )
+    evaluator_version: str | None = Field(
+        default=None, description="The declared version of the evaluator that produced this score"
     )
 
     @property

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.contracts.metric_spec import MetricSpec
+
 SCHEMA_VERSION = 1
 
 
@@ -18,6 +20,9 @@ class EvaluatorDescriptor(BaseModel, frozen=True):
     version: str = Field(default="1", description="The evaluator's declared version")
     arguments_schema: dict[str, Any] = Field(
         default_factory=dict, description="JSON schema of its args (from its arguments model)"
+    )
+    metric_specs: dict[str, MetricSpec] = Field(
+        default_factory=dict, description="What its metrics mean under its default arguments"
     )
 
 

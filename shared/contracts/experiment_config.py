@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.gates import Gate
+from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
 
 DEFAULT_CONCURRENCY = 10
@@ -60,7 +61,13 @@ class ExperimentSettings(BaseModel):
     )
     pass_criteria: dict[str, PassCriterion] = Field(
         default_factory=dict,
-        description="metric -> criterion overriding its evaluator's ('>=0.8', '<=0.1', 'informational')",
+        description="metric -> criterion overriding its evaluator's ('>=0.8', '<=0.1', 'informational'); "
+        "a '<=' criterion makes the metric lower-is-better in every report and comparison",
+    )
+    regression_thresholds: dict[str, float] = Field(
+        default_factory=dict,
+        description="metric -> signed delta in the bad direction overriding its evaluator's (-0.1: a drop "
+        "of more than 0.1 regresses; +50 for a lower-is-better metric), used by this run's comparisons",
     )
     gates: list[Gate] = Field(
         default_factory=list, description="Absolute gates on the run's means: 'order_correctness>=0.9'"
@@ -99,6 +106,11 @@ class ExperimentConfig(ExperimentSettings):
     evaluators: list[EvaluatorSpec] = Field(description="Item-level evaluators, defaults resolved")
     run_evaluators: list[EvaluatorSpec] = Field(
         default_factory=list, description="Run-level evaluators, defaults resolved"
+    )
+    metric_specs: dict[str, MetricSpec] = Field(
+        default_factory=dict,
+        description="What its evaluators declared each metric means, recorded at submission "
+        "(overrides are applied on top when read; see shared.analysis.metric_specs)",
     )
     rescored_from: str | None = Field(
         default=None, description="The experiment whose stored outputs this one re-scored (no target calls)"

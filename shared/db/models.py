@@ -22,7 +22,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport
-from shared.analysis.comparison_rules import ComparisonConfig
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.base import Base, new_uuid, utcnow

@@ -1,30 +1,31 @@
-"""The evaluator library: deterministic scorers and LLM judges, looked up by name."""
+"""The evaluator library: deterministic scorers and LLM judges, looked up by name in a registry
+that each service builds at start-up (``shared.evaluators.loading.build_registry``, imported from
+there: it loads every built-in evaluator module, which this package's door must not)."""
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
+from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import EvaluatorArgumentsError
+from shared.evaluators.plugins import PluginLoadError
 from shared.evaluators.registry import (
-    REGISTRY,
+    EvaluatorRegistry,
     RegisteredEvaluator,
     UnknownEvaluator,
-    get,
-    load_builtin_evaluators,
     register,
-    run_item_evaluators,
-    run_run_evaluators,
-    validate_specs,
 )
+from shared.evaluators.running import failure, run_item_evaluators, run_run_evaluators
 
 __all__ = [
-    "REGISTRY",
     "Evaluation",
     "EvaluatorArgumentsError",
+    "EvaluatorFailure",
+    "EvaluatorRegistry",
     "EvaluatorSpec",
+    "MetricSpec",
+    "PluginLoadError",
     "RegisteredEvaluator",
     "UnknownEvaluator",
-    "get",
-    "load_builtin_evaluators",
+    "failure",
     "register",
     "run_item_evaluators",
     "run_run_evaluators",
-    "validate_specs",
 ]

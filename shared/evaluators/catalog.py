@@ -12,8 +12,9 @@ from pydantic import BaseModel
 
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.evaluator_catalog import EvaluatorDescriptor, WorkerEvaluators
+from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import validate_arguments
-from shared.evaluators.registry import REGISTRY, Level, RegisteredEvaluator, load_builtin_evaluators
+from shared.evaluators.registry import EvaluatorRegistry, Level, RegisteredEvaluator
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +37,24 @@ def _schema(entry: RegisteredEvaluator) -> dict[str, Any]:
         return {}
 
 
-def describe_loaded() -> list[EvaluatorDescriptor]:
-    """Every registered evaluator, sorted by level then name."""
-    load_builtin_evaluators()
+def _default_specs(entry: RegisteredEvaluator) -> dict[str, MetricSpec]:
+    try:
+        return entry.metric_specs({})
+    except Exception:  # a declaration that needs arguments: the submitter's own registry resolves it
+        return {}
+
+
+def describe_loaded(registry: EvaluatorRegistry) -> list[EvaluatorDescriptor]:
+    """Every evaluator of ``registry``, sorted by level then name."""
     return [
-        EvaluatorDescriptor(name=e.name, level=e.level, version=e.version, arguments_schema=_schema(e))
-        for e in sorted(REGISTRY.values(), key=lambda e: (e.level, e.name))
+        EvaluatorDescriptor(
+            name=e.name,
+            level=e.level,
+            version=e.version,
+            arguments_schema=_schema(e),
+            metric_specs=_default_specs(e),
+        )
+        for e in registry.entries()
     ]
 
 
@@ -49,10 +62,12 @@ def _has(worker: WorkerEvaluators, name: str, level: Level) -> EvaluatorDescript
     return next((d for d in worker.evaluators if d.name == name and d.level == level), None)
 
 
-def _check_arguments(spec: EvaluatorSpec, advertised: EvaluatorDescriptor) -> None:
+def _check_arguments(
+    registry: EvaluatorRegistry, spec: EvaluatorSpec, advertised: EvaluatorDescriptor
+) -> None:
     """``args`` against this process's own model when it has the evaluator too (the same model the
     worker validates with), else against the JSON schema the worker advertised."""
-    local = REGISTRY.get(spec.name)
+    local = registry.find(spec.name)
     if local is not None and local.level == "item" and local.version == advertised.version:
         validate_arguments(spec.name, local.arguments, spec.args)
         return
@@ -68,7 +83,9 @@ def _check_arguments(spec: EvaluatorSpec, advertised: EvaluatorDescriptor) -> No
         raise EvaluatorUnavailable(f"evaluator {spec.name!r}: {problems} (accepted arguments: {accepted})")
 
 
-def check_on_fleet(specs: Sequence[EvaluatorSpec], fleet: Sequence[WorkerEvaluators]) -> None:
+def check_on_fleet(
+    registry: EvaluatorRegistry, specs: Sequence[EvaluatorSpec], fleet: Sequence[WorkerEvaluators]
+) -> None:
     """Raise :class:`EvaluatorUnavailable` for the first item-level evaluator that a running worker
     lacks (naming the workers, listing the evaluators they have) or whose ``args`` it would refuse.
     An empty fleet checks nothing: the caller falls back to its own registry."""
@@ -89,4 +106,22 @@ def check_on_fleet(specs: Sequence[EvaluatorSpec], fleet: Sequence[WorkerEvaluat
             )
         descriptor = _has(having[0], spec.name, "item")
         assert descriptor is not None
-        _check_arguments(spec, descriptor)
+        _check_arguments(registry, spec, descriptor)
+
+
+def declared_metric_specs(
+    registry: EvaluatorRegistry, specs: Sequence[EvaluatorSpec], fleet: Sequence[WorkerEvaluators] = ()
+) -> dict[str, MetricSpec]:
+    """What the item-level evaluators ``specs`` declare their metrics mean, under their arguments:
+    from this process's registry, else (an evaluator only the workers have) what a worker advertised."""
+    out: dict[str, MetricSpec] = {}
+    for spec in specs:
+        entry = registry.find(spec.name)
+        if entry is not None and entry.level == "item":
+            declared = entry.metric_specs(spec.args)
+        else:
+            advertised = next((d for w in fleet if (d := _has(w, spec.name, "item")) is not None), None)
+            declared = dict(advertised.metric_specs) if advertised is not None else {}
+        for metric, metric_spec in declared.items():
+            out.setdefault(metric, metric_spec)
+    return out

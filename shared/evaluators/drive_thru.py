@@ -2,7 +2,7 @@
 
 Output shape: ``AgentInvokeResponse.model_dump()`` (``order_items``, ``tool_calls``, …);
 expected output ``{"expected_items": [order lines]}``; metadata ``{"category", "difficulty"}``.
-Importing this module also registers the run-level aggregates of :mod:`.aggregates`.
+Each score is higher-is-better in [0, 1]; a drop of more than 0.05 is a regression.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from shared.contracts.evaluation import Evaluation
-from shared.evaluators import aggregates  # noqa: F401  (registers avg_order_correctness, score_breakdown)
+from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.menu_ids import menu_item_ids
 from shared.evaluators.order_matching import compare_orders
 from shared.evaluators.payload import as_dict, as_list, require_key, tool_call_names
@@ -25,7 +25,7 @@ def _names(lines: list[Any]) -> list[str]:
     return [str(line.get("name") or line.get("item_id")) for line in named]
 
 
-@register("order_correctness")
+@register("order_correctness", metrics={"order_correctness": MetricSpec.higher()})
 def order_correctness(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -62,7 +62,7 @@ def score_order(name: str, expected: list[Any], actual: list[Any]) -> Evaluation
     )
 
 
-@register("tool_call_accuracy")
+@register("tool_call_accuracy", metrics={"tool_call_accuracy": MetricSpec.higher()})
 def tool_call_accuracy(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -100,7 +100,9 @@ def tool_call_accuracy(
     )
 
 
-@register("no_hallucinated_items", reference_free=True)
+@register(
+    "no_hallucinated_items", reference_free=True, metrics={"no_hallucinated_items": MetricSpec.higher()}
+)
 def no_hallucinated_items(
     *,
     input: Any = None,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators import judge_prompts as prompts
 from shared.evaluators.judge_inputs import (
     answer_text,
@@ -66,9 +67,10 @@ def _meta(config: JudgeConfig, version: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def judge(name: str, version: str) -> Callable[[JudgeBody], EvaluatorFn]:
+def judge(name: str, version: str, regression: float = 0.05) -> Callable[[JudgeBody], EvaluatorFn]:
     """Register ``body(judging, *, input, output, expected_output)`` as the reference-free item
-    evaluator ``name``: it resolves the judge model, and without one records the skip."""
+    evaluator ``name`` (higher is better in [0, 1]; its version is the prompt's): it resolves the
+    judge model, and without one records the skip."""
 
     def wrap(body: JudgeBody) -> EvaluatorFn:
         @functools.wraps(body)
@@ -89,12 +91,13 @@ def judge(name: str, version: str) -> Callable[[JudgeBody], EvaluatorFn]:
             judging = Judging(name, version, config, model)
             return await body(judging, input=input, output=output, expected_output=expected_output)
 
-        return register(name, reference_free=True)(evaluate)
+        metrics = {name: MetricSpec.higher(regression=regression)}
+        return register(name, version=version, reference_free=True, metrics=metrics)(evaluate)
 
     return wrap
 
 
-@judge("faithfulness", prompts.FAITHFULNESS_VERSION)
+@judge("faithfulness", prompts.FAITHFULNESS_VERSION, regression=0.03)
 async def faithfulness(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """Share of the answer's atomic claims that the retrieved context supports."""
     answer = answer_text(output)
@@ -125,7 +128,7 @@ async def answer_relevancy(j: Judging, *, input: Any, output: Any, expected_outp
     return j.result(verdict.score, verdict.reasoning or None)
 
 
-@judge("citation_precision", prompts.CITATION_PRECISION_VERSION)
+@judge("citation_precision", prompts.CITATION_PRECISION_VERSION, regression=0.03)
 async def citation_precision(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """Share of the answer's [n] citations whose source supports the cited text."""
     answer = answer_text(output)

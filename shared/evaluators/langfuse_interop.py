@@ -25,7 +25,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators.registry import get, run_item_evaluators, validate_specs
+from shared.evaluators.loading import process_registry
+from shared.evaluators.running import run_item_evaluators
 
 log = logging.getLogger(__name__)
 
@@ -37,14 +38,14 @@ def langfuse_evaluator(name: str, **args: Any) -> LangfuseEvaluator:
     from langfuse.experiment import Evaluation as LangfuseEvaluation
 
     spec = EvaluatorSpec(name=name, args=args)
-    validate_specs([spec])
-    get(name, "item")
+    registry = process_registry()
+    registry.validate([spec])
 
     async def evaluate(
         *, input: Any, output: Any, expected_output: Any = None, metadata: Any = None, **_: Any
     ) -> list[Any]:
         results = await run_item_evaluators(
-            [spec], input=input, output=output, expected_output=expected_output, metadata=metadata
+            registry, [spec], input=input, output=output, expected_output=expected_output, metadata=metadata
         )
         kept = []
         for result in results:

@@ -16,12 +16,12 @@ from typing import Any
 from shared.contracts.agent_conversation import AgentConversationResponse, ConversationTurnResult
 from shared.contracts.agent_messages import OrderLine
 from shared.contracts.evaluation import Evaluation
-from shared.contracts.pass_criteria import PassCriterion, higher_is_better
+from shared.contracts.metric_spec import MetricSpec
 from shared.datasets.conversations import ConversationExpectation
 from shared.evaluators.conversation import FINALIZE, readback_and_confirmation
 from shared.evaluators.drive_thru import score_order
 from shared.evaluators.order_matching import compare_orders
-from shared.evaluators.registry import register
+from shared.evaluators.registry import MetricDeclaration, register
 
 FINAL_ORDER = "final_order_correctness"
 TURN_ORDERS = "turn_order_accuracy"
@@ -29,9 +29,9 @@ FINALIZATION = "finalized_as_expected"
 READBACK = "readback_before_finalize"
 
 
-def _at_least(metric: str, arg: str, default: float) -> Any:
-    def declare(name: str, args: Mapping[str, Any]) -> PassCriterion | None:
-        return higher_is_better(float(args.get(arg, default))) if name == metric else None
+def _at_least(metric: str, arg: str, default: float) -> MetricDeclaration:
+    def declare(args: Mapping[str, Any]) -> dict[str, MetricSpec]:
+        return {metric: MetricSpec.higher(float(args.get(arg, default)))}
 
     return declare
 
@@ -46,7 +46,7 @@ def _order_score(expected: list[OrderLine], actual: list[OrderLine]) -> float:
     return compare_orders(_lines(expected), _lines(actual)).score
 
 
-@register(FINAL_ORDER, passes=_at_least(FINAL_ORDER, "pass_at", 1.0))
+@register(FINAL_ORDER, metrics=_at_least(FINAL_ORDER, "pass_at", 1.0))
 def final_order_correctness(
     *,
     input: Any = None,
@@ -64,7 +64,7 @@ def final_order_correctness(
     return score_order(FINAL_ORDER, _lines(expected.expected_items), _lines(replay.order_items))
 
 
-@register(TURN_ORDERS, passes=_at_least(TURN_ORDERS, "pass_at", 1.0))
+@register(TURN_ORDERS, metrics=_at_least(TURN_ORDERS, "pass_at", 1.0))
 def turn_order_accuracy(
     *,
     input: Any = None,
@@ -100,7 +100,7 @@ def turn_order_accuracy(
     )
 
 
-@register(FINALIZATION, passes={FINALIZATION: higher_is_better(1.0)})
+@register(FINALIZATION, metrics={FINALIZATION: MetricSpec.higher(1.0)})
 def finalized_as_expected(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -134,7 +134,7 @@ def _finalize_turn(turns: list[ConversationTurnResult]) -> int | None:
     return next((t.turn_index for t in turns if FINALIZE in t.tool_calls), None)
 
 
-@register(READBACK, passes={READBACK: higher_is_better(1.0)})
+@register(READBACK, metrics={READBACK: MetricSpec.higher(1.0)})
 def readback_before_finalize(
     *,
     input: Any = None,

@@ -1,33 +1,32 @@
 """Evaluator plugins: modules named in ``YARDSTICK_EVALUATOR_MODULES`` and the entry-point group
 ``yardstick.evaluators``, loaded after the built-in evaluators.
 
-A plugin module registers its evaluators with ``@register`` when imported. An entry point may
-name such a module (``my_evals = "my_pkg.evals"``) or one evaluator function
-(``my_metric = "my_pkg.evals:my_metric"``), which is then registered under the entry point's name
-unless importing its module registered it already.
+A plugin module marks its evaluators with ``@register``; the registry takes every marked function
+of the module. An entry point may name such a module (``my_evals = "my_pkg.evals"``) or one
+evaluator function (``my_metric = "my_pkg.evals:my_metric"``), registered under its ``@register``
+name, or under the entry point's name when it is a plain function.
 
 A module path that does not import is a configuration error and raises at start-up; an installed
-package whose entry point fails is logged and reported (``PLUGIN_ERRORS``, advertised by the
-workers) so one broken package does not stop a worker.
+package whose entry point fails is logged and reported (``EvaluatorRegistry.plugin_errors``,
+advertised by the workers) so one broken package does not stop a worker.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from types import ModuleType
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared.evaluators.registry import EvaluatorRegistry
+
 ENTRY_POINT_GROUP = "yardstick.evaluators"
 
 log = logging.getLogger(__name__)
-
-PLUGIN_ERRORS: list[str] = []
-"""Entry points that failed to load, as 'entry point name (value): ErrorType: message'."""
 
 
 class PluginLoadError(ImportError):
@@ -63,29 +62,24 @@ def import_modules(modules: Sequence[str]) -> list[ModuleType]:
     return imported
 
 
-def load_entry_points() -> list[str]:
-    """Load every ``yardstick.evaluators`` entry point; returns the names of those loaded."""
-    from shared.evaluators.registry import REGISTRY, register
-
+def load_entry_points(registry: EvaluatorRegistry, add_module: Callable[[ModuleType], object]) -> list[str]:
+    """Load every ``yardstick.evaluators`` entry point into ``registry`` (a module through
+    ``add_module``); returns the names of those loaded. Failures go to ``registry.plugin_errors``."""
     loaded = []
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
             obj = entry.load()
-            if callable(obj) and not isinstance(obj, ModuleType):
-                registered = REGISTRY.get(entry.name)
-                if registered is None or registered.fn is not obj:
-                    register(entry.name)(obj)
+            if isinstance(obj, ModuleType):
+                add_module(obj)
+            elif callable(obj):
+                registry.add_function(obj, entry.name, f"entry point {entry.name}")
+            else:
+                raise TypeError(f"{entry.value} is neither a module nor a function")
         except Exception as exc:  # one broken package must not stop the service
             message = f"{entry.name} ({entry.value}): {type(exc).__name__}: {exc}"
             log.error("evaluator plugin failed to load: %s", message)
-            if message not in PLUGIN_ERRORS:
-                PLUGIN_ERRORS.append(message)
+            if message not in registry.plugin_errors:
+                registry.plugin_errors.append(message)
             continue
         loaded.append(entry.name)
     return loaded
-
-
-def load_plugins(modules: Sequence[str] | None = None) -> None:
-    """The configured modules (``YARDSTICK_EVALUATOR_MODULES`` unless given), then the entry points."""
-    import_modules(PluginSettings().modules if modules is None else modules)
-    load_entry_points()

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.claim_support import claims, support
 from shared.evaluators.judge_inputs import answer_text, context_texts
 from shared.evaluators.payload import as_dict, as_list
@@ -48,7 +49,7 @@ def _required(expected_output: Any, key: str) -> list[str]:
     return [str(v) for v in as_list(as_dict(expected_output, "expected_output").get(key), key)]
 
 
-@register("citation_recall")
+@register("citation_recall", metrics={"citation_recall": MetricSpec.higher()})
 def citation_recall(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -68,7 +69,11 @@ def citation_recall(
     )
 
 
-@register("hallucination_rate", reference_free=True)
+@register(
+    "hallucination_rate",
+    reference_free=True,
+    metrics={"hallucination_rate": MetricSpec.lower(regression=0.02)},
+)
 def hallucination_rate(
     *,
     input: Any = None,
@@ -121,7 +126,7 @@ def _normalise(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-@register("entity_recall")
+@register("entity_recall", metrics={"entity_recall": MetricSpec.higher()})
 def entity_recall(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:

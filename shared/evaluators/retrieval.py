@@ -16,9 +16,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from shared.contracts.evaluation import Evaluation
-from shared.contracts.pass_criteria import INFORMATIONAL, PassCriterion, higher_is_better
+from shared.contracts.metric_spec import DEFAULT_REGRESSION_THRESHOLD, MetricSpec
 from shared.evaluators.payload import MalformedPayload, as_dict, as_list, require_key
-from shared.evaluators.registry import register
+from shared.evaluators.registry import EvaluatorFn, register
 from shared.evaluators.retrieval_metrics import (
     Judgements,
     average_precision,
@@ -110,22 +110,20 @@ RANK_METRICS = ("recall", "precision", "ndcg", "hit")
 RECALL_TO_PASS = 0.5
 
 
-def retrieval_passes(metric: str, args: Mapping[str, Any]) -> PassCriterion | None:
+def retrieval_metrics(args: Mapping[str, Any]) -> dict[str, MetricSpec]:
     """A query passes when at least half its relevant documents are in the top K (K the largest
-    cut-off); a null query when nothing is returned. The other metrics are informational:
-    precision@K is capped by (relevant / K), and mrr, ndcg, hit and map rank what recall counts."""
+    cut-off); a null query when nothing is returned. The other metrics do not gate an item:
+    precision@K is capped by (relevant / K), and mrr, ndcg, hit and map rank what recall counts.
+    Every one is higher-is-better in [0, 1] and compared between runs (a drop over 0.05 regresses)."""
     ks = args.get("ks") or DEFAULT_KS
-    if metric == f"recall@{max(ks)}":
-        return higher_is_better(RECALL_TO_PASS)
-    if metric == "null_query_correct":
-        return higher_is_better(1.0)
-    family = metric.split("@", 1)[0]
-    if metric in ("mrr", "map") or (family in RANK_METRICS and "@" in metric):
-        return INFORMATIONAL
-    return None
+    ranked = MetricSpec.informational("higher_is_better", regression=DEFAULT_REGRESSION_THRESHOLD)
+    specs = {f"{family}@{k}": ranked for family in RANK_METRICS for k in ks}
+    specs.update(mrr=ranked, map=ranked, null_query_correct=MetricSpec.higher(1.0))
+    specs[f"recall@{max(ks)}"] = MetricSpec.higher(RECALL_TO_PASS)
+    return specs
 
 
-@register("retrieval", passes=retrieval_passes)
+@register("retrieval", metrics=retrieval_metrics)
 def retrieval(
     *,
     input: Any = None,
@@ -148,7 +146,7 @@ def retrieval(
     return evaluations
 
 
-@register("null_query_correct")
+@register("null_query_correct", metrics={"null_query_correct": MetricSpec.higher(1.0)})
 def null_query_correct(
     *,
     input: Any = None,
@@ -162,7 +160,7 @@ def null_query_correct(
     return _null_query(output, _judgements(expected_output, "null_query_correct"), score_threshold)
 
 
-@register("mrr")
+@register("mrr", metrics={"mrr": MetricSpec.higher()})
 def mrr(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -171,7 +169,7 @@ def mrr(
     return _metric("mrr", judgements, lambda: reciprocal_rank(ranking, judgements), ranking)
 
 
-@register("map")
+@register("map", metrics={"map": MetricSpec.higher()})
 def map_(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -180,7 +178,7 @@ def map_(
     return _metric("map", judgements, lambda: average_precision(ranking, judgements), ranking)
 
 
-def _register_at_k(metric: str, compute: Callable[[list[str], Judgements, int], float], doc: str) -> None:
+def _at_k(metric: str, compute: Callable[[list[str], Judgements, int], float], doc: str) -> EvaluatorFn:
     def evaluator(
         *,
         input: Any = None,
@@ -195,10 +193,11 @@ def _register_at_k(metric: str, compute: Callable[[list[str], Judgements, int], 
 
     evaluator.__doc__ = doc
     evaluator.__name__ = f"{metric}_at_k"
-    register(f"{metric}_at_k")(evaluator)
+    declared = lambda args: {f"{metric}@{args.get('k', 5)}": MetricSpec.higher()}  # noqa: E731
+    return register(f"{metric}_at_k", metrics=declared)(evaluator)
 
 
-_register_at_k("recall", recall_at, "Recall@k (args: k, default 5).")
-_register_at_k("precision", precision_at, "Precision@k, divided by k (args: k, default 5).")
-_register_at_k("ndcg", ndcg_at, "NDCG@k with linear gains (args: k, default 5).")
-_register_at_k("hit", hit_at, "1 if a relevant result is in the top k (args: k, default 5).")
+recall_at_k = _at_k("recall", recall_at, "Recall@k (args: k, default 5).")
+precision_at_k = _at_k("precision", precision_at, "Precision@k, divided by k (args: k, default 5).")
+ndcg_at_k = _at_k("ndcg", ndcg_at, "NDCG@k with linear gains (args: k, default 5).")
+hit_at_k = _at_k("hit", hit_at, "1 if a relevant result is in the top k (args: k, default 5).")

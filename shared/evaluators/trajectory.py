@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from shared.contracts.evaluation import Evaluation
-from shared.contracts.pass_criteria import INFORMATIONAL, higher_is_better
+from shared.contracts.metric_spec import MetricSpec
 from shared.datasets.trajectory_scenarios import TrajectoryRequirements
 from shared.evaluators.payload import as_dict, as_list, tool_call_names
 from shared.evaluators.registry import register
@@ -154,7 +154,10 @@ _COMBINED = ("trajectory_match", "mandatory_tools_check", "forbidden_tools_check
 
 @register(
     "trajectory_pass",
-    passes={"trajectory_pass": higher_is_better(1.0), **dict.fromkeys(_COMBINED, INFORMATIONAL)},
+    metrics={
+        "trajectory_pass": MetricSpec.higher(1.0),
+        **dict.fromkeys(_COMBINED, MetricSpec.informational("higher_is_better", regression=0.05)),
+    },
 )
 def trajectory_pass(
     *,

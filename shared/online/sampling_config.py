@@ -11,9 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import SamplingConfig
-from shared.evaluators import UnknownEvaluator, get
+from shared.evaluators import UnknownEvaluator
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.judge_model import judge_config, judge_model_for
+from shared.evaluators.loading import process_registry
 
 CONFIG_ROW_ID = 1
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
@@ -63,7 +64,7 @@ class SamplingSettings(BaseModel):
     def _known_reference_free(cls, specs: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
         for spec in specs:
             try:
-                entry = get(spec.name, "item")
+                entry = process_registry().get(spec.name, "item")
             except UnknownEvaluator as exc:  # a LookupError: re-raise as ValueError so pydantic → 422
                 raise ValueError(str(exc)) from exc
             validate_arguments(spec.name, entry.arguments, spec.args)  # a ValueError: pydantic → 422

@@ -12,7 +12,9 @@ _STATUS = {
     "improvement": "🟢 improvement",
     "no_significant_change": "⚪ no significant change",
     "insufficient_data": "⚫ insufficient data",
+    "informational": "🔵 informational",
 }
+_ARROW = {"higher_is_better": "↑", "lower_is_better": "↓", "informational": "·"}
 _TEST_LABEL = {
     "paired_bootstrap": "bootstrap",
     "mcnemar_exact": "McNemar",
@@ -51,7 +53,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _metric_row(r: MetricResult, label: str) -> list[str]:
     c = r.comparison
-    arrow = "↓" if r.direction == "lower_is_better" else "↑"
+    arrow = _ARROW[r.direction]
     delta = fmt_num(c.delta, signed=True)
     if c.delta_ci_low is not None:
         delta += f" [{fmt_num(c.delta_ci_low)}, {fmt_num(c.delta_ci_high)}]"
@@ -73,6 +75,17 @@ def _metric_row(r: MetricResult, label: str) -> list[str]:
 _HEADER = ["Metric", "Baseline", "Candidate", "Delta [95% CI]", "Delta %", "p-value", "Effect Size", "Status"]
 
 
+def _spec_differences(report: ComparisonReport) -> list[str]:
+    if not report.spec_differences:
+        return []
+    return [
+        "",
+        "**Metrics that mean something else in each run** (their comparison may compare unlike things):",
+        "",
+        *[f"- {cell(m)}: {cell('; '.join(what))}" for m, what in report.spec_differences.items()],
+    ]
+
+
 def comparison_markdown(report: ComparisonReport) -> str:
     """The comparison table plus summary, regressions, per-category deltas and run scores."""
     out = [
@@ -91,7 +104,8 @@ def comparison_markdown(report: ComparisonReport) -> str:
         "0/1 metrics use the exact McNemar test, others the exact sign-flip test up to 16 pairs and a "
         "Monte Carlo sign-flip test beyond; the delta's interval is the bootstrap percentile interval, "
         "not adjusted for the number of metrics. d = pooled Cohen's d, dz = paired effect size. "
-        "↑ higher is better, ↓ lower is better.",
+        "↑ higher is better, ↓ lower is better, · informational (each metric's spec says which).",
+        *_spec_differences(report),
         "",
         "## Why each verdict",
         "",

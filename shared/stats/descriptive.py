@@ -57,6 +57,16 @@ class Summary(BaseModel, frozen=True):
     ci_method: CiMethod = Field(default="t", description="The method used (``auto`` is resolved)")
 
 
+def clip_to_range(summary: Summary, bounds: tuple[float | None, float | None]) -> Summary:
+    """``summary`` with its interval clipped to a metric's declared range (None: unbounded side)."""
+    low, high = bounds
+    if summary.ci_low is None or summary.ci_high is None:
+        return summary
+    ci_low = summary.ci_low if low is None else max(summary.ci_low, low)
+    ci_high = summary.ci_high if high is None else min(summary.ci_high, high)
+    return summary.model_copy(update={"ci_low": ci_low, "ci_high": ci_high})
+
+
 def percentiles(values: Values) -> Percentiles:
     """p50, p95 and p99 of the finite values."""
     arr, _ = drop_missing(values)

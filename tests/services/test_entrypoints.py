@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from shared.evaluators import registry
+from shared.evaluators import loading
 
 pytestmark = pytest.mark.unit
 
@@ -29,14 +29,14 @@ def test_evaluators_are_loaded_before_serving(
     module: str, serve: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     main = importlib.import_module(module)
-    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(loading, "_process_registry", None)
     seen: list[bool] = []
 
     def record(*args: Any, **kwargs: Any) -> int:
         for arg in args:  # asyncio.run gets a coroutine: close it unrun
             if hasattr(arg, "close"):
                 arg.close()
-        seen.append(registry._loaded)
+        seen.append(loading._process_registry is not None)
         return 0
 
     owner, name = serve.split(".")

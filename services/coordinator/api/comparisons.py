@@ -14,7 +14,7 @@ from services.coordinator.errors import ComparisonNotFound
 from services.coordinator.execution import comparisons
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
 from services.coordinator.store import deletion
-from shared.analysis.comparison_rules import ComparisonConfig
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.db.models import Comparison
 from shared.reports import comparison_junit, comparison_markdown
 

@@ -14,14 +14,17 @@ from services.coordinator.store.run_columns import load_metrics, load_run_column
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
 from shared.analysis.comparison import ComparisonBuilder
 from shared.analysis.comparison_models import ComparisonReport
-from shared.analysis.comparison_rules import ComparisonConfig
-from shared.analysis.pass_rule import PassPolicy
+from shared.analysis.metric_specs import MetricSpecs
+from shared.analysis.pass_rule import PassPolicy, policy_for
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.contracts.gates import Gate
 from shared.db.models import Experiment
+from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.item_results import ItemResult
+from shared.evaluators.loading import process_registry
 
 
 async def analyse_experiment(
@@ -32,11 +35,12 @@ async def analyse_experiment(
     breakdown_keys: Sequence[str] = DEFAULT_BREAKDOWN_KEYS,
     max_error_rate: float = DEFAULT_MAX_ERROR_RATE,
     gates: Sequence[Gate] = (),
+    registry: EvaluatorRegistry | None = None,
 ) -> ExperimentAggregates:
     """Run the run-level evaluators and aggregate; ``aggregates.run_scores`` holds their results."""
     keys = list(dict.fromkeys([*breakdown_keys, *sorted(metadata_keys(run_evaluators))]))
     columns = await load_run_columns(session, experiment, keys)
-    run_level = RunLevelEvaluation(run_evaluators, columns)
+    run_level = RunLevelEvaluation(registry or process_registry(), run_evaluators, columns)
     builder = AggregateBuilder(columns, policy, breakdown_keys, max_error_rate, gates)
     all_values = await load_metrics(session, experiment.id, columns.metric_names, columns.size)
     for name in columns.metric_names:
@@ -49,6 +53,14 @@ async def analyse_experiment(
 
     columns.run_scores = await run_level.results(full_results)
     return builder.finish()
+
+
+def run_specs(experiment: Experiment) -> MetricSpecs:
+    """What an experiment's metrics mean: its config's specs and overrides; a run recorded before
+    specs existed is read through the criteria its aggregates stored."""
+    if experiment.config.metric_specs or experiment.aggregates is None:
+        return policy_for(experiment.config)
+    return experiment.aggregates.pass_policy()
 
 
 async def compare_experiments(
@@ -64,7 +76,7 @@ async def compare_experiments(
     paired = await load_paired_columns(session, baseline, candidate, config.breakdown_keys)
     if candidate_run_scores is not None:
         paired.candidate.run_scores = candidate_run_scores
-    builder = ComparisonBuilder(paired, config)
+    builder = ComparisonBuilder(paired, config, run_specs(candidate), run_specs(baseline))
     metrics = builder.score_metrics
     values = await load_paired_metrics(session, baseline.id, candidate.id, metrics, paired.n_pairs)
     for metric in metrics:

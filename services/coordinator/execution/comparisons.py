@@ -9,7 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import ExperimentNotComplete, InvalidComparison
 from services.coordinator.execution.analysis import compare_experiments
 from services.coordinator.store import experiments as experiment_store
-from shared.analysis.comparison_rules import ComparisonConfig, ComparisonError
+from shared.analysis.errors import ComparisonError
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.db.models import Comparison, Experiment
 
 

@@ -16,12 +16,14 @@ from services.coordinator.execution.analysis import analyse_experiment, compare_
 from services.coordinator.execution.events import publish_event
 from services.coordinator.store.output_cache import store_outputs
 from services.coordinator.store.run_columns import refresh_statistics
-from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.pass_rule import policy_for
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_events import EventKind
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Comparison, Experiment
+from shared.evaluators import EvaluatorRegistry
+from shared.evaluators.loading import process_registry
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +35,9 @@ class Finalizer:
         topology: Topology,
         sessions: async_sessionmaker[AsyncSession],
         queue: asyncio.Queue[str],
+        registry: EvaluatorRegistry | None = None,
     ) -> None:
+        self.registry = registry or process_registry()
         self.nc = nc
         self.topology = topology
         self.sessions = sessions
@@ -109,6 +113,7 @@ class Finalizer:
                 policy_for(config),
                 max_error_rate=config.max_error_rate,
                 gates=config.gates,
+                registry=self.registry,
             )
             if experiment.baseline_id:
                 baseline = await session.get(Experiment, experiment.baseline_id)

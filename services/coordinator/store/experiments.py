@@ -163,7 +163,7 @@ async def create_experiment(
         raise UnknownEvaluatorError(
             "no evaluators given and the dataset kind has no defaults; pass 'evaluators'"
         )
-    validate_evaluators(evaluators, run_evaluators, fleet)
+    metric_specs = validate_evaluators(evaluators, run_evaluators, fleet)
     baseline_id = await _resolve_baseline(session, body)
     if body.item_ids:
         await _check_item_ids(session, version.id, body.item_ids, body.dataset)
@@ -182,6 +182,7 @@ async def create_experiment(
         **body.model_dump(include=set(ExperimentSettings.model_fields)),
         evaluators=evaluators,
         run_evaluators=run_evaluators,
+        metric_specs=metric_specs,
     )
     experiment = Experiment(
         name=body.name,

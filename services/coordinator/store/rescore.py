@@ -68,11 +68,12 @@ async def create_rescore(
         )
     evaluators = body.evaluators if body.evaluators is not None else source.config.evaluators
     run_evaluators = body.run_evaluators if body.run_evaluators is not None else source.config.run_evaluators
-    validate_evaluators(evaluators, run_evaluators, fleet)
+    metric_specs = validate_evaluators(evaluators, run_evaluators, fleet)
     config = source.config.model_copy(
         update={
             "evaluators": evaluators,
             "run_evaluators": run_evaluators,
+            "metric_specs": metric_specs,
             "rescored_from": source.id,
             "cache": None,
         }

@@ -6,8 +6,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.turn_handler import TurnHandler
 from shared.db.models import OnlineSample, OnlineScore
-from shared.evaluators import REGISTRY
 from shared.online.sampling_config import SamplingSettings, save_config
+from tests.evaluator_registry import REGISTRY
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration

@@ -6,15 +6,17 @@ import numpy as np
 import pytest
 
 from shared.analysis.comparison import (
-    ComparisonConfig,
     ComparisonError,
     compare_runs,
-    default_threshold,
-    is_lower_better,
+    comparison_spec,
 )
 from shared.analysis.comparison_models import MetricResult
+from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.run_data import ItemKey, RunData, ScoredItem
-from shared.contracts.evaluation import Evaluation
+from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.pass_criteria import PassCriterion
+from tests.evaluator_registry import REGISTRY
 
 pytestmark = pytest.mark.unit
 
@@ -236,15 +238,33 @@ def test_run_scores_are_described() -> None:
     assert deltas["new"].baseline is None and deltas["new"].delta is None
 
 
-def test_direction_and_default_thresholds() -> None:
-    assert is_lower_better("latency_ms") and is_lower_better("ttft_ms")
-    assert is_lower_better("hallucination_rate") and not is_lower_better("mrr")
-    assert is_lower_better("cost", extra=["cost"])
-    assert default_threshold("recall@10", False) == -0.05
-    assert default_threshold("faithfulness", False) == -0.03
-    assert default_threshold("hallucination_rate", True) == 0.02
-    assert default_threshold("latency_ms", True) == 100.0
-    assert default_threshold("something_new", False) == -0.05
+def test_direction_and_thresholds_come_from_the_specs_not_the_names() -> None:
+    declared = REGISTRY.metric_specs(
+        [
+            EvaluatorSpec(name="retrieval"),
+            EvaluatorSpec(name="faithfulness"),
+            EvaluatorSpec(name="hallucination_rate"),
+        ]
+    )
+    specs, config = MetricSpecs(declared=declared), ComparisonConfig()
+    assert comparison_spec("recall@10", specs, config).signed_threshold() == -0.05
+    assert comparison_spec("faithfulness", specs, config).signed_threshold() == -0.03
+    assert comparison_spec("hallucination_rate", specs, config).signed_threshold() == 0.02
+    assert comparison_spec("latency_ms", specs, config).signed_threshold() == 100.0
+    assert comparison_spec("error_rate", specs, config).lower_is_better
+    # nothing is guessed from a name: an undeclared '_ms' or '_rate' metric is higher-is-better
+    assert not comparison_spec("ttft_ms", specs, config).lower_is_better
+    assert not comparison_spec("something_rate", specs, config).lower_is_better
+    assert comparison_spec("something_new", specs, config).signed_threshold() == -0.05
+    # the comparison's own overrides
+    flipped = ComparisonConfig(lower_is_better=["cost"], thresholds={"faithfulness": -0.2})
+    assert comparison_spec("cost", specs, flipped).lower_is_better
+    assert comparison_spec("faithfulness", specs, flipped).signed_threshold() == -0.2
+    # an experiment's '<=' pass criterion makes the metric lower-is-better in its comparisons
+    strict = MetricSpecs(
+        declared=declared, pass_criteria={"faithfulness": PassCriterion.model_validate("<=0.2")}
+    )
+    assert comparison_spec("faithfulness", strict, config).direction == "lower_is_better"
 
 
 def test_absolute_gates_on_the_candidate_and_reasons() -> None:

@@ -3,16 +3,17 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from shared.analysis.pass_rule import PassPolicy, default_criterion, item_passed
+from shared.analysis.pass_rule import PassPolicy, item_passed
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.gates import Gate
 from shared.contracts.pass_criteria import PassCriterion
+from tests.evaluator_registry import policy_of
 from tests.shared.analysis.in_memory import compute_aggregates
 
 pytestmark = pytest.mark.unit
 
-RETRIEVAL = PassPolicy(evaluators=[EvaluatorSpec(name="retrieval")])
+RETRIEVAL = policy_of([EvaluatorSpec(name="retrieval")])
 
 
 def ok(**scores: float | None) -> ScoredItem:
@@ -24,17 +25,18 @@ def test_default_rule() -> None:
     assert item_passed(item, PassPolicy(0.5))
     assert not item_passed(item, PassPolicy(0.6))
     assert PassPolicy().outcome(ScoredItem(item_id="x", status="error", scores={"a": 1.0})) == "error"
-    # lower-is-better rates pass when low; millisecond metrics are informational
-    assert item_passed(ok(hallucination_rate=0.0))
-    assert not item_passed(ok(hallucination_rate=1.0))
-    assert default_criterion("ttft_ms").describe() == "informational"
+    # a declared lower-is-better rate passes when low; nothing is guessed from a name
+    rag = policy_of([EvaluatorSpec(name="hallucination_rate")])
+    assert rag.passed(ok(hallucination_rate=0.0)) and not rag.passed(ok(hallucination_rate=1.0))
+    assert PassPolicy().criterion("ttft_ms").describe() == ">= 0.5"
+    assert PassPolicy().criterion("latency_ms").describe() == "informational"
 
 
 def test_nothing_measured_is_never_a_pass() -> None:
     policy = PassPolicy()
     assert policy.outcome(ok()) == "not_measured"
     assert policy.outcome(ok(faithfulness=None)) == "not_measured"
-    assert policy.outcome(ok(ttft_ms=900.0)) == "not_measured"  # informational only
+    assert policy.outcome(ok(latency_ms=900.0)) == "not_measured"  # informational only
     assert policy.reasons(ok(faithfulness=None)) == ["not measured: no gating metric has a value"]
 
 
@@ -46,26 +48,24 @@ def test_retrieval_gates_on_recall_at_the_largest_k() -> None:
     # a null query passes when nothing came back, its rank metrics not measured
     assert RETRIEVAL.outcome(ok(**{"recall@10": None, "null_query_correct": 1.0})) == "passed"
     assert RETRIEVAL.outcome(ok(**{"recall@10": None, "null_query_correct": 0.0})) == "failed"
-    five = PassPolicy(evaluators=[EvaluatorSpec(name="retrieval", args={"ks": [1, 5]})])
+    five = policy_of([EvaluatorSpec(name="retrieval", args={"ks": [1, 5]})])
     assert five.criterion("recall@5").describe() == ">= 0.5"
     assert five.criterion("recall@1").describe() == "informational"
 
 
 def test_trajectory_pass_applies_the_scenarios_policy() -> None:
     """require_match: false, tool checks passing, the match failing: the scenario passes."""
-    policy = PassPolicy(
-        evaluators=[EvaluatorSpec(name="trajectory_match"), EvaluatorSpec(name="trajectory_pass")]
-    )
+    policy = policy_of([EvaluatorSpec(name="trajectory_match"), EvaluatorSpec(name="trajectory_pass")])
     item = ok(trajectory_match=0.0, mandatory_tools_check=1.0, trajectory_pass=1.0)
     assert policy.outcome(item) == "passed"
     # without trajectory_pass, the match alone decides
-    assert PassPolicy(evaluators=[EvaluatorSpec(name="trajectory_match")]).outcome(item) == "failed"
+    assert policy_of([EvaluatorSpec(name="trajectory_match")]).outcome(item) == "failed"
 
 
 def test_overrides_win_and_explain_failures() -> None:
-    policy = PassPolicy(
-        evaluators=[EvaluatorSpec(name="retrieval")],
-        overrides={"ndcg@10": PassCriterion.model_validate(">=0.7")},
+    policy = policy_of(
+        [EvaluatorSpec(name="retrieval")],
+        pass_criteria={"ndcg@10": PassCriterion.model_validate(">=0.7")},
     )
     item = ok(**{"recall@10": 1.0, "ndcg@10": 0.5})
     assert policy.outcome(item) == "failed"

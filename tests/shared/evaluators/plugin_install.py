@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from shared.evaluators import REGISTRY
-from shared.evaluators.plugins import PLUGIN_ERRORS
+from shared.evaluators.loading import add_module
+from shared.evaluators.plugins import load_entry_points
+from shared.evaluators.registry import EvaluatorRegistry
+from tests.evaluator_registry import REGISTRY
 
 SOURCE = Path(__file__).parent / "plugin_package"
 PACKAGE = "yardstick_demo_evaluators"
@@ -24,7 +26,7 @@ ENTRY_POINTS = """[yardstick.evaluators]
 demo_length = yardstick_demo_evaluators.length:output_length
 demo_keywords = yardstick_demo_evaluators.keywords
 """
-PLUGIN_EVALUATORS = ("demo_length", "demo_said_ok")
+PLUGIN_EVALUATORS = ("demo_length", "demo_said_ok", "toxicity_probe")
 
 
 def _digest(data: bytes) -> str:
@@ -73,14 +75,19 @@ def install(folder: Path) -> Path:
     return target
 
 
+def load_plugins_into(registry: EvaluatorRegistry) -> list[str]:
+    """The installed entry points loaded into ``registry`` (what a service does at start-up)."""
+    return load_entry_points(registry, lambda module: add_module(registry, module, module.__name__))
+
+
 @pytest.fixture
 def installed_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """The package installed and importable; afterwards its evaluators and modules are forgotten."""
+    """The package installed and importable; afterwards the process registry and the imported
+    modules are as before."""
     target = install(tmp_path)
     monkeypatch.syspath_prepend(str(target))
+    entries, errors = dict(REGISTRY._entries), list(REGISTRY.plugin_errors)
     yield target
-    for name in PLUGIN_EVALUATORS:
-        REGISTRY.pop(name, None)
+    REGISTRY._entries, REGISTRY.plugin_errors = entries, errors
     for module in [m for m in sys.modules if m == PACKAGE or m.startswith(f"{PACKAGE}.")]:
         del sys.modules[module]
-    PLUGIN_ERRORS.clear()

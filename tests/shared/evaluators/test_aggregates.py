@@ -7,9 +7,9 @@ from langfuse.experiment import Evaluation as LangfuseEvaluation
 from langfuse.experiment import ExperimentItemResult
 
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.evaluators import run_run_evaluators
 from shared.evaluators.aggregates import avg_order_correctness, avg_score, score_breakdown
 from shared.evaluators.item_results import ItemResult
+from tests.evaluator_registry import run_run_evaluators
 
 pytestmark = pytest.mark.unit
 

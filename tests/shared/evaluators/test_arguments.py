@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.evaluators import REGISTRY, EvaluatorArgumentsError, EvaluatorSpec, get, validate_specs
+from shared.evaluators import EvaluatorArgumentsError, EvaluatorSpec
+from tests.evaluator_registry import REGISTRY, get, validate_specs
 
 pytestmark = pytest.mark.unit
 
@@ -39,7 +40,7 @@ def test_required_run_arguments() -> None:
 
 def test_every_builtin_has_an_arguments_model() -> None:
     get("retrieval")  # loads the built-ins
-    for entry in REGISTRY.values():
+    for entry in REGISTRY.entries():
         assert entry.arguments.model_config.get("extra") == "forbid", entry.name
     # the values each call is given are never arguments
     assert "output" not in get("order_correctness").arguments.model_fields

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators import REGISTRY, get, run_item_evaluators
 from shared.evaluators.conversation import finalize_after_confirmation, tool_call_protocol
+from tests.evaluator_registry import get, run_item_evaluators
 
 pytestmark = pytest.mark.unit
 
@@ -40,7 +40,7 @@ def protocol(trajectory: list[dict[str, Any]], tool_calls: list[str] | None = No
 def test_registered_as_reference_free() -> None:
     get("tool_call_protocol")
     for name in ("tool_call_protocol", "finalize_after_confirmation", "no_hallucinated_items"):
-        assert REGISTRY[name].reference_free
+        assert get(name).reference_free
 
 
 def test_lookup_then_add_of_that_item_passes() -> None:

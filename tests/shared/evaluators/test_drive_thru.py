@@ -11,9 +11,9 @@ import pytest
 
 from shared.contracts.agent_messages import AgentInvokeResponse, OrderLine
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators import run_item_evaluators
 from shared.evaluators.drive_thru import no_hallucinated_items, order_correctness, tool_call_accuracy
 from shared.evaluators.menu_ids import MenuNotFound, menu_item_ids
+from tests.evaluator_registry import run_item_evaluators
 
 pytestmark = pytest.mark.unit
 

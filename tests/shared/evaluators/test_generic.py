@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from shared.analysis.pass_rule import PassPolicy
-from shared.evaluators import EvaluatorArgumentsError, EvaluatorSpec, run_item_evaluators, validate_specs
+from shared.evaluators import EvaluatorArgumentsError, EvaluatorSpec
+from tests.evaluator_registry import policy_of, run_item_evaluators, validate_specs
 
 pytestmark = pytest.mark.unit
 
@@ -74,12 +74,9 @@ async def test_values(name: str, args: dict[str, Any], expected_output: Any, val
 async def test_similarity_and_its_pass_criterion() -> None:
     got, _ = await score("string_similarity", {"field": "answer", "expected": "The Big Mac has 2 patties"})
     assert got is not None and 0.8 < got < 1.0
-    policy = PassPolicy(evaluators=[EvaluatorSpec(name="string_similarity")])
+    policy = policy_of([EvaluatorSpec(name="string_similarity")])
     assert policy.criterion("string_similarity").describe() == ">= 0.8"
-    assert (
-        PassPolicy(evaluators=[EvaluatorSpec(name="exact_match")]).criterion("exact_match").describe()
-        == ">= 1"
-    )
+    assert policy_of([EvaluatorSpec(name="exact_match")]).criterion("exact_match").describe() == ">= 1"
 
 
 async def test_a_missing_path_is_a_recorded_error_not_a_score() -> None:

@@ -17,7 +17,6 @@ from langchain_mistralai import ChatMistralAI
 from pydantic import Field
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators import REGISTRY, run_item_evaluators
 from shared.evaluators.judge_model import SKIPPED, JudgeConfig, mistral_judge_factory, set_judge_factory
 from shared.evaluators.judges import (
     answer_relevancy,
@@ -26,6 +25,7 @@ from shared.evaluators.judges import (
     faithfulness,
     trajectory_judge,
 )
+from tests.evaluator_registry import get, run_item_evaluators
 
 pytestmark = pytest.mark.unit
 
@@ -97,7 +97,7 @@ def test_all_judges_are_registered_reference_free() -> None:
         "trajectory_judge",
         "drive_thru_tone",
     ):
-        assert REGISTRY[name].reference_free
+        assert get(name).reference_free
 
 
 async def test_without_a_judge_model_every_judge_skips(monkeypatch: pytest.MonkeyPatch) -> None:

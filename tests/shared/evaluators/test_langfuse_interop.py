@@ -10,8 +10,8 @@ import pytest
 from langfuse import Langfuse
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators import run_item_evaluators
 from shared.evaluators.langfuse_interop import langfuse_evaluator
+from tests.evaluator_registry import run_item_evaluators
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from shared.analysis.pass_rule import PassPolicy
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.multi_turn import (
     final_order_correctness,
@@ -14,6 +13,7 @@ from shared.evaluators.multi_turn import (
     readback_before_finalize,
     turn_order_accuracy,
 )
+from tests.evaluator_registry import policy_of
 
 pytestmark = pytest.mark.unit
 
@@ -121,8 +121,8 @@ def test_readback_must_name_every_item_be_confirmed_and_precede_finalize() -> No
 
 
 def test_declared_pass_criteria_follow_the_arguments() -> None:
-    policy = PassPolicy(
-        evaluators=[
+    policy = policy_of(
+        [
             EvaluatorSpec(name="final_order_correctness", args={"pass_at": 0.8}),
             EvaluatorSpec(name="turn_order_accuracy"),
             EvaluatorSpec(name="readback_before_finalize"),

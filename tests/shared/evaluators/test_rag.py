@@ -4,13 +4,12 @@ from typing import Any
 
 import pytest
 
-from shared.analysis.pass_rule import default_criterion
 from shared.contracts.answer_messages import AnswerResponse, Citation
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators import get, run_item_evaluators
 from shared.evaluators.claim_support import claims, support
 from shared.evaluators.judge_model import set_judge_factory
 from shared.evaluators.rag import citation_recall, cited_ids, entity_recall, hallucination_rate
+from tests.evaluator_registry import get, policy_of, run_item_evaluators
 from tests.shared.evaluators.test_judges import FakeJudge
 
 pytestmark = pytest.mark.unit
@@ -110,8 +109,9 @@ def test_entity_recall_is_case_insensitive_and_optional() -> None:
 
 
 def test_registered_with_directions_and_typed_args() -> None:
-    assert default_criterion("hallucination_rate").describe() == "<= 0.5"
-    assert default_criterion("citation_recall").describe() == ">= 0.5"
+    policy = policy_of([EvaluatorSpec(name="hallucination_rate"), EvaluatorSpec(name="citation_recall")])
+    assert policy.criterion("hallucination_rate").describe() == "<= 0.5"
+    assert policy.criterion("citation_recall").describe() == ">= 0.5"
     assert get("hallucination_rate").reference_free
     assert set(get("hallucination_rate").arguments.model_fields) >= {"min_support"}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
@@ -9,7 +10,10 @@ import pytest
 from langfuse.experiment import Evaluation as LangfuseEvaluation
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators import REGISTRY, UnknownEvaluator, get, register, run_item_evaluators
+from shared.evaluators import UnknownEvaluator, register, running
+from shared.evaluators.loading import add_module
+from shared.evaluators.registry import DuplicateEvaluator, EvaluatorRegistry, marked
+from tests.evaluator_registry import REGISTRY, get
 
 pytestmark = pytest.mark.unit
 
@@ -22,8 +26,16 @@ def _langfuse_style(*, output: Any, **kwargs: Any) -> list[Any]:
     ]
 
 
+def _local() -> EvaluatorRegistry:
+    """A registry of this module's test evaluators only."""
+    registry = EvaluatorRegistry()
+    add_module(registry, sys.modules[__name__], "tests")
+    return registry
+
+
 async def test_langfuse_and_dict_results_are_coerced() -> None:
-    evs = await run_item_evaluators(
+    evs = await running.run_item_evaluators(
+        _local(),
         [EvaluatorSpec(name="test_langfuse_style_result")],
         input=None,
         output="abc",
@@ -44,8 +56,8 @@ def test_builtin_modules_register_everything_the_brief_names() -> None:
         "citation_precision", "trajectory_judge", "drive_thru_tone",
     }  # fmt: skip
     run_level = {"avg_order_correctness", "avg_score", "score_breakdown"}
-    assert {n for n, e in REGISTRY.items() if e.level == "item"} >= item_level
-    assert {n for n, e in REGISTRY.items() if e.level == "run"} >= run_level
+    assert {n for n, e in ((e.name, e) for e in REGISTRY.entries()) if e.level == "item"} >= item_level
+    assert {n for n, e in ((e.name, e) for e in REGISTRY.entries()) if e.level == "run"} >= run_level
     with pytest.raises(UnknownEvaluator, match="unknown run-level evaluator 'order_correctness'"):
         get("order_correctness", "run")
 
@@ -71,7 +83,9 @@ async def test_sync_evaluators_run_off_the_event_loop_in_spec_order() -> None:
         EvaluatorSpec(name="no_such_evaluator"),
         EvaluatorSpec(name="test_sync_thread"),
     ]
-    evs = await run_item_evaluators(specs, input=None, output="x", expected_output=None, metadata=None)
+    evs = await running.run_item_evaluators(
+        _local(), specs, input=None, output="x", expected_output=None, metadata=None
+    )
     assert [(e.name, e.value) for e in evs] == [
         ("test_async_thread", 2.0),
         ("no_such_evaluator", None),
@@ -79,3 +93,52 @@ async def test_sync_evaluators_run_off_the_event_loop_in_spec_order() -> None:
     ]
     assert _threads["async"] == threading.get_ident()  # awaited on the loop
     assert _threads["sync"] != threading.get_ident()  # a worker thread: the loop stays free
+
+
+@register("test_raises", version="3")
+def _raises(*, output: Any, **kwargs: Any) -> float:
+    raise ValueError(f"cannot score {output!r}")
+
+
+async def test_a_failure_keeps_type_message_traceback_and_version() -> None:
+    [failed] = await running.run_item_evaluators(
+        _local(),
+        [EvaluatorSpec(name="test_raises")],
+        input=None,
+        output="x",
+        expected_output=None,
+        metadata=None,
+    )
+    assert failed.value is None and failed.error == "ValueError: cannot score 'x'"
+    assert failed.failure is not None
+    assert (failed.failure.type, failed.failure.evaluator, failed.failure.evaluator_version) == (
+        "ValueError",
+        "test_raises",
+        "3",
+    )
+    assert "in _raises" in failed.failure.traceback and failed.evaluator_version == "3"
+
+
+def test_two_functions_under_one_name_are_refused_naming_both_sources() -> None:
+    registry = _local()
+
+    @register("test_raises")
+    def other(*, output: Any, **kwargs: Any) -> float:
+        return 1.0
+
+    with pytest.raises(
+        DuplicateEvaluator, match="'test_raises' from plugin_x clashes with the one from tests"
+    ):
+        registry.add(marked(other), "plugin_x")  # type: ignore[arg-type]
+
+
+def test_declared_specs_carry_the_evaluators_name_and_version() -> None:
+    [spec] = get("faithfulness").metric_specs({}).values()
+    assert (spec.evaluator, spec.evaluator_version, spec.direction) == (
+        "faithfulness",
+        get("faithfulness").version,
+        "higher_is_better",
+    )
+    assert REGISTRY.metric_specs([EvaluatorSpec(name="hallucination_rate")])[
+        "hallucination_rate"
+    ].lower_is_better

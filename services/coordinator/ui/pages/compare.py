@@ -21,8 +21,8 @@ from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.compare import compare_page, diff_metrics, lower_is_better
 from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.item import item_page
-from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.pass_rule import policy_for
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.db.models import Experiment
 
 router = APIRouter()

@@ -13,11 +13,11 @@ from services.evaluator.worker import EvalWorker
 from shared.contracts import Topology
 from shared.contracts.evaluator_catalog import WorkerEvaluators
 from shared.evaluators.catalog import describe_loaded
-from shared.evaluators.plugins import load_entry_points
 from shared.messaging import subscriptions_registered
+from tests.evaluator_registry import REGISTRY
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
-from tests.shared.evaluators.plugin_install import PLUGIN_EVALUATORS, installed_plugin
+from tests.shared.evaluators.plugin_install import PLUGIN_EVALUATORS, installed_plugin, load_plugins_into
 
 __all__ = ["installed_plugin"]
 
@@ -34,7 +34,7 @@ async def test_an_installed_plugin_scores_and_a_worker_without_it_is_named(
     nats_client: NatsClient,
     topology: Topology,
 ) -> None:
-    load_entry_points()
+    load_plugins_into(REGISTRY)  # what a worker and the coordinator do at start-up
     await coordinator.push("syn", synthetic_items(6))
 
     accepted = await coordinator.client.post("/experiments", json=experiment_body(evaluators=PLUGGED))
@@ -51,7 +51,8 @@ async def test_an_installed_plugin_scores_and_a_worker_without_it_is_named(
 
     # a worker started before the plugin was installed: it advertises only the built-in evaluators
     old = WorkerEvaluators(
-        worker_id="old-worker", evaluators=[d for d in describe_loaded() if d.name not in PLUGIN_EVALUATORS]
+        worker_id="old-worker",
+        evaluators=[d for d in describe_loaded(REGISTRY) if d.name not in PLUGIN_EVALUATORS],
     )
 
     async def answer(msg: Msg) -> None:

@@ -26,14 +26,14 @@ from services.coordinator.store.paired_columns import load_paired_columns, load_
 from services.coordinator.store.run_columns import ColumnLoadError, load_metrics, load_run_columns
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison import compare_runs
-from shared.analysis.comparison_rules import ComparisonConfig
 from shared.analysis.pass_rule import PassPolicy
+from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
-from shared.evaluators import run_run_evaluators
 from shared.evaluators.item_results import ItemResult
+from tests.evaluator_registry import run_run_evaluators
 from tests.shared.analysis.in_memory import compute_aggregates
 
 pytestmark = pytest.mark.integration

@@ -30,7 +30,7 @@ async def test_failing_scores_worst_first_and_limited(
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
     experiment_id = await _experiment(session_factory)
-    strict = PassPolicy(overrides={"order_correctness": PassCriterion.model_validate(">=1")})
+    strict = PassPolicy(pass_criteria={"order_correctness": PassCriterion.model_validate(">=1")})
     async with session_factory() as session:
         failures = await experiment_failures(session, experiment_id, strict, limit=3)
     assert [(f.item_id, f.metric, f.value) for f in failures.failing] == [

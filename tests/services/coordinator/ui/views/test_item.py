@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.ui.views.item import transcript, verdict
-from shared.analysis.pass_rule import PassPolicy
 from shared.contracts.evaluation import EvaluatorSpec
+from tests.evaluator_registry import policy_of
 
 pytestmark = pytest.mark.unit
 
@@ -32,7 +32,7 @@ def test_the_trajectory_reads_as_a_conversation_with_tool_calls() -> None:
 
 
 def test_verdicts_follow_the_one_pass_rule() -> None:
-    policy = PassPolicy(0.5, [EvaluatorSpec(name="retrieval")], {})
+    policy = policy_of([EvaluatorSpec(name="retrieval"), EvaluatorSpec(name="hallucination_rate")], 0.5)
     assert verdict(policy, "recall@10", 0.6, None) == "pass"
     assert verdict(policy, "recall@10", 0.2, None) == "fail"
     assert verdict(policy, "recall@10", None, None) == "not measured"

@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv bytecode ui-assets browser test lint typecheck pytest unit integration demo bench clean stack-up stack-down
+.PHONY: venv bytecode ui-assets browser test lint typecheck docs pytest unit integration demo bench clean stack-up stack-down
 
 venv: $(STAMP)
 
@@ -46,12 +46,13 @@ bytecode: venv
 	@$(BIN)/python -m compileall -q -j 0 services shared tests bench yardstick > /dev/null
 
 lint: venv
-	$(BIN)/ruff check services shared tests bench yardstick
-	$(BIN)/ruff format --check services shared tests bench yardstick
+	$(BIN)/ruff check services shared tests bench yardstick docs/gen
+	$(BIN)/ruff format --check services shared tests bench yardstick docs/gen
 	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy services shared yardstick
+	$(BIN)/mypy -p docs.gen
 
 pytest: bytecode ui-assets browser
 	$(BIN)/python -m pytest -q
@@ -62,7 +63,13 @@ unit: bytecode ui-assets
 integration: bytecode ui-assets browser
 	$(BIN)/python -m pytest -q -m integration
 
-test: lint typecheck pytest
+# The site (MkDocs Material) into build/site; the reference pages are generated from the code by
+# the hook in docs/gen/ (nothing fetched, nothing generated written into docs/). Run with -m so
+# that the hook can import this repository's packages.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --quiet
+
+test: lint typecheck docs pytest
 
 demo: bytecode ui-assets
 	$(BIN)/yardstick demo

@@ -1,0 +1,54 @@
+"""The generated reference pages follow the code: a page per CLI command, every evaluator listed."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+
+from docs.gen import CLI_DIR, cli_pages, evaluator_entries, evaluators_page, reference_pages
+from services.cli.app import app
+from shared.evaluators.registry import REGISTRY, load_builtin_evaluators
+
+pytestmark = pytest.mark.unit
+
+
+def _commands(command: object, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    subs: dict[str, object] = getattr(command, "commands", {})
+    return [p for name, sub in subs.items() for p in [(*path, name), *_commands(sub, (*path, name))]]
+
+
+def test_a_page_per_top_level_command_and_a_section_per_subcommand() -> None:
+    pages = cli_pages()
+    root = typer.main.get_command(app)
+    for path in _commands(root):
+        page = pages[f"{CLI_DIR}/{path[0]}.md"]
+        assert f"`yardstick {' '.join(path)}`" in page, path
+    assert set(pages) == {f"{CLI_DIR}/index.md"} | {f"{CLI_DIR}/{name}.md" for name in root.commands}
+
+
+def test_every_option_of_run_is_documented() -> None:
+    page = cli_pages()[f"{CLI_DIR}/run.md"]
+    run = typer.main.get_command(app).commands["run"]
+    for param in run.params:
+        assert any(f"`{opt}" in page or f" {opt}" in page for opt in param.opts), param.name
+
+
+def test_every_registered_evaluator_is_in_the_catalogue() -> None:
+    load_builtin_evaluators()
+    page = evaluators_page()
+    assert {e.name for e in evaluator_entries()} == set(REGISTRY)
+    for name in REGISTRY:
+        assert f"### `{name}`" in page
+
+
+def test_declared_pass_criteria_are_shown() -> None:
+    by_name = {e.name: e for e in evaluator_entries()}
+    assert by_name["string_similarity"].passes.startswith(">= 0.8")
+    assert by_name["retrieval"].passes.startswith("declared per metric")
+    assert by_name["hallucination_rate"].passes.startswith("<= 0.5")
+
+
+def test_the_http_api_page_lists_every_route() -> None:
+    page = reference_pages()["reference/http-api.md"]
+    for route in ("`POST /experiments`", "`GET /experiments/{experiment_id}/items`", "`POST /comparisons`"):
+        assert route in page

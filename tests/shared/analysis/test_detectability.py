@@ -38,7 +38,7 @@ def test_no_significant_change_carries_its_mde_and_sparse_changes_leave_the_fami
         {"order_correctness": x, "tool_call_accuracy": 1.0} for x in (0.4, 0.5, 0.45, 0.6, 0.33)
     ]
     report = compare_runs(_run("b", base), _run("c", cand), ComparisonConfig(breakdown_keys=[]))
-    order, tool, errors = report.metrics
+    order, tool, _errors = report.metrics
     assert order.status == "no_significant_change"
     assert order.mde is not None and order.mde.basis == "paired_differences"
     assert order.mde.effect == pytest.approx(0.133, abs=0.005) and order.mde.alpha == 0.05

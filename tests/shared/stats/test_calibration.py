@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 import pytest
-
 from scipy import stats as sps  # type: ignore[import-untyped]
 
 from shared.stats import holm_tarone_adjust, mcnemar_exact, min_p_given, pair_values

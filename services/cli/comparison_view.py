@@ -29,12 +29,12 @@ def _num(value: float | None, signed: bool = False) -> str:
 
 
 def _mde(result: MetricResult) -> str:
-    """'±0.133 (n 25, α 0.05)': the change the test would have caught with 80 % power."""
+    """'±0.133 (n 25, alpha 0.05)': the change the test would have caught with 80 % power."""
     m = result.mde
     if m is None:
         return "-"
     effect = "none" if m.effect is None else f"±{m.effect:.3g}"
-    return f"{effect} (n {m.n_pairs}, α {m.alpha:.2g})"
+    return f"{effect} (n {m.n_pairs}, alpha {m.alpha:.2g})"
 
 
 def _status(result: MetricResult) -> Text:

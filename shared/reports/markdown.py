@@ -16,12 +16,14 @@ _STATUS = {
 
 
 def fmt_mde(r: MetricResult) -> str:
-    """'±0.133 (n=25, α=0.05)': the change the test would have caught with 80 % power; 'none' when
+    """'±0.133 (n=25, alpha=0.05)': the change the test would have caught with 80 % power; 'none' when
     no change could have been; '-' for reports from before it was computed."""
     m = r.mde
     if m is None:
         return "-"
-    return ("none" if m.effect is None else f"±{fmt_num(m.effect)}") + f" (n={m.n_pairs}, α={m.alpha:.2g})"
+    return (
+        "none" if m.effect is None else f"±{fmt_num(m.effect)}"
+    ) + f" (n={m.n_pairs}, alpha={m.alpha:.2g})"
 
 
 _TEST_LABEL = {
@@ -98,12 +100,12 @@ def _power_table(report: ComparisonReport) -> list[str]:
         "## What each test could have detected",
         "",
         "MDE: the smallest true change of the mean the test would find significant with 80% power, at "
-        "α = alpha / the metric's family size (the level a lone change must reach, so conservative "
+        "alpha = alpha / the metric's family size (the level a lone change must reach, so conservative "
         "when several metrics change); 'none': too few items for any change. Metrics that cannot be "
         "significant whatever the signs of their changes (e.g. no discordant pair) leave the Holm "
         "family (Tarone), so the others keep their power.",
         "",
-        *_table(["Metric", "Pairs", "Test", "α", "MDE (80% power)"], rows),
+        *_table(["Metric", "Pairs", "Test", "alpha", "MDE (80% power)"], rows),
     ]
 
 
@@ -121,7 +123,8 @@ def comparison_markdown(report: ComparisonReport) -> str:
         "",
         *_table(_HEADER, [_metric_row(r, r.metric) for r in report.metrics]),
         "",
-        "p-values are Holm-adjusted (Tarone's refinement) across the metrics above (raw ones are in the JSON report); "
+        "p-values are Holm-adjusted (with Tarone's refinement) across the metrics above (raw ones are "
+        "in the JSON report); "
         "0/1 metrics use the exact McNemar test, others the exact sign-flip test up to 16 pairs and a "
         "Monte Carlo sign-flip test beyond; the delta's interval is the bootstrap percentile interval, "
         "not adjusted for the number of metrics. d = pooled Cohen's d, dz = paired effect size. "

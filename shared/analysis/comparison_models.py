@@ -52,7 +52,10 @@ class MetricResult(BaseModel):
     direction: Literal["higher_is_better", "lower_is_better"]
     threshold: float = Field(description="Signed delta beyond which (in the bad direction) it regresses")
     comparison: PairedComparison = Field(description="Summaries, delta + CI, effect sizes, raw p-value")
-    p_adjusted: float | None = Field(description="Holm-adjusted p-value within this metric's family")
+    p_adjusted: float | None = Field(
+        description="Holm-adjusted p-value within this metric's family, with Tarone's family sizes at "
+        "the comparison's alpha (so it is meant for comparing with that alpha)"
+    )
     significant: bool = Field(description="p_adjusted < alpha")
     status: MetricStatus
     reason: str = Field(default="", description="Why this status, in words (threshold, test, p, interval)")

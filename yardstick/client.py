@@ -31,8 +31,10 @@ from services.coordinator.schemas import (
     ExperimentStatus,
     ItemsPage,
     ItemsUpsert,
+    PlanCreate,
     UpsertResult,
 )
+from shared.analysis.planning import PowerPlan
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
@@ -299,6 +301,30 @@ class Client:
             gate=gate,
         )
         return self._api.post(ComparisonOut, "/comparisons", body)
+
+    def plan(
+        self,
+        experiment_id: str,
+        metric: str,
+        drop: float,
+        *,
+        alpha: float = 0.05,
+        power: float = 0.8,
+        family_size: int | None = None,
+        correlation: float = 0.5,
+    ) -> PowerPlan:
+        """How many items a comparison needs to detect a change ``drop`` of ``metric``, from this
+        run's spread (or pass rate), and what the run's own size can detect."""
+        body = PlanCreate(
+            experiment_id=experiment_id,
+            metric=metric,
+            drop=drop,
+            alpha=alpha,
+            power=power,
+            family_size=family_size,
+            correlation=correlation,
+        )
+        return self._api.post(PowerPlan, "/plans", body)
 
     def comparison_text(self, comparison_id: str, format: ReportFormat = "md") -> str:
         """A comparison as markdown (or JUnit XML)."""

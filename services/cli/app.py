@@ -17,6 +17,7 @@ from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
 from services.cli.demo_cmd import demo_command
 from services.cli.generate_retrieval import generate_retrieval_command
+from services.cli.plan_cmd import plan_command
 from services.cli.report_cmd import report_command
 from services.cli.rescore_cmd import rescore_command
 from services.cli.run_cmd import run_command
@@ -42,6 +43,7 @@ app.command("run")(run_command)
 app.command("rescore")(rescore_command)
 app.command("cancel")(cancel_command)
 app.command("compare")(compare_command)
+app.command("plan")(plan_command)
 app.command("report")(report_command)
 app.command("items")(experiments_cmd.items_command)
 app.command("score")(score_command)

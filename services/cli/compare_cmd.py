@@ -1,4 +1,8 @@
-"""`yardstick compare A B`: statistical comparison of two experiments (ids, names or exported files)."""
+"""`yardstick compare A B`: statistical comparison of two experiments (ids, names or exported files).
+
+Exit codes: 0 ok; 1 a gate missed, or a regression with ``--fail-on-regression``; 2 a usage error;
+3 with ``--fail-on-regression``, no regression but some metric had too few items to detect any
+change (``report.inconclusive``): a gate that could not have failed is not a pass."""
 
 from __future__ import annotations
 
@@ -42,7 +46,11 @@ def compare_command(
     alpha: float = typer.Option(
         0.05, min=0.0001, max=0.5, help="Significance level (Holm-corrected across metrics)"
     ),
-    fail_on_regression: bool = typer.Option(False, help="Exit 1 on a significant regression (for CI)"),
+    fail_on_regression: bool = typer.Option(
+        False,
+        help="Exit 1 on a significant regression (for CI); exit 3 when some metric had too few items "
+        "to detect any change (the gate could not have failed)",
+    ),
     gate: list[str] = typer.Option(
         [],
         "--gate",
@@ -90,3 +98,9 @@ def compare_command(
         stdout_console().print(comparison_view(report))
     if not report.gates_passed or (fail_on_regression and report.regression):
         raise typer.Exit(1)
+    if fail_on_regression and report.inconclusive:
+        err.print(
+            f"[bold yellow]inconclusive[/bold yellow]: too few items to detect any change in "
+            f"{', '.join(report.underpowered)}; exit 3"
+        )
+        raise typer.Exit(3)

@@ -1,4 +1,5 @@
-"""A terminal-sized view of a comparison report: overall metrics, then per-category deltas."""
+"""A terminal-sized view of a comparison report: overall metrics (with what each could have detected),
+then per-category deltas."""
 
 from __future__ import annotations
 
@@ -9,13 +10,22 @@ from rich.text import Text
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
 
-STATUS_STYLE = {"regression": "bold red", "improvement": "green"}
+STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 
 
 def _num(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{value:+.3f}" if signed else f"{value:.3f}"
+
+
+def _mde(result: MetricResult) -> str:
+    """'±0.133 (n 25, alpha 0.05)': the change the test would have caught with 80 % power."""
+    m = result.mde
+    if m is None:
+        return "-"
+    effect = "none" if m.effect is None else f"±{m.effect:.3g}"
+    return f"{effect} (n {m.n_pairs}, alpha {m.alpha:.2g})"
 
 
 def _status(result: MetricResult) -> Text:
@@ -32,6 +42,7 @@ def _overall(report: ComparisonReport) -> Table:
         "95% CI of delta",
         "p (Holm)",
         "test",
+        "MDE 80%",
         "status",
     ):
         table.add_column(column, justify="left" if column in ("metric", "test", "status") else "right")
@@ -45,6 +56,7 @@ def _overall(report: ComparisonReport) -> Table:
             f"[{_num(c.delta_ci_low, True)}, {_num(c.delta_ci_high, True)}]",
             "-" if r.p_adjusted is None else f"{r.p_adjusted:.3f}",
             c.test or "-",
+            _mde(r),
             _status(r),
         )
     return table
@@ -102,6 +114,15 @@ def comparison_view(report: ComparisonReport) -> Group:
         if table is not None:
             parts.append(table)
             break
-    style = "bold red" if report.regression else "bold green"
+    style = "bold red" if report.regression else ("bold yellow" if report.inconclusive else "bold green")
     parts.append(Text(f"Verdict: {report.verdict}", style=style))
+    if report.underpowered:
+        parts.append(
+            Text(
+                f"⚠ too few items to detect any change in {', '.join(report.underpowered)}: "
+                "no outcome of their test could be significant, so a regression gate cannot fail on "
+                "them; `yardstick plan` says how many items a change needs",
+                style="bold yellow",
+            )
+        )
     return Group(*parts)

@@ -3,7 +3,8 @@ comparison).
 
 Exit codes: 0 ok; 1 a gate missed or a regression (with ``--fail-on-regression``); 2 a usage error
 (bad option, refused request); 3 the run itself went wrong: it failed or was cancelled, more items
-errored than ``--max-error-rate`` allows, or a metric measured nothing."""
+errored than ``--max-error-rate`` allows, or a metric measured nothing; or, with
+``--fail-on-regression``, the comparison had too few items to detect any change in some metric."""
 
 from __future__ import annotations
 
@@ -49,13 +50,18 @@ def start_and_follow(
         raise typer.Exit(130) from None
 
 
-def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
+def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> bool:
+    """Print the run's comparison with its baseline, if any; whether it was inconclusive (too few
+    items to detect any change in some metric)."""
     if experiment.get("comparison_id"):
         body = client.get(f"/comparisons/{experiment['comparison_id']}")
         from services.cli.comparison_view import comparison_view  # deferred: SciPy
         from shared.analysis.comparison_models import ComparisonReport
 
-        stdout_console().print(comparison_view(ComparisonReport.model_validate(body["report"])))
+        report = ComparisonReport.model_validate(body["report"])
+        stdout_console().print(comparison_view(report))
+        return report.inconclusive
+    return False
 
 
 def run_command(
@@ -128,13 +134,17 @@ def run_command(
     except (ApiError, TargetOptionError, ValueError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
+    inconclusive = False
     if as_json:
         print(json.dumps(experiment, indent=2))
+        if fail_on_regression and experiment.get("comparison_id"):
+            report = client.get(f"/comparisons/{experiment['comparison_id']}")["report"]
+            inconclusive = bool(report.get("inconclusive"))
     else:
         stdout_console().print(summary_table(experiment))
         print_failures(client, experiment, err)
-        print_comparison(client, experiment, err)
-    raise typer.Exit(exit_code(experiment, fail_on_regression))
+        inconclusive = print_comparison(client, experiment, err)
+    raise typer.Exit(exit_code(experiment, fail_on_regression, inconclusive))
 
 
 def print_failures(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
@@ -152,8 +162,9 @@ def print_failures(client: ApiClient, experiment: dict[str, Any], console: Conso
         )
 
 
-def exit_code(experiment: dict[str, Any], fail_on_regression: bool) -> int:
-    """3 when the run went wrong (failed, cancelled, warnings), 1 for a regression that counts."""
+def exit_code(experiment: dict[str, Any], fail_on_regression: bool, inconclusive: bool = False) -> int:
+    """3 when the run went wrong (failed, cancelled, warnings) or, with ``fail_on_regression``, its
+    comparison could not have detected any change in some metric; 1 for a regression that counts."""
     if experiment["status"] != "completed":
         err.print(f"[red]experiment {experiment['status']}[/red]: {experiment.get('error') or ''}")
         return 3
@@ -164,6 +175,9 @@ def exit_code(experiment: dict[str, Any], fail_on_regression: bool) -> int:
         return 1
     if fail_on_regression and experiment.get("regression"):
         return 1
+    if fail_on_regression and inconclusive:
+        err.print("[bold yellow]inconclusive[/bold yellow]: too few items to detect any change; exit 3")
+        return 3
     return 0
 
 

@@ -14,6 +14,7 @@ from services.coordinator.api import (
     experiments,
     keys,
     online,
+    plans,
     prompts,
     rescore,
     sign_in_links,
@@ -57,6 +58,7 @@ def create_app(settings: CoordinatorSettings) -> FastAPI:
     app.include_router(experiments.router)
     app.include_router(rescore.router)
     app.include_router(comparisons.router)
+    app.include_router(plans.router)
     app.include_router(online.router)
     app.include_router(keys.router)
     app.include_router(prompts.router)

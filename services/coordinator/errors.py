@@ -65,6 +65,10 @@ class InvalidComparison(CoordinatorError):
     status_code = 422
 
 
+class InvalidPlan(CoordinatorError):
+    status_code = 422
+
+
 class Unauthorized(CoordinatorError):
     status_code = 401
 

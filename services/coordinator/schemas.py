@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport
+from shared.analysis.planning import PlanRequest
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
@@ -240,3 +241,10 @@ class ComparisonOut(BaseModel):
     regression: bool
     report: ComparisonReport
     created_at: datetime
+
+
+# ---- plans ------------------------------------------------------------------------------------
+
+
+class PlanCreate(PlanRequest):
+    """``POST /plans``: the shared ``PlanRequest`` (the CLI builds it without the coordinator)."""

@@ -6,15 +6,21 @@ Rules (also in the report's field descriptions):
   values are present (pairwise deletion, counted in ``n_dropped``). Errors are compared on
   their own as the lower-is-better metric ``error_rate`` (per-pair 0/1, exact McNemar).
 - Test: exact McNemar when every paired value is 0/1, otherwise the exact sign-flip test up to
-  16 pairs and the two-sided paired bootstrap beyond (``shared.stats.compare_paired``);
-  Holm-corrected across the compared metrics.
-  Each breakdown key (e.g. all categories x all metrics) is its own Holm family.
+  16 pairs and the Monte Carlo sign-flip test beyond (``shared.stats.compare_paired``);
+  Holm-corrected across the compared metrics, with Tarone's refinement: a metric that cannot be
+  significant whatever the signs of its changes (no discordant pair, no non-zero difference, or
+  too few) is not counted (``detectability``). Each breakdown key (e.g. all categories x all
+  metrics) is its own family.
+- Too few items: when no outcome of the test could reach alpha at a metric's number of pairs
+  (exact McNemar or sign flip on 4 pairs: at best p = 0.125) its status is ``insufficient_data``,
+  it is listed in ``underpowered`` and the report is ``inconclusive`` unless something regressed.
+- Every tested metric carries its minimum detectable effect (``MetricResult.mde``).
 - What a metric means (direction, regression threshold) is the candidate's resolved spec
   (``MetricSpecs``: its evaluator's declaration, the experiment's overrides), overridden for one
   comparison by ``ComparisonConfig.thresholds`` / ``lower_is_better``. Thresholds are signed
   deltas in the metric's bad direction (-0.05 for higher-is-better, +100 for latency in ms).
-  Regression: delta worse than the threshold AND Holm-adjusted p < alpha. Improvement: delta
-  better than the mirrored threshold AND Holm-adjusted p < alpha. An informational metric is
+  Regression: delta worse than the threshold AND adjusted p < alpha. Improvement: delta
+  better than the mirrored threshold AND adjusted p < alpha. An informational metric is
   compared and shown but never a regression or an improvement. Where the baseline's spec of a
   metric differs (direction, criterion, threshold, evaluator version), the verdict says so.
 - A NaN score or latency counts as missing (None).
@@ -37,6 +43,7 @@ from shared.analysis.comparison_models import (
     MetricResult,
     RunScoreDelta,
 )
+from shared.analysis.detectability import tarone_family, too_few_items, unconfirmed, with_power
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs, spec_differences
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
@@ -45,7 +52,7 @@ from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
 from shared.contracts.metric_spec import MetricSpec
-from shared.stats import FloatArray, PairedComparison, compare_paired_many, holm_adjust
+from shared.stats import FloatArray, PairedComparison, compare_paired_many
 
 
 def _select_metrics(
@@ -104,6 +111,8 @@ def verdict(
             f"informational metric: delta {comp.delta:+.3g} is shown, never called a regression or an "
             f"improvement (p {comp.p_value:.3g}, {comp.test})"
         )
+    if (too_few := too_few_items(comp, config.alpha)) is not None:
+        return "insufficient_data", too_few
     sign = -1.0 if lower else 1.0  # flip lower-is-better metrics so "bigger is better"
     low, high = comp.delta_ci_low, comp.delta_ci_high
     worst = (
@@ -224,12 +233,17 @@ class ComparisonBuilder:
             )
 
     def _family(self, comparisons: list[list[PairedComparison]]) -> list[list[MetricResult]]:
-        """One Holm family over every group (rows) x metric (columns)."""
-        flat_adj = holm_adjust([c.p_value for row in comparisons for c in row])
+        """One Holm-Tarone family over every group (rows) x metric (columns)."""
+        alpha = self.config.alpha
+        family = tarone_family([c for row in comparisons for c in row], alpha)
         width = len(self.metrics)
         return [
             [
-                _result(m, row[j], flat_adj[g * width + j], self.specs[m], self.config)
+                with_power(
+                    _result(m, row[j], family[g * width + j].p_adjusted, self.specs[m], self.config),
+                    family[g * width + j],
+                    alpha,
+                )
                 for j, m in enumerate(self.metrics)
             ]
             for g, row in enumerate(comparisons)
@@ -266,16 +280,26 @@ def _run_score_deltas(baseline: list[Evaluation], candidate: list[Evaluation]) -
     return out
 
 
-def _verdict(report_n: int, regressions: list[MetricResult], improved: int, flagged: list[str]) -> str:
+def _verdict(report_n: int, overall: list[MetricResult], flagged: list[str], underpowered: list[str]) -> str:
+    regressions = [r for r in overall if r.status == "regression"]
+    improved = sum(r.status == "improvement" for r in overall)
+    unsure = [u for r in overall if (u := unconfirmed(r)) is not None]
     if report_n == 0:
         return "INCONCLUSIVE: no (item_id, trial) pairs match between baseline and candidate"
+    few = ", ".join(underpowered[:3]) + (", …" if len(underpowered) > 3 else "")
     if regressions:
         what = ", ".join(f"{r.metric} {r.comparison.delta:+.3g}" for r in regressions[:3])
         what += ", …" if len(regressions) > 3 else ""
         head = f"REGRESSION: {len(regressions)} metric(s) regressed ({what})"
+    elif underpowered:
+        head = f"INCONCLUSIVE: too few items to detect any change in {few}"
     else:
         head = "OK: no significant regression"
     tail = f" on {report_n} paired items; {improved} improved"
+    if regressions and underpowered:
+        tail += f"; too few items to detect any change in {few}"
+    if unsure:
+        tail += f"; past the threshold but not significant: {', '.join(unsure)}"
     if flagged:
         tail += f"; breakdown regressions: {', '.join(flagged)}"
     return head + tail
@@ -290,6 +314,9 @@ def _report(
         f"{b.key}={b.value}:{r.metric}" for b in breakdowns for r in b.metrics if r.status == "regression"
     ]
     improved = [r.metric for r in overall if r.status == "improvement"]
+    underpowered = [
+        r.metric for r in overall if r.status == "insufficient_data" and r.comparison.test is not None
+    ]
     means: dict[str, float | None] = {r.metric: r.comparison.candidate.mean for r in overall}
     gates = check_gates(config.gates, means)
     return ComparisonReport(
@@ -311,10 +338,12 @@ def _report(
         improvements=improved,
         breakdown_regressions=flagged,
         regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
+        underpowered=underpowered,
+        inconclusive=bool(underpowered) and not regressions,
         gates=gates,
         gates_passed=all(g.passed for g in gates),
         spec_differences=builder.spec_differences,
-        verdict=_verdict(paired.n_pairs, regressions, len(improved), flagged)
+        verdict=_verdict(paired.n_pairs, overall, flagged, underpowered)
         + "".join(f"; gate missed: {g.gate}" for g in gates if not g.passed)
         + "".join(
             f"; {metric} means something else in each run ({', '.join(what)})"

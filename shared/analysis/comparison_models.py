@@ -10,11 +10,42 @@ from shared.analysis.run_data import ItemKey
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.gates import GateResult
 from shared.contracts.metric_spec import MetricDirection, MetricSpec
-from shared.stats import PairedComparison
+from shared.stats import PairedComparison, TestName
 
 MetricStatus = Literal[
     "regression", "improvement", "no_significant_change", "insufficient_data", "informational"
 ]
+
+
+class MinimumDetectableEffect(BaseModel):
+    """What this comparison could have seen on one metric: the minimum detectable effect (MDE).
+
+    Formulas in ``shared.stats.power``: the noncentral-t approximation of the sign-flip test for
+    scores, the exact power of McNemar's test for 0/1 values."""
+
+    effect: float | None = Field(
+        description="Smallest true change of the mean (absolute, in the metric's units, either "
+        "direction) that `test` would find significant at level `alpha` with probability `power` "
+        "on these pairs; None when no change could be (too few pairs, or no spread to estimate from)"
+    )
+    alpha: float = Field(
+        description="Level the MDE is computed at: the comparison's alpha divided by the size of this "
+        "metric's Holm-Tarone family (counting this metric). That is the level a change must reach "
+        "when it is the only one in its family (Holm's first step), so the MDE is conservative when "
+        "other metrics change too (later Holm steps need less); the unadjusted alpha would promise "
+        "more than the Holm-corrected verdict delivers"
+    )
+    power: float = Field(description="Probability of detecting a change of `effect` (0.8)")
+    n_pairs: int = Field(description="Complete pairs the test used")
+    test: TestName = Field(description="The test the MDE is for (the one whose p-value is reported)")
+    basis: Literal["paired_differences", "baseline_spread", "discordance"] = Field(
+        description="What the noise comes from: the SD of the paired differences; the baseline's SD "
+        "(when every difference was equal: assumes a correlation of 0.5 between the runs); or, for "
+        "0/1 values, the discordance (churn 2·min(b, c)/n: flips that cancel out)"
+    )
+    spread: float = Field(description="The noise used: SD of the differences, or the churn rate")
+    min_p: float = Field(description="Smallest p-value any outcome of `test` can give with n_pairs")
+    pairs_needed: int = Field(description="Fewest pairs with which some outcome of `test` reaches `alpha`")
 
 
 class MetricResult(BaseModel):
@@ -31,10 +62,27 @@ class MetricResult(BaseModel):
         default=None, description="The metric's resolved spec this comparison used (None in older reports)"
     )
     comparison: PairedComparison = Field(description="Summaries, delta + CI, effect sizes, raw p-value")
-    p_adjusted: float | None = Field(description="Holm-adjusted p-value within this metric's family")
+    p_adjusted: float | None = Field(
+        description="Holm-adjusted p-value within this metric's family, with Tarone's family sizes at "
+        "the comparison's alpha (so it is meant for comparing with that alpha)"
+    )
     significant: bool = Field(description="p_adjusted < alpha")
     status: MetricStatus
     reason: str = Field(default="", description="Why this status, in words (threshold, test, p, interval)")
+    mde: MinimumDetectableEffect | None = Field(
+        default=None, description="The smallest change this comparison could have detected (None if untested)"
+    )
+    family_size: int | None = Field(
+        default=None,
+        description="Tarone's size of this metric's Holm family at alpha: metrics that cannot be "
+        "significant whatever the signs of their changes (e.g. no discordant pair) are not counted, "
+        "so the rest keep their power. None for reports from before it was computed",
+    )
+    in_family: bool | None = Field(
+        default=None,
+        description="Whether this metric counted in its family (False: its smallest attainable "
+        "p-value, comparison.min_p_value, exceeds alpha / family size, so it cannot be significant)",
+    )
 
 
 class BreakdownResult(BaseModel):
@@ -84,6 +132,16 @@ class ComparisonReport(BaseModel):
     improvements: list[str] = Field(description="Metrics with status 'improvement'")
     breakdown_regressions: list[str] = Field(description="'key=value:metric' entries that regressed")
     regression: bool = Field(description="An overall metric regressed (or a breakdown one, if asked)")
+    underpowered: list[str] = Field(
+        default_factory=list,
+        description="Overall metrics with too few items to detect any change: no outcome of their "
+        "test could reach alpha (status insufficient_data). A regression gate cannot fail on them",
+    )
+    inconclusive: bool = Field(
+        default=False,
+        description="No regression, but some overall metric could not have detected any change "
+        "(`underpowered`): the CLI's --fail-on-regression exits 3 instead of passing",
+    )
     gates: list[GateResult] = Field(default_factory=list, description="Absolute gates on the candidate")
     gates_passed: bool = Field(default=True, description="Every absolute gate met (True without gates)")
     spec_differences: dict[str, list[str]] = Field(

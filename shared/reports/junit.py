@@ -9,7 +9,7 @@ from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.run_data import RunData
 from shared.contracts.gates import GateResult
-from shared.reports.markdown import fmt_num, fmt_p
+from shared.reports.markdown import fmt_mde, fmt_num, fmt_p
 
 # Characters XML 1.0 cannot carry at all (ElementTree escapes &<>" but passes these through).
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -38,7 +38,8 @@ def _describe(r: MetricResult) -> str:
         f"{fmt_num(c.candidate.mean)}, delta {fmt_num(c.delta, signed=True)} "
         f"[{fmt_num(c.delta_ci_low)}, {fmt_num(c.delta_ci_high)}], threshold "
         f"{fmt_num(r.threshold, signed=True)}, test {c.test or '-'}, p={fmt_p(c.p_value)}, "
-        f"p_adj={fmt_p(r.p_adjusted)}, n_pairs={c.n_pairs}, dropped={c.n_dropped}; {r.status}: {r.reason}"
+        f"p_adj={fmt_p(r.p_adjusted)}, n_pairs={c.n_pairs}, dropped={c.n_dropped}, "
+        f"mde_80%={fmt_mde(r)}; {r.status}: {r.reason}"
     )
 
 
@@ -49,7 +50,11 @@ def _metric_case(suite: ET.Element, classname: str, name: str, r: MetricResult, 
         _sub(case, "failure", text, message=f"{name} regressed", type="regression")
         return 1
     if r.status == "insufficient_data":
-        _sub(case, "skipped", message=f"insufficient data for {name} (n_pairs={r.comparison.n_pairs})")
+        _sub(
+            case,
+            "skipped",
+            message=f"too few items to detect any change in {name} (n_pairs={r.comparison.n_pairs})",
+        )
     _sub(case, "system-out", f"{r.status}: {text}")
     return 0
 
@@ -83,6 +88,7 @@ def comparison_junit(report: ComparisonReport) -> str:
         ("candidate_id", report.candidate_id),
         ("n_pairs", str(report.n_pairs)),
         ("verdict", report.verdict),
+        ("inconclusive", str(report.inconclusive).lower()),
     ):
         _sub(props, "property", name=key, value=value)
     failures = sum(_metric_case(suite, "comparison", r.metric, r, True) for r in report.metrics)

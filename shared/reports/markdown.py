@@ -15,6 +15,19 @@ _STATUS = {
     "informational": "🔵 informational",
 }
 _ARROW = {"higher_is_better": "↑", "lower_is_better": "↓", "informational": "·"}
+
+
+def fmt_mde(r: MetricResult) -> str:
+    """'±0.133 (n=25, alpha=0.05)': the change the test would have caught with 80 % power; 'none' when
+    no change could have been; '-' for reports from before it was computed."""
+    m = r.mde
+    if m is None:
+        return "-"
+    return (
+        "none" if m.effect is None else f"±{fmt_num(m.effect)}"
+    ) + f" (n={m.n_pairs}, alpha={m.alpha:.2g})"
+
+
 _TEST_LABEL = {
     "paired_bootstrap": "bootstrap",
     "mcnemar_exact": "McNemar",
@@ -73,6 +86,29 @@ def _metric_row(r: MetricResult, label: str) -> list[str]:
 
 
 _HEADER = ["Metric", "Baseline", "Candidate", "Delta [95% CI]", "Delta %", "p-value", "Effect Size", "Status"]
+"""The retrieval-regression report's table, as its requirement spells it; the MDE has its own table."""
+
+
+def _power_table(report: ComparisonReport) -> list[str]:
+    rows = [
+        [cell(r.metric), str(r.mde.n_pairs), _TEST_LABEL[r.mde.test], f"{r.mde.alpha:.3g}", fmt_mde(r)]
+        for r in report.metrics
+        if r.mde is not None
+    ]
+    if not rows:
+        return []
+    return [
+        "",
+        "## What each test could have detected",
+        "",
+        "MDE: the smallest true change of the mean the test would find significant with 80% power, at "
+        "alpha = alpha / the metric's family size (the level a lone change must reach, so conservative "
+        "when several metrics change); 'none': too few items for any change. Metrics that cannot be "
+        "significant whatever the signs of their changes (e.g. no discordant pair) leave the Holm "
+        "family (Tarone), so the others keep their power.",
+        "",
+        *_table(["Metric", "Pairs", "Test", "alpha", "MDE (80% power)"], rows),
+    ]
 
 
 def _spec_differences(report: ComparisonReport) -> list[str]:
@@ -100,7 +136,8 @@ def comparison_markdown(report: ComparisonReport) -> str:
         "",
         *_table(_HEADER, [_metric_row(r, r.metric) for r in report.metrics]),
         "",
-        "p-values are Holm-adjusted across the metrics above (raw p-values are in the JSON report); "
+        "p-values are Holm-adjusted (with Tarone's refinement) across the metrics above (raw ones are "
+        "in the JSON report); "
         "0/1 metrics use the exact McNemar test, others the exact sign-flip test up to 16 pairs and a "
         "Monte Carlo sign-flip test beyond; the delta's interval is the bootstrap percentile interval, "
         "not adjusted for the number of metrics. d = pooled Cohen's d, dz = paired effect size. "
@@ -111,6 +148,8 @@ def comparison_markdown(report: ComparisonReport) -> str:
         "",
         *[f"- **{cell(r.metric)}** ({r.status.replace('_', ' ')}): {cell(r.reason)}" for r in report.metrics],
         *_gates(report.gates),
+        *_underpowered(report),
+        *_power_table(report),
     ]
     counts = {s: sum(r.status == s for r in report.metrics) for s in _STATUS}
     out += [
@@ -120,7 +159,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
         f"- **Regressions**: {counts['regression']}",
         f"- **Improvements**: {counts['improvement']}",
         f"- **No significant change**: {counts['no_significant_change']}",
-        f"- **Insufficient data**: {counts['insufficient_data']}",
+        f"- **Insufficient data** (too few items to detect any change): {counts['insufficient_data']}",
     ]
     regressed = [r for r in report.metrics if r.status == "regression"]
     if regressed:
@@ -155,6 +194,16 @@ def comparison_markdown(report: ComparisonReport) -> str:
             more = f" (+{len(keys) - _MAX_LISTED} more)" if len(keys) > _MAX_LISTED else ""
             out += ["", f"Only in {side}: {listed}{more}"]
     return "\n".join(out) + "\n"
+
+
+def _underpowered(report: ComparisonReport) -> list[str]:
+    if not report.underpowered:
+        return []
+    return [
+        "",
+        f"> ⚠️ **Too few items to detect any change** in {cell(', '.join(report.underpowered))}: no "
+        "outcome of their test could reach alpha, so a regression gate cannot fail on them.",
+    ]
 
 
 def _gates(gates: list[GateResult]) -> list[str]:

@@ -1,8 +1,9 @@
-"""Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing.
+"""Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing, power.
 
 Pure NumPy / SciPy, vectorised; every function drops ``None`` / NaN and reports how many.
 """
 
+from shared.stats.attainable import min_p_at_n, min_p_given, pairs_needed_for
 from shared.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     PairedBootstrapResult,
@@ -24,13 +25,25 @@ from shared.stats.descriptive import (
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.errors import StatsInputError
 from shared.stats.mcnemar import McNemarResult, mcnemar_exact
-from shared.stats.multiple_testing import holm_adjust, holm_reject
+from shared.stats.multiple_testing import holm_adjust, holm_reject, holm_tarone_adjust, tarone_size
 from shared.stats.paired_comparison import PairedComparison, TestName, compare_paired
 from shared.stats.paired_many import compare_paired_many
+from shared.stats.power import (
+    DEFAULT_POWER,
+    mcnemar_power,
+    mde_continuous,
+    mde_pass_fail,
+    pairs_for_continuous,
+    pairs_for_pass_fail,
+    planning_churn,
+    planning_spread,
+    sign_flip_power,
+)
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 from shared.stats.time_buckets import BucketMean, bucketed_means
 
 __all__ = [
+    "DEFAULT_POWER",
     "DEFAULT_RESAMPLES",
     "EXACT_MAX_PAIRS",
     "BucketMean",
@@ -55,14 +68,27 @@ __all__ = [
     "drop_missing",
     "holm_adjust",
     "holm_reject",
+    "holm_tarone_adjust",
     "is_binary",
     "mcnemar_exact",
+    "mcnemar_power",
+    "mde_continuous",
+    "mde_pass_fail",
+    "min_p_at_n",
+    "min_p_given",
     "pair_values",
     "paired_bootstrap",
+    "pairs_for_continuous",
+    "pairs_for_pass_fail",
+    "pairs_needed_for",
     "percentile_interval",
     "percentiles",
+    "planning_churn",
+    "planning_spread",
     "sign_flip_p_value",
+    "sign_flip_power",
     "summarize",
     "t_interval",
+    "tarone_size",
     "wilson_interval",
 ]

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from shared.stats.attainable import min_p_given
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, PairedBootstrapResult, paired_bootstrap
 from shared.stats.cleaning import PairedArrays, Values, is_binary, pair_values
 from shared.stats.descriptive import CiMethod, Summary, summarize
@@ -43,6 +44,16 @@ class PairedComparison(BaseModel, frozen=True):
     cohens_dz: float | None = Field(description="Paired d_z = mean(diff) / sd(diff)")
     test: TestName | None = Field(description="The test whose p-value is reported; None if untestable")
     p_value: float | None = Field(description="Unadjusted two-sided p-value of ``test``")
+    differences_sd: float | None = Field(
+        default=None, description="Sample SD (ddof=1) of the paired differences; None below 2 pairs"
+    )
+    min_p_value: float | None = Field(
+        default=None,
+        description="The smallest p-value ``test`` could have given on these pairs whatever the signs "
+        "of their changes: 2·0.5^k for k discordant pairs (McNemar) or k non-zero differences (exact "
+        "sign flip); for the Monte Carlo sign flip under its fixed sign patterns. Tarone's refinement "
+        "of Holm leaves a metric out of the family when this exceeds the level it would need",
+    )
 
 
 def compare_paired(
@@ -118,4 +129,6 @@ def assemble_comparison(
         cohens_dz=cohens_dz(pairs.differences),
         test=test,
         p_value=p_value,
+        differences_sd=float(pairs.differences.std(ddof=1)) if pairs.n >= 2 else None,
+        min_p_value=min_p_given(pairs, test, boot.seed),
     )

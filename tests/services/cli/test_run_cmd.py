@@ -40,3 +40,9 @@ def test_pass_options() -> None:
     }
     with pytest.raises(typer.BadParameter, match="use METRIC>=X"):
         parse_pass_criteria(["ndcg@10"])
+
+
+def test_an_inconclusive_comparison_is_not_a_silent_pass() -> None:
+    assert exit_code(experiment(), fail_on_regression=True, inconclusive=True) == 3
+    assert exit_code(experiment(), fail_on_regression=False, inconclusive=True) == 0
+    assert exit_code(experiment(regression=True), fail_on_regression=True, inconclusive=True) == 1

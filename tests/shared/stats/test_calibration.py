@@ -12,8 +12,9 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as sps  # type: ignore[import-untyped]
 
-from shared.stats import mcnemar_exact
+from shared.stats import holm_tarone_adjust, mcnemar_exact, min_p_given, pair_values
 from shared.stats.sign_flip import flip_p_values, random_sign_bits, sign_flip_p_value
 
 pytestmark = pytest.mark.unit
@@ -67,3 +68,35 @@ def test_mcnemar_is_calibrated_for_pass_fail_scores(n: int) -> None:
     cand = (rng.random((replicates, n)) < odds).astype(float)
     rate = float(np.mean([mcnemar_exact(b, c).p_value <= ALPHA for b, c in zip(base, cand, strict=True)]))
     assert rate <= _bound(replicates), f"A/A false-positive rate {rate:.4f} at n={n} (pass/fail)"
+
+
+def test_holm_tarone_family_keeps_the_family_wise_error_rate() -> None:
+    """A/A families of six metrics, three pass/fail with little churn (often no discordant pair, so
+    Tarone drops them) and three partial-credit scores that rarely change: the chance that any metric
+    of the family is called significant stays at or below alpha."""
+    rng = np.random.default_rng(2024)
+    replicates, n = 2000, 30
+    bits = random_sign_bits(n, PATTERNS, seed=3)
+    churn = rng.uniform(0.0, 0.15, size=(replicates, 3, 1))  # per metric: pairs that flip, both ways
+    u = rng.random((replicates, 3, n))
+    b = np.count_nonzero(u < churn / 2, axis=2)
+    c = np.count_nonzero((u >= churn / 2) & (u < churn), axis=2)
+    k = b + c
+    mcnemar_p = np.where(k == 0, 1.0, np.minimum(1.0, 2.0 * sps.binom.cdf(np.minimum(b, c), k, 0.5)))
+    mcnemar_floor = np.minimum(1.0, 2.0 * 0.5**k)
+    changed = rng.random((replicates, 3, n)) < rng.uniform(0.05, 0.5, size=(replicates, 3, 1))
+    diffs = np.where(changed, rng.normal(0.0, 0.3, size=(replicates, 3, n)), 0.0)
+    flip_p = flip_p_values(diffs.reshape(-1, n), bits).reshape(replicates, 3)
+    flip_floor = np.array(
+        [
+            [min_p_given(pair_values(np.zeros(n), d), "sign_flip_monte_carlo", 3) or 1.0 for d in row]
+            for row in diffs
+        ]
+    )
+    false_positive = 0
+    for i in range(replicates):
+        p = [*mcnemar_p[i], *flip_p[i]]
+        floors = [*mcnemar_floor[i], *flip_floor[i]]
+        false_positive += any(q is not None and q < ALPHA for q in holm_tarone_adjust(p, floors, ALPHA))
+    rate = false_positive / replicates
+    assert rate <= _bound(replicates), f"family-wise error rate {rate:.4f} with Tarone's refinement"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.stats import StatsInputError, holm_adjust, holm_reject
+from shared.stats import StatsInputError, holm_adjust, holm_reject, holm_tarone_adjust, tarone_size
 
 pytestmark = pytest.mark.unit
 
@@ -47,3 +47,21 @@ def test_properties(p_values: list[float]) -> None:
     # Adjustment preserves the order of the raw p-values.
     order = sorted(range(m), key=lambda i: p_values[i])
     assert all(values[order[i]] <= values[order[i + 1]] + 1e-15 for i in range(m - 1))
+
+
+def test_tarone_leaves_metrics_that_cannot_be_significant_out_of_the_family() -> None:
+    # one metric changed on 7 of 7 discordant pairs (p = 2 x 0.5**7); five had no discordant pair
+    p = [2 * 0.5**7, 1.0, 1.0, 1.0, 1.0, 1.0]
+    floors = [2 * 0.5**7, 1.0, 1.0, 1.0, 1.0, 1.0]
+    assert holm_adjust(p)[0] == pytest.approx(6 * 2 * 0.5**7)  # Holm: 0.094, not significant
+    assert holm_tarone_adjust(p, floors, 0.05)[0] == pytest.approx(2 * 0.5**7)  # Tarone: 0.016
+    assert tarone_size(floors, 0.05) == 1
+
+
+def test_holm_tarone_is_holm_when_every_metric_could_be_significant() -> None:
+    p = [0.01, 0.02, 0.2, None, 0.04]
+    floors = [1e-6, 1e-6, 1e-6, None, 1e-6]
+    tarone, holm = holm_tarone_adjust(p, floors, 0.05), holm_adjust(p)
+    assert tarone[3] is None and holm[3] is None
+    assert [tarone[i] for i in (0, 1, 2, 4)] == pytest.approx([holm[i] for i in (0, 1, 2, 4)])
+    assert tarone_size([], 0.05) == 0

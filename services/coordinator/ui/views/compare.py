@@ -8,6 +8,8 @@ from pydantic import BaseModel
 
 from services.coordinator.ui.views import formatting
 from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.detectability import describe_mde
+from shared.reports.markdown import fmt_mde
 
 Tone = Literal["bad", "good", "neutral", "warn"]
 
@@ -32,6 +34,8 @@ class MetricLine(BaseModel):
     tone: Tone
     reason: str
     n_pairs: int
+    mde: str
+    mde_title: str
 
 
 class BreakdownLine(BaseModel):
@@ -47,7 +51,7 @@ class ComparePage(BaseModel):
     breakdowns: list[BreakdownLine]
 
 
-_TONES: dict[str, Tone] = {"regression": "bad", "improvement": "good"}
+_TONES: dict[str, Tone] = {"regression": "bad", "improvement": "good", "insufficient_data": "warn"}
 
 
 def metric_line(result: MetricResult) -> MetricLine:
@@ -66,6 +70,8 @@ def metric_line(result: MetricResult) -> MetricLine:
         tone=_TONES.get(result.status, "neutral"),
         reason=result.reason,
         n_pairs=c.n_pairs,
+        mde=fmt_mde(result),
+        mde_title="" if result.mde is None else describe_mde(result.mde, result.family_size or 1),
     )
 
 
@@ -74,6 +80,8 @@ def banner(report: ComparisonReport) -> Banner:
         return Banner(tone="bad", title="Regression", detail=report.verdict)
     if not report.gates_passed:
         return Banner(tone="bad", title="Gate missed", detail=report.verdict)
+    if report.inconclusive:
+        return Banner(tone="warn", title="Too few items to detect any change", detail=report.verdict)
     if report.improvements:
         return Banner(tone="good", title="No regression", detail=report.verdict)
     return Banner(tone="neutral", title="No regression", detail=report.verdict)

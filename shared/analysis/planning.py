@@ -1,0 +1,119 @@
+"""How many items a change needs: the pure planning behind `yardstick plan` and ``POST /plans``
+(``PlanRequest`` is that endpoint's body, shared so the CLI can build it without the coordinator).
+
+From one finished run's summary of a metric (its SD, or its pass rate for 0/1 scores) and an assumed
+correlation r between two runs' scores of the same item, the noise of the paired differences is
+s = sqrt(2(1 - r))·sd, or for pass/fail the churn v = 2(1 - r)·p(1 - p) (``shared.stats.power``
+has the formulas). The level is alpha / family size, as in a comparison's MDE: the level a lone
+change must reach in a Holm family of that many metrics.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from shared.analysis.aggregates import MetricAggregate
+from shared.stats import (
+    DEFAULT_POWER,
+    mde_continuous,
+    mde_pass_fail,
+    pairs_for_continuous,
+    pairs_for_pass_fail,
+    planning_churn,
+    planning_spread,
+)
+
+
+class PlanningError(ValueError):
+    """The plan cannot be made as asked (no values, a change larger than the metric allows)."""
+
+
+class PlanRequest(BaseModel):
+    """How many items to detect a change of one metric, from a finished run's spread or pass rate."""
+
+    experiment_id: str = Field(description="A completed run whose metric summary is the baseline")
+    metric: str = Field(min_length=1, description="The metric, e.g. 'order_correctness'")
+    drop: float = Field(gt=0, allow_inf_nan=False, description="The change to detect, in the metric's units")
+    alpha: float = Field(default=0.05, gt=0, lt=1, description="Family-wise significance level")
+    power: float = Field(default=0.8, gt=0, lt=1, description="Probability of detecting the change")
+    family_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        description="Metrics in the comparison's Holm family; None: the run's metrics plus error_rate "
+        "(and latency_ms when measured), as a default comparison counts them before Tarone",
+    )
+    correlation: float = Field(
+        default=0.5, ge=-1, lt=1, description="Assumed correlation between two runs' scores of an item"
+    )
+
+
+class PowerPlan(BaseModel):
+    """Pairs needed to detect a change of a metric, and what the run's own size could detect."""
+
+    metric: str
+    test: Literal["mcnemar_exact", "sign_flip"] = Field(description="The paired test a comparison would use")
+    drop: float = Field(description="The change to detect (absolute, in the metric's units)")
+    baseline_mean: float = Field(description="The run's mean (the pass rate for 0/1 scores)")
+    baseline_sd: float = Field(description="The run's sample SD of the metric")
+    correlation: float = Field(description="Assumed correlation between two runs' scores of an item")
+    noise: float = Field(description="SD of the paired differences, or for 0/1 scores the churn rate")
+    alpha: float = Field(description="Family-wise significance level")
+    family_size: int = Field(description="Metrics in the Holm family (the level is alpha / family_size)")
+    level: float = Field(description="alpha / family_size")
+    power: float = Field(description="Probability of detecting the change")
+    pairs_needed: int = Field(description="Paired items needed to detect `drop` with `power` at `level`")
+    items_now: int = Field(description="Items with a value in this run")
+    mde_now: float | None = Field(description="The change detectable with items_now pairs; None: none")
+
+
+def plan_for(
+    metric: str,
+    aggregate: MetricAggregate,
+    drop: float,
+    *,
+    alpha: float = 0.05,
+    power: float = DEFAULT_POWER,
+    family_size: int = 1,
+    correlation: float = 0.5,
+) -> PowerPlan:
+    """The plan for ``metric`` summarised by ``aggregate``; raises ``PlanningError``."""
+    if aggregate.mean is None or aggregate.count < 2:
+        raise PlanningError(f"{metric!r} has {aggregate.count} value(s) in this run: too few to plan from")
+    if drop == 0.0:
+        raise PlanningError("the change to detect must not be 0 (e.g. --drop 0.05)")
+    level = alpha / max(1, family_size)
+    sd = aggregate.sd or 0.0
+    binary = aggregate.ci_method == "wilson"
+    if binary:
+        churn = planning_churn(aggregate.mean, correlation)
+        if abs(drop) + churn > 1.0:
+            raise PlanningError(f"a change of {abs(drop):g} plus churn {churn:.3g} exceeds 1 for a pass rate")
+        noise = churn
+        needed = pairs_for_pass_fail(drop, churn, level, power)
+        mde_now = mde_pass_fail(aggregate.count, churn, level, power)
+    else:
+        noise = planning_spread(sd, correlation)
+        needed = pairs_for_continuous(drop, noise, level, power)
+        mde_now = mde_continuous(aggregate.count, noise, level, power) if noise > 0 else None
+    return PowerPlan(
+        metric=metric,
+        test="mcnemar_exact" if binary else "sign_flip",
+        drop=abs(drop),
+        baseline_mean=aggregate.mean,
+        baseline_sd=sd,
+        correlation=correlation,
+        noise=noise,
+        alpha=alpha,
+        family_size=family_size,
+        level=level,
+        power=power,
+        pairs_needed=needed,
+        items_now=aggregate.count,
+        mde_now=mde_now,
+    )
+
+
+__all__ = ["PlanRequest", "PlanningError", "PowerPlan", "plan_for"]

@@ -1,0 +1,176 @@
+"""Power of the paired tests: the minimum detectable effect (MDE) and the pairs a change needs.
+
+The MDE is the smallest true change of a metric's mean that the test Yardstick reports would find
+significant at level ``level`` with probability ``power`` (80 % by default), two-sided.
+
+Continuous scores (exact sign flip up to 16 pairs, Monte Carlo sign flip beyond). Model: the n
+paired differences are independent with mean δ and standard deviation s. The sign-flip test's
+permutation distribution of Σd is approximately normal with variance Σd², so it rejects when
+S = Σd / sqrt(Σd²) passes a = z₍₁₋level/2₎. S = t / sqrt((n - 1)/n + t²/n) is increasing in the
+one-sample t statistic, so that is t > c with c = a·sqrt((n - 1)/(n - a²)), and t is noncentral t
+with n - 1 degrees of freedom and noncentrality √n·δ/s:
+
+    power(δ) = P(|T(n - 1, √n·δ/s)| > c)        MDE = the δ with power(δ) = target (bisection)
+    n for a change δ = the smallest n with power ≥ target, from n ≈ ((a + b)·s/δ)², b = z₍power₎
+
+For large n this is the familiar MDE ≈ (a + b)·s/√n. With fewer than 1 + log2(1/level) pairs no
+outcome of the exact test reaches the level (its smallest p-value is 2·0.5ⁿ): no MDE.
+
+Pass/fail scores (exact McNemar). Model: each pair flips pass → fail with probability v/2 + δ
+and fail → pass with probability v/2 (v = "churn", changes that cancel out). Given K = k discordant
+pairs (K ~ Binomial(n, v + δ)), the test rejects when the bad count B ~ Binomial(k, q),
+q = (v/2 + δ)/(v + δ), lands in the exact two-sided region {B ≤ cₖ} or {B ≥ k - cₖ}, cₖ the
+largest c with 2·F(c; k, ½) < level. The power is computed exactly, Σₖ P(K = k)·P(reject | k), so
+its discreteness (no rejection at all with k < 1 + log2(1/level)) is in the figure; the MDE is its
+root in δ by bisection.
+
+Inputs. In a comparison s is the standard deviation of the observed paired differences (or, when
+every difference is equal, the baseline's standard deviation, i.e. a correlation of 0.5 between the
+runs), and v = 2·min(b, c)/n, the churn the comparison saw. Planning from one run uses a correlation
+r between the runs' scores of an item: s = sqrt(2(1 - r))·sd, and for a pass rate p,
+v = 2(1 - r)·p(1 - p).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
+
+from shared.stats.attainable import min_p_at_n, pairs_needed_for
+from shared.stats.errors import StatsInputError
+from shared.stats.sign_flip import EXACT_MAX_PAIRS
+
+DEFAULT_POWER = 0.8
+EXACT_POWER_MAX_PAIRS = 5_000
+"""Beyond, McNemar's sample size comes from the normal approximation (Connor 1987) alone."""
+
+
+def _quantiles(level: float, power: float) -> tuple[float, float]:
+    if not 0.0 < level < 1.0 or not 0.0 < power < 1.0:
+        raise StatsInputError(f"level and power must lie strictly between 0 and 1, got {level}, {power}")
+    return float(sps.norm.ppf(1.0 - level / 2.0)), float(sps.norm.ppf(power))
+
+
+def _sign_flip_test(n: int) -> str:
+    return "sign_flip_exact" if n <= EXACT_MAX_PAIRS else "sign_flip_monte_carlo"
+
+
+def sign_flip_power(n: int, shift: float, sd: float, level: float) -> float:
+    """Approximate power of the sign-flip test for a mean change ``shift`` with noise ``sd``: the
+    noncentral t tail beyond c = a·sqrt((n - 1)/(n - a²)) (module docstring)."""
+    a, _ = _quantiles(level, 0.5)
+    if n <= a * a or min_p_at_n(_sign_flip_test(n), n) >= level:
+        return 0.0
+    if sd <= 0.0:
+        return 1.0 if shift != 0.0 else 0.0
+    c = a * math.sqrt((n - 1.0) / (n - a * a))
+    ncp = math.sqrt(n) * abs(shift) / sd
+    return float(sps.nct.sf(c, n - 1, ncp) + sps.nct.cdf(-c, n - 1, ncp))
+
+
+def mde_continuous(n: int, sd: float, level: float, power: float = DEFAULT_POWER) -> float | None:
+    """The sign-flip test's MDE with n pairs and noise ``sd`` (bisection on ``sign_flip_power``);
+    None when no change is detectable with n pairs."""
+    _quantiles(level, power)
+    if sign_flip_power(n, sd if sd > 0 else 1.0, sd, level) <= 0.0:
+        return None
+    if sd <= 0.0:
+        return 0.0
+    low, high = 0.0, sd
+    while sign_flip_power(n, high, sd, level) < power:
+        low, high = high, 2.0 * high
+    for _ in range(50):
+        mid = (low + high) / 2.0
+        low, high = (low, mid) if sign_flip_power(n, mid, sd, level) >= power else (mid, high)
+    return high
+
+
+def pairs_for_continuous(drop: float, sd: float, level: float, power: float = DEFAULT_POWER) -> int:
+    """Pairs the sign-flip test needs to detect a change ``drop`` with noise ``sd``: from the normal
+    approximation n ≈ ((a + b)·s/δ)², then the power function from a little below it."""
+    if drop == 0.0:
+        raise StatsInputError("the change to detect must not be 0")
+    a, b = _quantiles(level, power)
+    n = max(pairs_needed_for("sign_flip_exact", level), math.floor(a * a) + 1)
+    n = max(n, int(((a + b) * sd / abs(drop)) ** 2 * 0.8))
+    while sign_flip_power(n, drop, sd, level) < power:
+        n += max(1, n // 200)
+    return n
+
+
+def mcnemar_power(n: int, drop: float, churn: float, level: float) -> float:
+    """Exact power of the two-sided exact McNemar test (see the module docstring)."""
+    drop = abs(drop)
+    discordant = churn + drop
+    if n < 1 or discordant <= 0.0:
+        return 0.0
+    if discordant > 1.0 + 1e-12:
+        raise StatsInputError(f"churn {churn} + change {drop} exceed 1: no pair can flip that often")
+    k = np.arange(n + 1)
+    crit = sps.binom.ppf(level / 2.0, k, 0.5) - 1.0  # largest c with F(c) < level/2 ...
+    crit = np.where(2.0 * sps.binom.cdf(crit, k, 0.5) < level, crit, crit - 1.0)  # ... after rounding
+    q = (churn / 2.0 + drop) / discordant
+    low = np.where(crit >= 0, sps.binom.cdf(crit, k, q), 0.0)
+    high = np.where(crit >= 0, sps.binom.sf(k - crit - 1.0, k, q), 0.0)
+    weights = sps.binom.pmf(k, n, min(1.0, discordant))
+    return float(np.sum(weights * np.minimum(1.0, low + high)))
+
+
+def mde_pass_fail(n: int, churn: float, level: float, power: float = DEFAULT_POWER) -> float | None:
+    """McNemar's MDE (a change of the pass rate) with n pairs and churn v; None when even the
+    largest possible change (every pair flipping, 1 - v) has less than ``power``."""
+    _quantiles(level, power)
+    churn = min(max(churn, 0.0), 1.0)
+    top = 1.0 - churn
+    if top <= 0.0 or mcnemar_power(n, top, churn, level) < power:
+        return None
+    low, high = 0.0, top
+    for _ in range(40):  # 1e-12 of the range
+        mid = (low + high) / 2.0
+        low, high = (low, mid) if mcnemar_power(n, mid, churn, level) >= power else (mid, high)
+    return high
+
+
+def pairs_for_pass_fail(drop: float, churn: float, level: float, power: float = DEFAULT_POWER) -> int:
+    """Pairs exact McNemar needs to detect a change ``drop`` of the pass rate with churn v: the normal
+    approximation n = (a·√π + b·√(π - δ²))² / δ² (π = v + δ), then the exact power from there."""
+    if drop == 0.0:
+        raise StatsInputError("the change to detect must not be 0")
+    a, b = _quantiles(level, power)
+    drop = abs(drop)
+    discordant = churn + drop
+    approx = math.ceil(
+        (a * math.sqrt(discordant) + b * math.sqrt(max(0.0, discordant - drop**2))) ** 2 / drop**2
+    )
+    n = max(pairs_needed_for("mcnemar_exact", level), approx)
+    if approx > EXACT_POWER_MAX_PAIRS:
+        return n
+    n = max(pairs_needed_for("mcnemar_exact", level), int(approx * 0.7))
+    while mcnemar_power(n, drop, churn, level) < power:
+        n += 1
+    return n
+
+
+def planning_spread(sd: float, correlation: float) -> float:
+    """s of the paired differences for two runs whose item scores correlate ``correlation``."""
+    return math.sqrt(max(0.0, 2.0 * (1.0 - correlation))) * sd
+
+
+def planning_churn(pass_rate: float, correlation: float) -> float:
+    """v = 2(1 - r)·p(1 - p): the share of pairs that flip either way when nothing changes."""
+    return max(0.0, 2.0 * (1.0 - correlation) * pass_rate * (1.0 - pass_rate))
+
+
+__all__ = [
+    "DEFAULT_POWER",
+    "mcnemar_power",
+    "mde_continuous",
+    "mde_pass_fail",
+    "pairs_for_continuous",
+    "pairs_for_pass_fail",
+    "planning_churn",
+    "planning_spread",
+    "sign_flip_power",
+]

@@ -81,7 +81,10 @@ def comparison_spec(metric: str, specs: MetricSpecs, config: ComparisonConfig) -
     spec = specs.spec(metric)
     if metric in config.lower_is_better and not spec.lower_is_better:
         magnitude = spec.regression_threshold if spec.regression_threshold is not None else 0.05
-        spec = spec.model_copy(update={"direction": "lower_is_better", "regression_threshold": magnitude})
+        # the item-level criterion pointed the other way: a comparison does not use it
+        spec = spec.model_copy(
+            update={"direction": "lower_is_better", "regression_threshold": magnitude, "passes": None}
+        )
     if metric in config.thresholds:
         try:
             spec = spec.with_signed_threshold(config.thresholds[metric])

@@ -1,0 +1,320 @@
+"""An experiment's lifecycle: creation (a run, or a re-scoring of a finished one), every change of
+its status, cancellation, the finalizer's claim and verdict, deletion.
+
+Which changes are allowed is the transition table of :class:`ExperimentStatus`
+(``shared/contracts/experiment_status.py``); every status change goes through this module, which
+checks it against the table, so an illegal one raises :class:`IllegalTransition` (409) whatever asked
+for it. A change of a stored row is one compare-and-set statement (``store.experiments.set_status``):
+of two racing changes (a cancel and the finalizer's claim) exactly one applies. Entering a terminal
+status stamps ``completed_at``. ``store/`` only reads and writes the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.errors import (
+    BaselineNotFound,
+    DeletionRefused,
+    ExperimentNotCancellable,
+    ExperimentNotComplete,
+    IllegalTransition,
+    TooManyTasks,
+    UnknownEvaluatorError,
+    UnknownItems,
+)
+from services.coordinator.execution.profiles import default_profile
+from services.coordinator.schemas import ExperimentCreate, RescoreCreate
+from services.coordinator.store import experiments as rows
+from services.coordinator.store.datasets import resolve_version
+from services.coordinator.store.deletion import delete_experiment_rows
+from services.coordinator.store.evaluator_validation import validate_evaluators
+from services.coordinator.store.output_cache import attach_cached_outputs, store_outputs
+from services.coordinator.store.rescore import copy_items
+from shared.analysis.aggregates import ExperimentAggregates
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.evaluator_catalog import WorkerEvaluators
+from shared.contracts.experiment_config import ExperimentConfig, ExperimentSettings
+from shared.contracts.experiment_status import INITIAL, TRANSITIONS, ExperimentStatus
+from shared.db.base import utcnow
+from shared.db.models import Experiment
+
+# ---- status changes -------------------------------------------------------------------------
+
+
+def _either(statuses: Collection[ExperimentStatus]) -> str:
+    """"running", "finalizing or failed", "running, finalizing or failed" (in the enum's order)."""
+    names = [s.value for s in ExperimentStatus if s in statuses]
+    return " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def refusal(experiment_id: str, current: ExperimentStatus, target: ExperimentStatus) -> str:
+    """The sentence an illegal change answers with."""
+    allowed = TRANSITIONS[current]
+    if not allowed:
+        return f"experiment {experiment_id!r} is {current}, which is final: it cannot become {target}"
+    return f"experiment {experiment_id!r} is {current}: it can become {_either(allowed)}, not {target}"
+
+
+def change(experiment: Experiment, target: ExperimentStatus) -> None:
+    """Change the status of a row this session holds (it is written on commit), or raise
+    :class:`IllegalTransition`."""
+    current = ExperimentStatus(experiment.status)
+    if not current.can_become(target):
+        raise IllegalTransition(refusal(experiment.id, current, target))
+    experiment.status = target
+    if target.terminal:
+        experiment.completed_at = utcnow()
+
+
+async def transition(
+    session: AsyncSession,
+    experiment_id: str,
+    target: ExperimentStatus,
+    *,
+    also_from: Sequence[ExperimentStatus] = (),
+    only_if: Sequence[ColumnElement[bool]] = (),
+    **values: Any,
+) -> bool:
+    """Change the stored status to ``target`` if the table allows it from the stored one (or it is
+    one of ``also_from``: a claim taken again); True if it changed. The caller commits."""
+    if target.terminal:
+        values.setdefault("completed_at", utcnow())
+    where = ExperimentStatus.sources(target) | set(also_from)
+    return await rows.set_status(session, experiment_id, target, where=where, only_if=only_if, **values)
+
+
+# ---- creation -------------------------------------------------------------------------------
+
+
+async def _start(session: AsyncSession, experiment: Experiment) -> Experiment:
+    """Store a new experiment in its initial status; its items follow in the same transaction."""
+    experiment.status = INITIAL
+    experiment.started_at = utcnow()
+    return await rows.insert_experiment(session, experiment)
+
+
+def _fail_if_empty(experiment: Experiment, reason: str) -> None:
+    if experiment.total == 0:
+        change(experiment, ExperimentStatus.FAILED)
+        experiment.error = reason
+
+
+def _chosen_evaluators(
+    body: ExperimentCreate, dataset_kind: str
+) -> tuple[list[EvaluatorSpec], list[EvaluatorSpec]]:
+    """The body's evaluators, or its dataset's profile where it names none."""
+    profile = default_profile(dataset_kind, body.target.kind)
+    evaluators = body.evaluators if body.evaluators is not None else profile.item_specs()
+    run_evaluators = body.run_evaluators if body.run_evaluators is not None else profile.run_specs()
+    if not evaluators:
+        raise UnknownEvaluatorError(
+            "no evaluators given and the dataset kind has no defaults; pass 'evaluators'"
+        )
+    return evaluators, run_evaluators
+
+
+async def _baseline(session: AsyncSession, body: ExperimentCreate) -> str | None:
+    if body.baseline_id:
+        if await session.get(Experiment, body.baseline_id) is None:
+            raise BaselineNotFound(f"baseline experiment {body.baseline_id!r} not found")
+        return body.baseline_id
+    if body.baseline_name:
+        found = await rows.latest_completed_named(session, body.baseline_name)
+        if found is None:
+            raise BaselineNotFound(f"no completed experiment named {body.baseline_name!r} to use as baseline")
+        return found
+    return None
+
+
+async def _check_item_ids(session: AsyncSession, body: ExperimentCreate, version_id: str) -> None:
+    """Every requested id exists in the version (a typo is a 422, not an empty run)."""
+    missing = await rows.missing_item_ids(session, version_id, body.item_ids or [])
+    if missing:
+        shown = ", ".join(repr(i) for i in missing[:5]) + (" …" if len(missing) > 5 else "")
+        raise UnknownItems(f"dataset {body.dataset!r} has no item {shown} in this version: check the ids")
+
+
+async def _check_task_limit(
+    session: AsyncSession, body: ExperimentCreate, version_id: str, max_tasks: int
+) -> None:
+    items = await rows.count_matching_items(session, version_id, body.item_filter, body.item_ids)
+    tasks = items * body.repetitions
+    if tasks > max_tasks:
+        raise TooManyTasks(
+            f"{tasks} tasks ({items} items x {body.repetitions} repetitions) is more than this "
+            f"coordinator's limit of {max_tasks}: filter the items, use fewer repetitions, "
+            "or raise MAX_TASKS_PER_EXPERIMENT"
+        )
+
+
+async def create_experiment(
+    session: AsyncSession,
+    body: ExperimentCreate,
+    max_tasks: int | None = None,
+    fleet: Sequence[WorkerEvaluators] | None = None,
+) -> Experiment:
+    """Validate the references (item-level evaluators against ``fleet``, the running workers'
+    evaluators, when given), store the experiment and snapshot its (item, trial) rows; with the
+    output cache on, items with a fresh cached output carry it. The caller commits."""
+    dataset, version = await resolve_version(session, body.dataset, body.dataset_version)
+    evaluators, run_evaluators = _chosen_evaluators(body, dataset.kind)
+    validate_evaluators(evaluators, run_evaluators, fleet)
+    baseline_id = await _baseline(session, body)
+    if body.item_ids:
+        await _check_item_ids(session, body, version.id)
+    if max_tasks is not None:
+        await _check_task_limit(session, body, version.id, max_tasks)
+    config = ExperimentConfig(
+        **body.model_dump(include=set(ExperimentSettings.model_fields)),
+        evaluators=evaluators,
+        run_evaluators=run_evaluators,
+    )
+    experiment = await _start(
+        session,
+        Experiment(
+            name=body.name,
+            dataset_id=dataset.id,
+            version_id=version.id,
+            config=config,
+            baseline_id=baseline_id,
+        ),
+    )
+    experiment.total = await rows.snapshot_items(
+        session,
+        experiment.id,
+        version.id,
+        item_filter=body.item_filter,
+        item_ids=body.item_ids,
+        repetitions=body.repetitions,
+    )
+    _fail_if_empty(
+        experiment,
+        f"no items matched: dataset {body.dataset!r} v{version.version}, filter {body.item_filter}",
+    )
+    if experiment.total and config.cache is not None:
+        experiment.cache_hits = await attach_cached_outputs(session, experiment.id, config)
+    return experiment
+
+
+async def create_rescore(
+    session: AsyncSession,
+    source_id: str,
+    body: RescoreCreate,
+    fleet: Sequence[WorkerEvaluators] | None = None,
+) -> Experiment:
+    """A new experiment scoring a finished one's stored outputs (``store/rescore.py`` says how its
+    items are copied). The caller commits."""
+    source = await rows.get_experiment(session, source_id)
+    if not ExperimentStatus(source.status).rescorable:
+        finished = _either([s for s in ExperimentStatus if s.rescorable])
+        raise ExperimentNotComplete(
+            f"experiment {source_id!r} is {source.status}: it can be re-scored once it has finished "
+            f"({finished})"
+        )
+    evaluators = body.evaluators if body.evaluators is not None else source.config.evaluators
+    run_evaluators = body.run_evaluators if body.run_evaluators is not None else source.config.run_evaluators
+    validate_evaluators(evaluators, run_evaluators, fleet)
+    config = source.config.model_copy(
+        update={
+            "evaluators": evaluators,
+            "run_evaluators": run_evaluators,
+            "rescored_from": source.id,
+            "cache": None,
+        }
+    )
+    experiment = await _start(
+        session,
+        Experiment(
+            name=body.name or f"{source.name}-rescored",
+            dataset_id=source.dataset_id,
+            version_id=source.version_id,
+            config=config,
+        ),
+    )
+    experiment.total, errors = await copy_items(session, experiment.id, source.id)
+    experiment.done = experiment.errors = errors
+    _fail_if_empty(experiment, f"source experiment {source_id!r} has no items to re-score")
+    return experiment
+
+
+# ---- cancellation, finalization, deletion ---------------------------------------------------
+
+
+async def cancel_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
+    """Mark the experiment cancelled (404 if unknown, 409 if it cannot be; cancelling twice is
+    harmless); commits. With the output cache on, the outputs stored by then are cached, so a rerun
+    calls the target only for the rest (tasks still running are not cached)."""
+    experiment = await rows.get_experiment(session, experiment_id)
+    await transition(session, experiment_id, ExperimentStatus.CANCELLED, error="cancelled on request")
+    await session.commit()
+    await session.refresh(experiment)
+    if experiment.status != ExperimentStatus.CANCELLED:
+        sources = _either(ExperimentStatus.sources(ExperimentStatus.CANCELLED))
+        raise ExperimentNotCancellable(
+            f"experiment {experiment_id!r} is {experiment.status}: only a {sources} experiment can be "
+            "cancelled"
+        )
+    if await store_outputs(session, experiment_id, experiment.config):
+        await session.commit()
+    return experiment
+
+
+def _all_items_done() -> list[ColumnElement[bool]]:
+    return [Experiment.done >= Experiment.total]
+
+
+async def awaiting_finalization(session: AsyncSession) -> list[str]:
+    """Experiments whose items are all terminal and that are not finalized yet (after a restart)."""
+    claimable = ExperimentStatus.sources(ExperimentStatus.FINALIZING) | {ExperimentStatus.FINALIZING}
+    return await rows.experiment_ids(session, claimable, only_if=_all_items_done())
+
+
+async def claim_for_finalizing(session: AsyncSession, experiment_id: str) -> Experiment | None:
+    """Mark the experiment finalizing if all its items are terminal (again, if a finalizer stopped
+    while it was: finalizing is idempotent); commits. None if it is not this finalizer's to finish."""
+    claimed = await transition(
+        session,
+        experiment_id,
+        ExperimentStatus.FINALIZING,
+        also_from=[ExperimentStatus.FINALIZING],
+        only_if=_all_items_done(),
+    )
+    await session.commit()
+    return await session.get(Experiment, experiment_id) if claimed else None
+
+
+def complete(experiment: Experiment, aggregates: ExperimentAggregates) -> None:
+    """The finalizer's verdict on a claimed experiment: its aggregates, and completed."""
+    change(experiment, ExperimentStatus.COMPLETED)
+    experiment.aggregates = aggregates
+
+
+async def fail_finalization(session: AsyncSession, experiment_id: str, exc: Exception) -> bool:
+    """Mark the experiment failed with the finalizer's error, unless it is already final; commits."""
+    changed = await transition(
+        session,
+        experiment_id,
+        ExperimentStatus.FAILED,
+        error=f"finalization failed: {type(exc).__name__}: {exc}",
+    )
+    await session.commit()
+    return changed
+
+
+async def delete_experiment(session: AsyncSession, experiment_id: str) -> None:
+    """Delete a final experiment (409 while it is active); the caller commits."""
+    experiment = await rows.get_experiment(session, experiment_id)
+    status = ExperimentStatus(experiment.status)
+    if status.active:
+        then = (
+            f"cancel it first (`yardstick cancel {experiment_id}`)"
+            if status.cancellable
+            else "wait until it has finished"
+        )
+        raise DeletionRefused(f"experiment {experiment_id} is {status}: {then}, then delete it")
+    await delete_experiment_rows(session, experiment_id)

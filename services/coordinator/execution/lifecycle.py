@@ -47,7 +47,7 @@ from shared.db.models import Experiment
 
 
 def _either(statuses: Collection[ExperimentStatus]) -> str:
-    """"running", "finalizing or failed", "running, finalizing or failed" (in the enum's order)."""
+    """The statuses as a reader says them, in the enum's order: "running, finalizing or failed"."""
     names = [s.value for s in ExperimentStatus if s in statuses]
     return " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 

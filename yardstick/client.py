@@ -28,7 +28,6 @@ from services.coordinator.schemas import (
     ExperimentCreate,
     ExperimentFailures,
     ExperimentOut,
-    ExperimentStatus,
     ItemsPage,
     ItemsUpsert,
     PlanCreate,
@@ -38,6 +37,7 @@ from shared.analysis.planning import PowerPlan
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.datasets.files import DatasetItemIn
 from shared.reports import ExperimentDocument
 from yardstick.discovery import find_api

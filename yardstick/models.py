@@ -14,7 +14,6 @@ from services.coordinator.schemas import (
     ExperimentFailures,
     ExperimentItemOut,
     ExperimentOut,
-    ExperimentStatus,
     ItemsPage,
     Progress,
     UpsertResult,
@@ -31,15 +30,13 @@ from shared.contracts.eval_messages import (
 )
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
+from shared.contracts.experiment_status import TERMINAL_STATUSES, ExperimentStatus
 from shared.datasets.files import DatasetItemIn
 from shared.reports import ExperimentDocument
 from yardstick.frames import experiments_frame, items_frame
 
 if TYPE_CHECKING:
     import pandas as pd
-
-TERMINAL_STATUSES: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
-"""An experiment in one of these states changes no more."""
 
 
 class ItemList(list[ExperimentItemOut]):

@@ -11,11 +11,12 @@ from rich.table import Table
 from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.experiment_refs import resolve_experiment
+from shared.contracts.experiment_status import ExperimentStatus
 
 app = typer.Typer(help="List and delete experiments.", no_args_is_help=True)
 err = stderr_console()
 
-STATUSES = ("pending", "running", "finalizing", "completed", "failed", "cancelled")
+STATUSES = tuple(ExperimentStatus)
 
 
 def _rate(value: Any) -> str:

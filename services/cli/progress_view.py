@@ -18,8 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from services.cli.api_client import ApiClient
+from shared.contracts.experiment_status import TERMINAL_STATUSES
 
-TERMINAL = {"completed", "failed", "cancelled"}
+TERMINAL = TERMINAL_STATUSES
 
 
 def follow(

@@ -57,7 +57,13 @@ class ExperimentNotComplete(CoordinatorError):
     status_code = 409
 
 
-class ExperimentNotCancellable(CoordinatorError):
+class IllegalTransition(CoordinatorError):
+    """A status change the experiment lifecycle's transition table refuses."""
+
+    status_code = 409
+
+
+class ExperimentNotCancellable(IllegalTransition):
     status_code = 409
 
 

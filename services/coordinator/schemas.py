@@ -14,11 +14,9 @@ from shared.analysis.planning import PlanRequest
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
 from shared.datasets.files import DatasetItemIn
-
-ExperimentStatus = Literal["pending", "running", "finalizing", "completed", "failed", "cancelled"]
-
 
 # ---- datasets -------------------------------------------------------------------------------
 

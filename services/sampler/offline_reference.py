@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
 
 RECENT_EXPERIMENTS = 200
@@ -33,7 +34,7 @@ def target_model_identity(config: ExperimentConfig) -> str | None:
 async def offline_reference(session: AsyncSession, evaluator: str, model: str) -> OfflineReference | None:
     stmt = (
         select(Experiment)
-        .where(Experiment.status == "completed", Experiment.aggregates.is_not(None))
+        .where(Experiment.status == ExperimentStatus.COMPLETED, Experiment.aggregates.is_not(None))
         .order_by(Experiment.completed_at.desc().nulls_last())
         .limit(RECENT_EXPERIMENTS)
     )

@@ -24,12 +24,15 @@ from shared.contracts.eval_messages import (
 )
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_events import DriftAlert, ExperimentEvent
+from shared.contracts.experiment_status import TERMINAL_STATUSES, TRANSITIONS, ExperimentStatus
 from shared.contracts.search_messages import SearchHit, SearchMode, SearchRequest, SearchResponse
 from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 
 __all__ = [
     "DEFAULT_NAMESPACE",
+    "TERMINAL_STATUSES",
+    "TRANSITIONS",
     "AgentInvokeRequest",
     "AgentInvokeResponse",
     "AgentTarget",
@@ -43,6 +46,7 @@ __all__ = [
     "Evaluation",
     "EvaluatorSpec",
     "ExperimentEvent",
+    "ExperimentStatus",
     "HttpTarget",
     "ModelConfig",
     "ModifierLine",

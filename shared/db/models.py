@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import (
     Boolean,
     Computed,
+    Enum,
     Float,
     ForeignKey,
     Index,
@@ -25,6 +26,7 @@ from shared.analysis.comparison_models import ComparisonReport
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.contracts.experiment_status import INITIAL, ExperimentStatus
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
 
@@ -81,7 +83,19 @@ class Experiment(Base):
     name: Mapped[str] = mapped_column(String(200), index=True)
     dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id"))
     version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id"))
-    status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    status: Mapped[ExperimentStatus] = mapped_column(
+        Enum(
+            ExperimentStatus,
+            name="experiment_status",
+            native_enum=False,  # a VARCHAR(20) with a CHECK constraint (migration 0007)
+            create_constraint=True,
+            length=20,
+            validate_strings=True,
+            values_callable=lambda statuses: [s.value for s in statuses],
+        ),
+        default=INITIAL,
+        index=True,
+    )
     config: Mapped[ExperimentConfig] = mapped_column(PydanticJSON(ExperimentConfig))
     baseline_id: Mapped[str | None] = mapped_column(ForeignKey("experiments.id"))
     total: Mapped[int] = mapped_column(Integer, default=0)

@@ -9,10 +9,11 @@ from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
-from services.coordinator.execution.cancellation import cancel_experiment
 from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.execution.events import event_stream, publish_event
+from services.coordinator.execution.lifecycle import cancel_experiment, delete_experiment
+from services.coordinator.execution.lifecycle import create_experiment as create
 from services.coordinator.execution.task_workers import require_task_worker
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.runtime import Runtime
@@ -22,13 +23,13 @@ from services.coordinator.schemas import (
     ExperimentCreate,
     ExperimentFailures,
     ExperimentOut,
-    ExperimentStatus,
     ItemsPage,
 )
-from services.coordinator.store import deletion, failures, items
 from services.coordinator.store import experiments as experiment_store
+from services.coordinator.store import failures, items
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
 from shared.reports import ExperimentDocument
 
@@ -45,7 +46,7 @@ async def create_experiment(
     body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:
     await require_task_worker(runtime.nc, runtime.topology, body.target)  # 422 if none serves it
-    experiment = await experiment_store.create_experiment(
+    experiment = await create(
         session,
         body,
         max_tasks=runtime.settings.max_tasks_per_experiment,
@@ -62,7 +63,7 @@ async def accepted(runtime: Runtime, experiment: Experiment, **links: str) -> Ex
     base = f"/experiments/{experiment.id}"
     return ExperimentAccepted(
         id=experiment.id,
-        status=experiment.status,  # type: ignore[arg-type]
+        status=experiment.status,
         total=experiment.total,
         links={
             "self": base,
@@ -101,10 +102,10 @@ async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentO
 
 
 @router.delete("/{experiment_id}", status_code=204, responses=CONFLICT_RESPONSES)
-async def delete_experiment(experiment_id: str, session: SessionDep) -> Response:
+async def delete(experiment_id: str, session: SessionDep) -> Response:
     """Delete a finished experiment with its items, scores and comparisons (409 while it runs:
     cancel it first). Experiments that used it as their baseline keep their results."""
-    await deletion.delete_experiment(session, experiment_id)
+    await delete_experiment(session, experiment_id)
     await session.commit()
     return Response(status_code=204)
 
@@ -112,7 +113,7 @@ async def delete_experiment(experiment_id: str, session: SessionDep) -> Response
 @router.post("/{experiment_id}/cancel", responses=CONFLICT_RESPONSES)
 async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> ExperimentOut:
     """Stop dispatching the experiment's items; tasks already running finish and are stored.
-    409 if the experiment already completed or failed; cancelling twice is harmless."""
+    409 if it is no longer running (finalizing or finished); cancelling twice is harmless."""
     experiment = await cancel_experiment(session, experiment_id)
     runtime.dispatcher.forget(experiment_id)
     await publish_event(
@@ -120,7 +121,7 @@ async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
         runtime.topology,
         experiment_id,
         "cancelled",
-        status="cancelled",
+        status=ExperimentStatus.CANCELLED,
         total=experiment.total,
         done=experiment.done,
         errors=experiment.errors,

@@ -8,8 +8,8 @@ from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_ke
 from services.coordinator.api.experiments import accepted
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
+from services.coordinator.execution.lifecycle import create_rescore
 from services.coordinator.schemas import ExperimentAccepted, RescoreCreate
-from services.coordinator.store.rescore import create_rescore
 
 router = APIRouter(
     prefix="/experiments",

@@ -29,6 +29,7 @@ from services.coordinator.execution.events import publish_event
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed, store_results
 from shared.contracts.eval_messages import EvalResult
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 from shared.messaging import decode_or_terminate, settle
 from shared.messaging.pull import fetch_ready
@@ -128,7 +129,7 @@ class Collector:
                 self.topology,
                 p.experiment_id,
                 "progress",
-                status="running",
+                status=ExperimentStatus.RUNNING,
                 total=p.total,
                 done=p.done,
                 errors=p.errors,

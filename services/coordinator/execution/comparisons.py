@@ -11,12 +11,13 @@ from services.coordinator.execution.analysis import compare_experiments
 from services.coordinator.store import experiments as experiment_store
 from shared.analysis.errors import ComparisonError
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Comparison, Experiment
 
 
 async def completed_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
     experiment = await experiment_store.get_experiment(session, experiment_id)
-    if experiment.status != "completed":
+    if experiment.status != ExperimentStatus.COMPLETED:
         raise ExperimentNotComplete(
             f"experiment {experiment_id} is {experiment.status}; wait until it completes"
         )

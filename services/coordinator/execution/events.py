@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.store.experiments import get_experiment
 from shared.contracts.experiment_events import EventKind, ExperimentEvent
+from shared.contracts.experiment_status import TERMINAL_STATUSES, ExperimentStatus
 from shared.contracts.topology import Topology
 from shared.messaging import subscriptions_registered
 
@@ -22,7 +23,7 @@ async def publish_event(
     experiment_id: str,
     kind: EventKind,
     *,
-    status: str,
+    status: ExperimentStatus,
     total: int,
     done: int,
     errors: int,
@@ -38,9 +39,6 @@ async def publish_event(
         cache_hits=cache_hits,
     )
     await nc.publish(topology.experiment_events(experiment_id), event.model_dump_json().encode())
-
-
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
 async def event_stream(
@@ -64,7 +62,7 @@ async def event_stream(
             experiment = await get_experiment(session, experiment_id)
         first = ExperimentEvent(
             experiment_id=experiment.id,
-            kind=experiment.status if experiment.status in TERMINAL else "started",  # type: ignore[arg-type]
+            kind=experiment.status if experiment.status in TERMINAL_STATUSES else "started",  # type: ignore[arg-type]
             status=experiment.status,
             total=experiment.total,
             done=experiment.done,
@@ -72,7 +70,7 @@ async def event_stream(
             cache_hits=experiment.cache_hits,
         )
         yield f"event: {first.kind}\ndata: {first.model_dump_json()}\n\n".encode()
-        if experiment.status in TERMINAL:
+        if experiment.status in TERMINAL_STATUSES:
             return
         while True:
             try:
@@ -82,7 +80,7 @@ async def event_stream(
                 continue
             event = ExperimentEvent.model_validate_json(data)
             yield f"event: {event.kind}\ndata: {data.decode()}\n\n".encode()
-            if event.kind in TERMINAL:
+            if event.kind in TERMINAL_STATUSES:
                 return
     finally:
         await sub.unsubscribe()

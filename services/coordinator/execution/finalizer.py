@@ -1,7 +1,7 @@
 """Finalizer: when every item of an experiment is terminal, run the run-level evaluators, aggregate,
-compare against the baseline, and mark it completed. Idempotent and resumable after a restart.
-Its memory does not grow with the item count (``run_analysis``: compact columns, one metric at a
-time)."""
+compare against the baseline, and mark it completed (its status changes are ``lifecycle``'s).
+Idempotent and resumable after a restart. Its memory does not grow with the item count
+(``run_analysis``: compact columns, one metric at a time)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,22 @@ import asyncio
 import logging
 
 from nats.aio.client import Client as NatsClient
-from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.execution.analysis import analyse_experiment, compare_experiments
 from services.coordinator.execution.events import publish_event
+from services.coordinator.execution.lifecycle import (
+    awaiting_finalization,
+    claim_for_finalizing,
+    complete,
+    fail_finalization,
+)
 from services.coordinator.store.output_cache import store_outputs
 from services.coordinator.store.run_columns import refresh_statistics
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_events import EventKind
 from shared.contracts.topology import Topology
-from shared.db.base import utcnow
 from shared.db.models import Comparison, Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
@@ -52,18 +56,7 @@ class Finalizer:
 
     async def resume_interrupted(self) -> None:
         async with self.sessions() as session:
-            ids = (
-                (
-                    await session.execute(
-                        select(Experiment.id).where(
-                            (Experiment.status == "finalizing")
-                            | ((Experiment.status == "running") & (Experiment.done >= Experiment.total))
-                        )
-                    )
-                )
-                .scalars()
-                .all()
-            )
+            ids = await awaiting_finalization(session)
         for experiment_id in ids:
             self.submit(experiment_id)
 
@@ -75,33 +68,13 @@ class Finalizer:
             except Exception as exc:
                 log.exception("finalizing %s failed", experiment_id)
                 async with self.sessions() as session:
-                    await session.execute(
-                        update(Experiment)
-                        .where(Experiment.id == experiment_id)
-                        .values(status="failed", error=f"finalization failed: {type(exc).__name__}: {exc}")
-                    )
-                    await session.commit()
-                await self._event(experiment_id, "failed")
-
-    async def _claim(self, session: AsyncSession, experiment_id: str) -> Experiment | None:
-        claimed = (
-            await session.execute(
-                update(Experiment)
-                .where(
-                    Experiment.id == experiment_id,
-                    Experiment.status.in_(["running", "finalizing"]),
-                    Experiment.done >= Experiment.total,
-                )
-                .values(status="finalizing")
-                .returning(Experiment.id)
-            )
-        ).scalar_one_or_none()
-        await session.commit()
-        return await session.get(Experiment, experiment_id) if claimed else None
+                    failed = await fail_finalization(session, experiment_id, exc)
+                if failed:
+                    await self._event(experiment_id, "failed")
 
     async def finalize(self, experiment_id: str) -> None:
         async with self.sessions() as session:
-            experiment = await self._claim(session, experiment_id)
+            experiment = await claim_for_finalizing(session, experiment_id)
             if experiment is None:
                 return
             await refresh_statistics(session)
@@ -136,9 +109,7 @@ class Finalizer:
                         )
                     )
             await store_outputs(session, experiment.id, config)
-            experiment.aggregates = aggregates.model_copy(update={"cache_hits": experiment.cache_hits})
-            experiment.status = "completed"
-            experiment.completed_at = utcnow()
+            complete(experiment, aggregates.model_copy(update={"cache_hits": experiment.cache_hits}))
             await session.commit()
         log.info("experiment completed", extra={"experiment_id": experiment_id})
         await self._event(experiment_id, "completed")

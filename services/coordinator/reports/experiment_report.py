@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ExperimentNotComplete
 from services.coordinator.store.full_run import load_run
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
 from shared.reports import experiment_json, experiment_junit, experiment_markdown
 
@@ -15,7 +16,7 @@ from shared.reports import experiment_json, experiment_junit, experiment_markdow
 async def render_experiment_report(
     session: AsyncSession, experiment: Experiment, fmt: Literal["json", "md", "junit"]
 ) -> str:
-    if experiment.status != "completed" or experiment.aggregates is None:
+    if experiment.status != ExperimentStatus.COMPLETED or experiment.aggregates is None:
         raise ExperimentNotComplete(
             f"experiment {experiment.id} is {experiment.status}; a report exists once it has completed"
         )

@@ -1,6 +1,7 @@
-"""Deleting what users made: experiments (not while they run), comparisons, datasets (not while an
-experiment uses them). Rows that belong to the deleted one go with it (``ON DELETE CASCADE``); an
-experiment that named the deleted one as its baseline keeps its scores and loses the link."""
+"""Deleting what users made: experiments (``execution/lifecycle.py`` decides when), comparisons,
+datasets (not while an experiment uses them). Rows that belong to the deleted one go with it
+(``ON DELETE CASCADE``); an experiment that named the deleted one as its baseline keeps its scores
+and loses the link."""
 
 from __future__ import annotations
 
@@ -9,19 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ComparisonNotFound, DeletionRefused
 from services.coordinator.store.datasets import get_dataset
-from services.coordinator.store.experiments import get_experiment
 from shared.db.models import Comparison, Dataset, Experiment
 
-ACTIVE = ("pending", "running", "finalizing")
 
-
-async def delete_experiment(session: AsyncSession, experiment_id: str) -> None:
-    experiment = await get_experiment(session, experiment_id)
-    if experiment.status in ACTIVE:
-        raise DeletionRefused(
-            f"experiment {experiment_id} is {experiment.status}: cancel it first "
-            f"(`yardstick cancel {experiment_id}`), then delete it"
-        )
+async def delete_experiment_rows(session: AsyncSession, experiment_id: str) -> None:
     await session.execute(
         update(Experiment).where(Experiment.baseline_id == experiment_id).values(baseline_id=None)
     )

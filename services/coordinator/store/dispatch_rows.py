@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
 
@@ -16,7 +17,11 @@ TERMINAL = ("ok", "error")
 
 
 async def running_experiments(session: AsyncSession) -> Sequence[Experiment]:
-    stmt = select(Experiment).where(Experiment.status == "running").order_by(Experiment.started_at)
+    stmt = (
+        select(Experiment)
+        .where(Experiment.status == ExperimentStatus.RUNNING)
+        .order_by(Experiment.started_at)
+    )
     return (await session.execute(stmt)).scalars().all()
 
 

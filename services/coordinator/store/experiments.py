@@ -1,32 +1,18 @@
-"""Experiments in Postgres: creation (with the dataset snapshot), lookup, listing, item pages."""
+"""Experiments in Postgres: the rows of an experiment and its items written (creation's steps, a
+status change), looked up and listed. What a creation does and which status changes are allowed is
+decided by ``execution/lifecycle.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy import CursorResult, func, insert, join, literal, select, true
+from sqlalchemy import ColumnElement, CursorResult, func, insert, join, literal, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.errors import (
-    BaselineNotFound,
-    ExperimentNotFound,
-    TooManyTasks,
-    UnknownEvaluatorError,
-    UnknownItems,
-)
-from services.coordinator.schemas import (
-    ExperimentCreate,
-    ExperimentOut,
-    Progress,
-)
-from services.coordinator.store.datasets import resolve_version
-from services.coordinator.store.evaluator_validation import validate_evaluators
-from services.coordinator.store.output_cache import attach_cached_outputs
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.evaluator_catalog import WorkerEvaluators
-from shared.contracts.experiment_config import ExperimentConfig, ExperimentSettings
-from shared.db.base import utcnow
+from services.coordinator.errors import ExperimentNotFound
+from services.coordinator.schemas import ExperimentOut, Progress
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import (
     Comparison,
     Dataset,
@@ -36,87 +22,16 @@ from shared.db.models import (
     ExperimentItem,
 )
 
-DEFAULT_EVALUATORS: dict[str, tuple[list[str], list[str]]] = {
-    # The reference-free ones are those the sampler scores live traffic with, so the last offline
-    # experiment is a drift reference for each of them.
-    "drive_thru": (
-        [
-            "order_correctness",
-            "tool_call_accuracy",
-            "no_hallucinated_items",
-            "tool_call_protocol",
-            "finalize_after_confirmation",
-        ],
-        ["avg_order_correctness", "score_breakdown"],
-    ),
-    "retrieval": (["retrieval"], ["score_breakdown"]),
-    "conversation": (
-        [
-            "final_order_correctness",
-            "turn_order_accuracy",
-            "finalized_as_expected",
-            "readback_before_finalize",
-            "tool_call_protocol",
-            "no_hallucinated_items",
-        ],
-        ["score_breakdown"],
-    ),
-    "rag": (
-        [
-            "citation_recall",
-            "hallucination_rate",
-            "entity_recall",
-            "faithfulness",
-            "citation_precision",
-            "answer_relevancy",
-        ],
-        ["score_breakdown"],
-    ),
-    "trajectory": (
-        [
-            "trajectory_match",
-            "mandatory_tools_check",
-            "forbidden_tools_check",
-            "trajectory_pass",
-            "trajectory_similarity",
-        ],
-        ["score_breakdown"],
-    ),
-}
 
-
-_BY_TARGET = {"agent": "drive_thru", "search": "retrieval", "answer": "rag"}
-_GOLDEN_KINDS = ("retrieval", "rag")
-
-
-def _defaults(kind: str, target_kind: str) -> tuple[list[EvaluatorSpec], list[EvaluatorSpec]]:
-    """The dataset kind's defaults; a golden set (retrieval or rag) serves both the search and the
-    answer target, so there the target decides: ranking metrics for search, answer metrics for answer."""
-    if kind in _GOLDEN_KINDS and target_kind in ("search", "answer"):
-        key = _BY_TARGET[target_kind]
-    else:
-        key = kind if kind in DEFAULT_EVALUATORS else _BY_TARGET.get(target_kind, "")
-    items, runs = DEFAULT_EVALUATORS.get(key, ([], []))
-    return [EvaluatorSpec(name=n) for n in items], [EvaluatorSpec(name=n) for n in runs]
-
-
-async def _resolve_baseline(session: AsyncSession, body: ExperimentCreate) -> str | None:
-    if body.baseline_id:
-        if await session.get(Experiment, body.baseline_id) is None:
-            raise BaselineNotFound(f"baseline experiment {body.baseline_id!r} not found")
-        return body.baseline_id
-    if body.baseline_name:
-        stmt = (
-            select(Experiment.id)
-            .where(Experiment.name == body.baseline_name, Experiment.status == "completed")
-            .order_by(Experiment.completed_at.desc())
-            .limit(1)
-        )
-        found = (await session.execute(stmt)).scalar_one_or_none()
-        if found is None:
-            raise BaselineNotFound(f"no completed experiment named {body.baseline_name!r} to use as baseline")
-        return found
-    return None
+async def latest_completed_named(session: AsyncSession, name: str) -> str | None:
+    """The id of the newest completed experiment of this name."""
+    stmt = (
+        select(Experiment.id)
+        .where(Experiment.name == name, Experiment.status == ExperimentStatus.COMPLETED)
+        .order_by(Experiment.completed_at.desc())
+        .limit(1)
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
 
 
 def _filter_clause(item_filter: dict[str, Any], item_ids: list[str] | None = None) -> list[Any]:
@@ -129,8 +44,8 @@ def _filter_clause(item_filter: dict[str, Any], item_ids: list[str] | None = Non
     return clauses
 
 
-async def _check_item_ids(session: AsyncSession, version_id: str, item_ids: list[str], dataset: str) -> None:
-    """Every requested id exists in the version (a typo is a 422, not an empty run)."""
+async def missing_item_ids(session: AsyncSession, version_id: str, item_ids: list[str]) -> list[str]:
+    """The ids in ``item_ids`` that the dataset version does not have, in their order."""
     found = set(
         (
             await session.execute(
@@ -140,66 +55,41 @@ async def _check_item_ids(session: AsyncSession, version_id: str, item_ids: list
             )
         ).scalars()
     )
-    missing = [i for i in item_ids if i not in found]
-    if missing:
-        shown = ", ".join(repr(i) for i in missing[:5]) + (" …" if len(missing) > 5 else "")
-        raise UnknownItems(f"dataset {dataset!r} has no item {shown} in this version: check the ids")
+    return [i for i in item_ids if i not in found]
 
 
-async def create_experiment(
-    session: AsyncSession,
-    body: ExperimentCreate,
-    max_tasks: int | None = None,
-    fleet: Sequence[WorkerEvaluators] | None = None,
-) -> Experiment:
-    """Validate references (item-level evaluators against ``fleet``, the running workers' evaluators,
-    when given), store the experiment and snapshot its (item, trial) rows in one statement; with
-    the output cache on, items with a fresh cached output carry it (their target is not called)."""
-    dataset, version = await resolve_version(session, body.dataset, body.dataset_version)
-    default_items, default_runs = _defaults(dataset.kind, body.target.kind)
-    evaluators = body.evaluators if body.evaluators is not None else default_items
-    run_evaluators = body.run_evaluators if body.run_evaluators is not None else default_runs
-    if not evaluators:
-        raise UnknownEvaluatorError(
-            "no evaluators given and the dataset kind has no defaults; pass 'evaluators'"
-        )
-    metric_specs = validate_evaluators(evaluators, run_evaluators, fleet)
-    baseline_id = await _resolve_baseline(session, body)
-    if body.item_ids:
-        await _check_item_ids(session, version.id, body.item_ids, body.dataset)
-    if max_tasks is not None:
-        matching = select(func.count()).where(
-            DatasetItem.version_id == version.id, *_filter_clause(body.item_filter, body.item_ids)
-        )
-        tasks = int((await session.execute(matching)).scalar_one()) * body.repetitions
-        if tasks > max_tasks:
-            raise TooManyTasks(
-                f"{tasks} tasks ({tasks // body.repetitions} items x {body.repetitions} repetitions) is more "
-                f"than this coordinator's limit of {max_tasks}: filter the items, use fewer repetitions, "
-                "or raise MAX_TASKS_PER_EXPERIMENT"
-            )
-    config = ExperimentConfig(
-        **body.model_dump(include=set(ExperimentSettings.model_fields)),
-        evaluators=evaluators,
-        run_evaluators=run_evaluators,
-        metric_specs=metric_specs,
+async def count_matching_items(
+    session: AsyncSession, version_id: str, item_filter: dict[str, Any], item_ids: list[str] | None
+) -> int:
+    matching = select(func.count()).where(
+        DatasetItem.version_id == version_id, *_filter_clause(item_filter, item_ids)
     )
-    experiment = Experiment(
-        name=body.name,
-        dataset_id=dataset.id,
-        version_id=version.id,
-        status="running",
-        config=config,
-        baseline_id=baseline_id,
-        started_at=utcnow(),
-    )
+    return int((await session.execute(matching)).scalar_one())
+
+
+async def insert_experiment(session: AsyncSession, experiment: Experiment) -> Experiment:
+    """Store the row (its id is set on return)."""
     session.add(experiment)
     await session.flush()
+    return experiment
+
+
+async def snapshot_items(
+    session: AsyncSession,
+    experiment_id: str,
+    version_id: str,
+    *,
+    item_filter: dict[str, Any],
+    item_ids: list[str] | None,
+    repetitions: int,
+) -> int:
+    """Copy the version's matching items into the experiment, once per trial, pending, in one
+    statement; returns how many (item, trial) rows it stored."""
     # every item once per trial: an explicit cross join with generate_series(0, repetitions - 1)
-    trials = func.generate_series(0, body.repetitions - 1).table_valued("trial_no").render_derived("trials")
+    trials = func.generate_series(0, repetitions - 1).table_valued("trial_no").render_derived("trials")
     source = (
         select(
-            literal(experiment.id),
+            literal(experiment_id),
             DatasetItem.item_id,
             trials.c.trial_no,
             DatasetItem.position,
@@ -210,7 +100,7 @@ async def create_experiment(
             literal(0),
         )
         .select_from(join(DatasetItem, trials, true()))
-        .where(DatasetItem.version_id == version.id, *_filter_clause(body.item_filter, body.item_ids))
+        .where(DatasetItem.version_id == version_id, *_filter_clause(item_filter, item_ids))
     )
     insert_stmt = insert(ExperimentItem).from_select(
         [
@@ -227,15 +117,36 @@ async def create_experiment(
         source,
     )
     result: CursorResult[Any] = await session.execute(insert_stmt)  # type: ignore[assignment]
-    experiment.total = int(result.rowcount or 0)
-    if experiment.total == 0:
-        experiment.status = "failed"
-        experiment.error = (
-            f"no items matched: dataset {body.dataset!r} v{version.version}, filter {body.item_filter}"
+    return int(result.rowcount or 0)
+
+
+async def set_status(
+    session: AsyncSession,
+    experiment_id: str,
+    status: ExperimentStatus,
+    *,
+    where: Collection[ExperimentStatus],
+    only_if: Sequence[ColumnElement[bool]] = (),
+    **values: Any,
+) -> bool:
+    """Change the status (and set ``values``) only while it is one of ``where`` and ``only_if`` holds,
+    in one statement, so that of two racing changes one applies; True if it changed."""
+    changed = (
+        await session.execute(
+            update(Experiment)
+            .where(Experiment.id == experiment_id, Experiment.status.in_(list(where)), *only_if)
+            .values(status=status, **values)
+            .returning(Experiment.id)
         )
-    elif config.cache is not None:
-        experiment.cache_hits = await attach_cached_outputs(session, experiment.id, config)
-    return experiment
+    ).scalar_one_or_none()
+    return changed is not None
+
+
+async def experiment_ids(
+    session: AsyncSession, statuses: Collection[ExperimentStatus], only_if: Sequence[ColumnElement[bool]] = ()
+) -> list[str]:
+    stmt = select(Experiment.id).where(Experiment.status.in_(list(statuses)), *only_if)
+    return list((await session.execute(stmt)).scalars())
 
 
 async def get_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
@@ -255,7 +166,8 @@ async def in_flight(session: AsyncSession, experiment_id: str) -> int:
 async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOut:
     dataset = await session.get(Dataset, row.dataset_id)
     version = await session.get(DatasetVersion, row.version_id)
-    flying = await in_flight(session, row.id) if row.status in ("running", "cancelled") else 0
+    running = (ExperimentStatus.RUNNING, ExperimentStatus.CANCELLED)  # a cancelled one may have tasks out
+    flying = await in_flight(session, row.id) if row.status in running else 0
     comparison = (
         await session.execute(
             select(Comparison)
@@ -267,7 +179,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
     return ExperimentOut(
         id=row.id,
         name=row.name,
-        status=row.status,  # type: ignore[arg-type]
+        status=row.status,
         dataset=dataset.name if dataset else "?",
         dataset_version=version.version if version else 0,
         target=row.config.target,
@@ -294,7 +206,11 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
 
 
 def _experiments_filter(
-    stmt: Any, name: str | None, dataset: str | None, status: str | None, name_contains: str | None
+    stmt: Any,
+    name: str | None,
+    dataset: str | None,
+    status: ExperimentStatus | None,
+    name_contains: str | None,
 ) -> Any:
     if name:
         stmt = stmt.where(Experiment.name == name)
@@ -314,7 +230,7 @@ async def list_experiments(
     limit: int,
     *,
     dataset: str | None = None,
-    status: str | None = None,
+    status: ExperimentStatus | None = None,
     offset: int = 0,
     name_contains: str | None = None,
 ) -> list[Experiment]:
@@ -330,7 +246,7 @@ async def count_experiments(
     session: AsyncSession,
     *,
     dataset: str | None = None,
-    status: str | None = None,
+    status: ExperimentStatus | None = None,
     name_contains: str | None = None,
 ) -> int:
     stmt = _experiments_filter(

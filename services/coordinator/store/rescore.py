@@ -1,5 +1,6 @@
-"""Re-scoring: a new experiment over the stored outputs of a finished one, with other (or the same)
-evaluators, and no target call.
+"""Re-scoring's rows: the items of a new experiment copied from a finished one's stored outputs, to
+score them with other (or the same) evaluators and no target call (``execution/lifecycle.py``
+creates the experiment).
 
 The new experiment has the source's items and trials (so ``POST /comparisons`` pairs them), its
 dataset version and settings, and ``config.rescored_from`` = the source. An item that was ok in the
@@ -11,21 +12,12 @@ source's message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import CursorResult, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.errors import ExperimentNotComplete
-from services.coordinator.schemas import RescoreCreate
-from services.coordinator.store.evaluator_validation import validate_evaluators
-from services.coordinator.store.experiments import get_experiment
-from shared.contracts.evaluator_catalog import WorkerEvaluators
-from shared.db.base import utcnow
-from shared.db.models import Experiment, ExperimentItem
-
-RESCORABLE = frozenset({"completed", "cancelled", "failed"})
+from shared.db.models import ExperimentItem
 
 _COPY_ITEMS = text(
     """
@@ -53,54 +45,16 @@ _COPY_ITEMS = text(
 )
 
 
-async def create_rescore(
-    session: AsyncSession,
-    source_id: str,
-    body: RescoreCreate,
-    fleet: Sequence[WorkerEvaluators] | None = None,
-) -> Experiment:
-    """Store the re-scoring experiment and its items; the caller commits and wakes the dispatcher."""
-    source = await get_experiment(session, source_id)
-    if source.status not in RESCORABLE:
-        raise ExperimentNotComplete(
-            f"experiment {source_id!r} is {source.status}: it can be re-scored once it has finished "
-            "(completed, cancelled or failed)"
-        )
-    evaluators = body.evaluators if body.evaluators is not None else source.config.evaluators
-    run_evaluators = body.run_evaluators if body.run_evaluators is not None else source.config.run_evaluators
-    metric_specs = validate_evaluators(evaluators, run_evaluators, fleet)
-    config = source.config.model_copy(
-        update={
-            "evaluators": evaluators,
-            "run_evaluators": run_evaluators,
-            "metric_specs": metric_specs,
-            "rescored_from": source.id,
-            "cache": None,
-        }
-    )
-    experiment = Experiment(
-        name=body.name or f"{source.name}-rescored",
-        dataset_id=source.dataset_id,
-        version_id=source.version_id,
-        status="running",
-        config=config,
-        started_at=utcnow(),
-    )
-    session.add(experiment)
-    await session.flush()
+async def copy_items(session: AsyncSession, experiment_id: str, source_id: str) -> tuple[int, int]:
+    """Copy the source's items into the experiment; returns (items, of which errors)."""
     result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
-        _COPY_ITEMS, {"experiment_id": experiment.id, "source_id": source.id}
+        _COPY_ITEMS, {"experiment_id": experiment_id, "source_id": source_id}
     )
-    experiment.total = int(result.rowcount or 0)
     errors = (
         await session.execute(
             select(func.count()).where(
-                ExperimentItem.experiment_id == experiment.id, ExperimentItem.status == "error"
+                ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "error"
             )
         )
     ).scalar_one()
-    experiment.done = experiment.errors = int(errors)
-    if experiment.total == 0:
-        experiment.status = "failed"
-        experiment.error = f"source experiment {source_id!r} has no items to re-score"
-    return experiment
+    return int(result.rowcount or 0), int(errors)

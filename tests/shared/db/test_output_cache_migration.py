@@ -21,7 +21,7 @@ def _columns(url: str, table: str) -> set[str]:
 
 
 def test_0006_downgrades_and_upgrades(database_url: str) -> None:
-    assert head_revision() == current_revision(database_url) == "0006"
+    assert head_revision() == current_revision(database_url)
     assert {"cache_key", "recorded"} <= _columns(database_url, "experiment_items")
     command.downgrade(alembic_config(database_url), "0005")
     assert current_revision(database_url) == "0005"

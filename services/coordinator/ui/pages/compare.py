@@ -23,6 +23,7 @@ from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.item import item_page
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
 
 router = APIRouter()
@@ -34,7 +35,7 @@ PICKER_LIMIT = 200
 async def _picker(request: Request, ui: UiSessionDep, session: SessionDep) -> HTMLResponse:
     stmt = (
         select(Experiment)
-        .where(Experiment.status == "completed")
+        .where(Experiment.status == ExperimentStatus.COMPLETED)
         .order_by(Experiment.created_at.desc())
         .limit(PICKER_LIMIT)
     )

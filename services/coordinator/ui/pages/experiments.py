@@ -11,17 +11,18 @@ from fastapi.responses import HTMLResponse
 from sqlalchemy import select
 
 from services.coordinator.api.deps import SessionDep
-from services.coordinator.schemas import INT4_MAX, ExperimentStatus
+from services.coordinator.schemas import INT4_MAX
 from services.coordinator.store import experiments as experiment_store
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiments import Pager, experiment_row
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Dataset
 
 router = APIRouter()
 
 PER_PAGE = 25
-STATUSES = ["pending", "running", "completed", "failed", "cancelled"]
+STATUSES = list(ExperimentStatus)
 
 
 def page_link(name: str | None, dataset: str | None, status: str | None) -> Callable[[int], str]:
@@ -64,7 +65,7 @@ async def experiments_page(
         pager_state=pager,
         page_url=url,
         self_url=url(page),
-        any_running=any(r.status in ("pending", "running") for r in out),
+        any_running=any(r.status.active for r in out),
         filters={"name": name, "dataset": dataset, "status": status},
         filtered=bool(name or dataset or status),
         datasets=datasets,

@@ -204,5 +204,5 @@ def experiment_page(
         metrics=metric_rows(experiment.aggregates),
         breakdowns=breakdown_charts(experiment.aggregates),
         latency=latency,
-        running=experiment.status in ("pending", "running"),
+        running=experiment.status.active,
     )

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from services.coordinator.schemas import ExperimentOut
 from shared.analysis.aggregates import ExperimentAggregates
+from shared.contracts.experiment_status import ExperimentStatus
 
 HEADLINE_METRICS = 3
 
@@ -24,7 +25,7 @@ class ExperimentRow(BaseModel):
     dataset: str
     dataset_version: int
     target: str
-    status: str
+    status: ExperimentStatus
     done: int
     total: int
     errors: int

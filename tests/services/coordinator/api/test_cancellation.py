@@ -71,7 +71,7 @@ async def test_a_cancelled_experiment_dispatches_nothing_more_and_keeps_what_ran
     assert sum(1 for item in page["items"] if item["status"] == "ok") == 3
 
 
-async def test_only_pending_or_running_experiments_can_be_cancelled(
+async def test_only_running_experiments_can_be_cancelled(
     coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
 ) -> None:
     await coordinator.push("syn", synthetic_items(5))
@@ -82,7 +82,7 @@ async def test_only_pending_or_running_experiments_can_be_cancelled(
     late = await coordinator.client.post(f"/experiments/{experiment_id}/cancel")
     assert late.status_code == 409
     assert late.json()["detail"] == (
-        f"experiment {experiment_id!r} is completed: only a pending or running experiment can be cancelled"
+        f"experiment {experiment_id!r} is completed: only a running experiment can be cancelled"
     )
     unknown = await coordinator.client.post("/experiments/nope/cancel")
     assert unknown.status_code == 404 and "not found" in unknown.json()["detail"]

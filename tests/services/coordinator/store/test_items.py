@@ -6,13 +6,17 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.store.items import items_page
-from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_data import ScoredItem
 from shared.contracts.eval_messages import AgentTarget
+from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
+from tests.evaluator_registry import policy_of
 
 pytestmark = pytest.mark.integration
+
+DRIVE_AND_RAG = [EvaluatorSpec(name="order_correctness"), EvaluatorSpec(name="hallucination_rate")]
+DECLARED = policy_of(DRIVE_AND_RAG)  # hallucination_rate: lower is better, as its evaluator declares
 
 # (item_id, trial) -> status and scores; hallucination_rate is lower-is-better (passes at <= 0.5)
 ROWS: dict[tuple[str, int], tuple[str, dict[str, float | None]]] = {
@@ -67,9 +71,7 @@ async def _failing(
     sessions: async_sessionmaker[AsyncSession], experiment_id: str, metric: str
 ) -> set[tuple[str, int]]:
     async with sessions() as session:
-        page = await items_page(
-            session, experiment_id, offset=0, limit=100, failing=metric, policy=PassPolicy()
-        )
+        page = await items_page(session, experiment_id, offset=0, limit=100, failing=metric, policy=DECLARED)
     return {(i.item_id, i.trial) for i in page.items}
 
 
@@ -95,13 +97,11 @@ async def test_failing_filter_agrees_with_the_item_outcome(
     for (item_id, trial), (status, scores) in ROWS.items():
         item = ScoredItem(item_id=item_id, trial=trial, status=status, scores=scores)  # type: ignore[arg-type]
         if status == "ok":
-            assert (PassPolicy().outcome(item) == "failed") == ((item_id, trial) in failing)
+            assert (DECLARED.outcome(item) == "failed") == ((item_id, trial) in failing)
 
 
 async def test_status_filter_lists_errors(session_factory: async_sessionmaker[AsyncSession]) -> None:
     experiment_id = await _experiment(session_factory)
     async with session_factory() as session:
-        page = await items_page(
-            session, experiment_id, offset=0, limit=100, status="error", policy=PassPolicy()
-        )
+        page = await items_page(session, experiment_id, offset=0, limit=100, status="error", policy=DECLARED)
     assert [(i.item_id, i.trial) for i in page.items] == [("d", 0)]

@@ -1,20 +1,24 @@
-"""Coordinator entry point: `python -m services.coordinator.main`."""
+"""Coordinator entry point: `python -m services.coordinator.main` (see :mod:`shared.service`)."""
 
 from __future__ import annotations
 
-import uvicorn
+from fastapi import FastAPI
 
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
 from shared.evaluators import load_builtin_evaluators
-from shared.log_setup import configure_logging
+from shared.service import ServiceProcess, run_service
+
+
+def build(settings: CoordinatorSettings, process: ServiceProcess) -> FastAPI:
+    # ---- objects built once at start-up, before /healthz says ok (never inside the first task) ----
+    load_builtin_evaluators()
+    # ------------------------------------------------------------------------------------------------
+    return create_app(settings)
 
 
 def main() -> None:
-    settings = CoordinatorSettings()  # type: ignore[call-arg]  # read from the environment
-    configure_logging("coordinator", settings.log_level, settings.log_json)
-    load_builtin_evaluators()  # before /healthz says ok: never inside the first task
-    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
+    run_service("coordinator", CoordinatorSettings, build)  # settings read from the environment
 
 
 if __name__ == "__main__":

@@ -1,20 +1,24 @@
-"""Sampler entry point: `python -m services.sampler.main`."""
+"""Sampler entry point: `python -m services.sampler.main` (see :mod:`shared.service`)."""
 
 from __future__ import annotations
 
-import uvicorn
+from fastapi import FastAPI
 
 from services.sampler.http_app import create_app
 from services.sampler.settings import SamplerSettings
 from shared.evaluators import load_builtin_evaluators
-from shared.log_setup import configure_logging
+from shared.service import ServiceProcess, run_service
+
+
+def build(settings: SamplerSettings, process: ServiceProcess) -> FastAPI:
+    # ---- objects built once at start-up, before /healthz says ok (never inside the first task) ----
+    load_builtin_evaluators()
+    # ------------------------------------------------------------------------------------------------
+    return create_app(settings)
 
 
 def main() -> None:
-    settings = SamplerSettings()  # read from the environment
-    configure_logging("sampler", settings.log_level, settings.log_json)
-    load_builtin_evaluators()  # before /healthz says ok: never inside the first task
-    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
+    run_service("sampler", SamplerSettings, build)
 
 
 if __name__ == "__main__":

@@ -71,6 +71,11 @@ def as_target(target: TargetLike) -> TargetSpec:
     return _targets.validate_python(target)
 
 
+def _specs(evaluators: Sequence[EvaluatorLike] | None) -> list[EvaluatorSpec] | None:
+    """Each evaluator as its spec (``"NAME"`` / ``'NAME:{json}'`` parsed); None stays None (the default)."""
+    return None if evaluators is None else [EvaluatorSpec.model_validate(e) for e in evaluators]
+
+
 class Client:
     """The coordinator API over HTTP.
 
@@ -175,10 +180,8 @@ class Client:
             dataset=dataset,
             dataset_version=dataset_version,
             target=as_target(target),
-            evaluators=None if evaluators is None else [EvaluatorSpec.model_validate(e) for e in evaluators],
-            run_evaluators=(
-                None if run_evaluators is None else [EvaluatorSpec.model_validate(e) for e in run_evaluators]
-            ),
+            evaluators=_specs(evaluators),
+            run_evaluators=_specs(run_evaluators),
             baseline_id=baseline_id,
             baseline_name=baseline_name,
             **settings,
@@ -271,10 +274,8 @@ class Client:
         """Score a finished experiment's stored outputs again (no target call) with these evaluators
         (default: the source's); returns the new experiment at once, like :meth:`start_experiment`."""
         body = RescoreCreate(
-            evaluators=None if evaluators is None else [EvaluatorSpec.model_validate(e) for e in evaluators],
-            run_evaluators=(
-                None if run_evaluators is None else [EvaluatorSpec.model_validate(e) for e in run_evaluators]
-            ),
+            evaluators=_specs(evaluators),
+            run_evaluators=_specs(run_evaluators),
             name=name,
         )
         return self._api.post(ExperimentAccepted, f"/experiments/{segment(experiment_id)}/rescore", body)

@@ -18,6 +18,10 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+TERMINAL = {"completed", "failed", "cancelled"}
+"""Kept for the experiment-status work (issue 22): following a run now ends on the SDK's event
+stream (``yardstick.Client.wait``), which owns the terminal statuses it stops at."""
+
 if TYPE_CHECKING:
     from services.coordinator.schemas import ExperimentOut
     from shared.contracts.experiment_events import ExperimentEvent

@@ -38,12 +38,12 @@ os.environ.setdefault("YARDSTICK_NATS_PORT", "14422")
 os.environ.setdefault("EVAL_CONCURRENCY", "64")  # per worker process: the experiment's C is the limit
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-from services.cli.api_client import ApiClient  # noqa: E402
 from services.stack import launcher  # noqa: E402
 from services.stack.services_spec import port_base  # noqa: E402
 from services.stack.state import StackState  # noqa: E402
 from shared.datasets.files import load_dataset_file  # noqa: E402
 from shared.db.session import plain_url  # noqa: E402
+from yardstick.client import Client  # noqa: E402
 
 STATE = Path(os.environ["YARDSTICK_HOME"])
 GOLDEN = [i.model_dump(mode="json") for i in load_dataset_file(ROOT / "datasets/search/golden-v1.json").items]
@@ -63,14 +63,10 @@ def synthetic_items(n: int) -> list[dict[str, Any]]:
     return out
 
 
-def push(client: ApiClient, name: str, n: int) -> None:
-    client.post("/datasets", {"name": name, "kind": "retrieval"})
+def push(client: Client, name: str, n: int) -> None:
     batch = synthetic_items(n)
     for start in range(0, n, PUSH_BATCH):
-        body: dict[str, Any] = {"items": batch[start : start + PUSH_BATCH]}
-        if start == 0:
-            body["replace"] = True
-        client.post(f"/datasets/{name}/items", body)
+        client.push_dataset(name, batch[start : start + PUSH_BATCH], kind="retrieval", replace=start == 0)
 
 
 def target(kind: str, limit: int, cache: bool) -> dict[str, Any]:
@@ -161,15 +157,15 @@ def finalize_seconds(database_url: str, experiment_id: str) -> float | None:
 
 
 def run_experiment(
-    client: ApiClient, state: StackState, label: str, body: dict[str, Any], n: int
+    client: Client, state: StackState, label: str, body: dict[str, Any], n: int
 ) -> tuple[RunFigures, str]:
     sampler = RssSampler(coordinator_pid())
     sampler.start()
     started = time.monotonic()
-    accepted = client.post("/experiments", body)
+    accepted = client.start_experiment(**body).model_dump()
     all_done_at: float | None = None
     while True:
-        experiment = client.get(f"/experiments/{accepted['id']}")
+        experiment = client.get_experiment(accepted["id"]).model_dump()
         progress = experiment["progress"]
         if all_done_at is None and progress["done"] >= progress["total"]:
             all_done_at = time.monotonic()
@@ -198,7 +194,7 @@ def run_experiment(
     return figures, accepted["id"]
 
 
-def fetch_reports(client: ApiClient, experiment_id: str) -> str:
+def fetch_reports(client: Client, experiment_id: str) -> str:
     """Peak coordinator RSS while it serves the three report formats and an /items page."""
     sampler = RssSampler(coordinator_pid(), interval=0.1)
     before = psutil.Process(coordinator_pid()).memory_info().rss
@@ -207,9 +203,9 @@ def fetch_reports(client: ApiClient, experiment_id: str) -> str:
     started = time.monotonic()
     for fmt in ("md", "junit", "json"):
         t0 = time.monotonic()
-        body = client.text(f"/experiments/{experiment_id}/report", params={"format": fmt})
+        body = client.report_text(experiment_id, fmt)
         sizes.append(f"{fmt} {len(body) / MIB:.1f}MiB {time.monotonic() - t0:.1f}s")
-    client.get(f"/experiments/{experiment_id}/items", params={"limit": 1000})
+    client.items_page(experiment_id, limit=1000)
     wall = time.monotonic() - started
     peak = max(rss for _, rss in sampler.finish())
     return (
@@ -218,27 +214,27 @@ def fetch_reports(client: ApiClient, experiment_id: str) -> str:
     )
 
 
-def post_comparison(client: ApiClient, baseline_id: str, candidate_id: str) -> str:
+def post_comparison(client: Client, baseline_id: str, candidate_id: str) -> str:
     """Peak coordinator RSS while it answers ``POST /comparisons`` for two finished runs."""
     pid = coordinator_pid()
     before = psutil.Process(pid).memory_info().rss
     sampler = RssSampler(pid, interval=0.1)
     sampler.start()
     started = time.monotonic()
-    report = client.post("/comparisons", {"baseline_id": baseline_id, "candidate_id": candidate_id})
+    report = client.compare(baseline_id, candidate_id).report
     wall = time.monotonic() - started
     peak = max(rss for _, rss in sampler.finish())
-    metrics = len((report.get("report") or {}).get("metrics") or [])
+    metrics = len(report.metrics)
     return (
         f"POST /comparisons: RSS before {before / MIB:.0f}MiB peak {peak / MIB:.0f}MiB "
         f"(+{(peak - before) / MIB:.0f}MiB) in {wall:.1f}s, {metrics} metrics"
     )
 
 
-def start_stack() -> tuple[ApiClient, StackState]:
+def start_stack() -> tuple[Client, StackState]:
     launcher.down(STATE)
     state = launcher.up(STATE)
-    return ApiClient(state.api_url or "", state.api_key or "", timeout=1800), state
+    return Client(state.api_url, state.api_key, timeout_s=1800), state
 
 
 def restart_coordinator() -> None:

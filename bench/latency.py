@@ -40,9 +40,9 @@ os.environ.setdefault("YARDSTICK_PORT_BASE", "9000")
 os.environ.setdefault("YARDSTICK_NATS_PORT", "14522")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-from services.cli.api_client import ApiClient  # noqa: E402
 from services.stack import launcher  # noqa: E402
 from services.stack.state import StackState  # noqa: E402
+from yardstick.client import Client  # noqa: E402
 
 STATE = Path(os.environ["YARDSTICK_HOME"])
 EVALUATORS = ["order_correctness", "tool_call_accuracy", "no_hallucinated_items"]
@@ -98,16 +98,13 @@ def items(n: int) -> list[dict[str, Any]]:
     return [{**DATASET[i % len(DATASET)], "id": f"lat-{i:06d}"} for i in range(n)]
 
 
-def push(client: ApiClient, name: str, n: int) -> None:
+def push(client: Client, name: str, n: int) -> None:
     batch = items(n)
     for start in range(0, n, 20_000):
-        body: dict[str, Any] = {"items": batch[start : start + 20_000], "replace": start == 0}
-        if start == 0:
-            body["create"] = {"kind": "drive_thru"}
-        client.post(f"/datasets/{name}/items", body)
+        client.push_dataset(name, batch[start : start + 20_000], kind="drive_thru", replace=start == 0)
 
 
-def yardstick_run(client: ApiClient, dataset: str, port: int, latency_ms: int, concurrency: int) -> float:
+def yardstick_run(client: Client, dataset: str, port: int, latency_ms: int, concurrency: int) -> float:
     body = {
         "name": f"latency-{latency_ms}ms-c{concurrency}",
         "dataset": dataset,
@@ -122,9 +119,9 @@ def yardstick_run(client: ApiClient, dataset: str, port: int, latency_ms: int, c
         "run_evaluators": [],
     }
     started = time.perf_counter()
-    accepted = client.post("/experiments", body)
+    accepted = client.start_experiment(**body)
     while True:
-        experiment = client.get(f"/experiments/{accepted['id']}")
+        experiment = client.get_experiment(accepted.id).model_dump()
         if experiment["status"] in ("completed", "failed", "cancelled"):
             break
         time.sleep(0.05)
@@ -261,7 +258,7 @@ def main() -> None:
     )
     launcher.down(STATE)
     state = launcher.up(STATE)
-    client = ApiClient(state.api_url or "", state.api_key or "", timeout=600)
+    client = Client(state.api_url, state.api_key, timeout_s=600)
     rows: list[Row] = []
     cpu_lines: list[str] = []
     try:

@@ -35,10 +35,10 @@ os.environ.setdefault("EVAL_CONCURRENCY", "64")  # per worker process: the exper
 os.environ.setdefault("INVOKE_MAX_WORKERS", "64")  # per agent process
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-from services.cli.api_client import ApiClient  # noqa: E402
 from services.stack import launcher  # noqa: E402
 from services.stack.state import StackState  # noqa: E402
 from shared.db.session import plain_url  # noqa: E402
+from yardstick.client import Client  # noqa: E402
 
 STATE = Path(os.environ["YARDSTICK_HOME"])
 UTTERANCES = [
@@ -52,20 +52,14 @@ def items(n: int) -> list[dict[str, Any]]:
     return [{**DATASET[i % len(DATASET)], "id": f"bench-{i:06d}"} for i in range(n)]
 
 
-def push(client: ApiClient, name: str, n: int) -> None:
-    client.post("/datasets", {"name": name, "kind": "drive_thru"})
+def push(client: Client, name: str, n: int) -> None:
     batch = items(n)
     for start in range(0, n, 20_000):
-        client.post(
-            f"/datasets/{name}/items",
-            {"items": batch[start : start + 20_000], "replace": start == 0}
-            if start == 0
-            else {"items": batch[start : start + 20_000]},
-        )
+        client.push_dataset(name, batch[start : start + 20_000], kind="drive_thru", replace=start == 0)
 
 
 def run(
-    client: ApiClient,
+    client: Client,
     dataset: str,
     concurrency: int,
     latency_ms: float = 0.0,
@@ -84,9 +78,9 @@ def run(
         "run_evaluators": [],
     }
     started = time.perf_counter()
-    accepted = client.post("/experiments", body)
+    accepted = client.start_experiment(**body)
     while True:
-        experiment = client.get(f"/experiments/{accepted['id']}")
+        experiment = client.get_experiment(accepted.id).model_dump()
         if experiment["status"] in ("completed", "failed"):
             return experiment, time.perf_counter() - started
         time.sleep(0.05)
@@ -123,11 +117,11 @@ class RssSampler(threading.Thread):
             time.sleep(0.2)
 
 
-def start_stack(workers: int) -> tuple[ApiClient, StackState]:
+def start_stack(workers: int) -> tuple[Client, StackState]:
     launcher.down(STATE)
     os.environ["YARDSTICK_EVAL_WORKERS"] = str(workers)
     state = launcher.up(STATE)
-    return ApiClient(state.api_url or "", state.api_key or "", timeout=300), state
+    return Client(state.api_url, state.api_key, timeout_s=300), state
 
 
 def stop_worker(state: StackState, name: str) -> None:

@@ -29,27 +29,25 @@ os.environ.setdefault("YARDSTICK_PORT_BASE", "9000")
 os.environ.setdefault("YARDSTICK_NATS_PORT", "14522")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-from services.cli.api_client import ApiClient  # noqa: E402
 from services.cli.ui_cmd import sign_in_link  # noqa: E402
 from services.stack import launcher  # noqa: E402
 from services.stack.state import StackState  # noqa: E402
 from shared.datasets.files import load_dataset_file  # noqa: E402
 from shared.db.session import plain_url  # noqa: E402
+from yardstick.client import Client  # noqa: E402
 
 STATE = Path(os.environ["YARDSTICK_HOME"])
 GOLDEN = [i.model_dump(mode="json") for i in load_dataset_file(ROOT / "datasets/search/golden-v1.json").items]
 REPEATS = 5
 
 
-def push(client: ApiClient, n: int) -> None:
+def push(client: Client, n: int) -> None:
     items = [{**GOLDEN[i % len(GOLDEN)], "id": f"ui-{i:06d}"} for i in range(n)]
-    client.post("/datasets", {"name": "ui-bench", "kind": "retrieval"})
     for start in range(0, n, 20_000):
-        body: dict[str, Any] = {"items": items[start : start + 20_000], "replace": start == 0}
-        client.post("/datasets/ui-bench/items", body)
+        client.push_dataset("ui-bench", items[start : start + 20_000], kind="retrieval", replace=start == 0)
 
 
-def run(client: ApiClient, name: str, degrade: float, baseline_id: str | None = None) -> str:
+def run(client: Client, name: str, degrade: float, baseline_id: str | None = None) -> str:
     body: dict[str, Any] = {
         "name": name,
         "dataset": "ui-bench",
@@ -58,10 +56,10 @@ def run(client: ApiClient, name: str, degrade: float, baseline_id: str | None = 
     }
     if baseline_id:
         body["baseline_id"] = baseline_id
-    accepted = client.post("/experiments", body)
-    while client.get(f"/experiments/{accepted['id']}")["status"] not in ("completed", "failed", "cancelled"):
+    accepted = client.start_experiment(**body)
+    while client.get_experiment(accepted.id).status not in ("completed", "failed", "cancelled"):
         time.sleep(1.0)
-    return str(accepted["id"])
+    return accepted.id
 
 
 def copy_experiments(database_url: str, source_id: str, total: int) -> int:
@@ -103,7 +101,7 @@ def main() -> None:
     launcher.down(STATE)
     state: StackState = launcher.up(STATE)
     try:
-        client = ApiClient(state.api_url or "", state.api_key or "", timeout=600)
+        client = Client(state.api_url, state.api_key, timeout_s=600)
         push(client, args.items)
         started = time.monotonic()
         baseline = run(client, "ui-bench-baseline", 0.0)
@@ -112,7 +110,7 @@ def main() -> None:
         print(
             f"experiments in the list: {copy_experiments(state.database_url, baseline, args.experiments):,}"
         )
-        with httpx.Client(base_url=client.base_url, timeout=120, follow_redirects=True) as http:
+        with httpx.Client(base_url=client.url, timeout=120, follow_redirects=True) as http:
             http.get(sign_in_link(client, "/ui/experiments")).raise_for_status()
             pages = {
                 "experiments list (page 1)": "/ui/experiments",

@@ -13,7 +13,7 @@ API's message on a 4xx/5xx::
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 import httpx
@@ -24,6 +24,7 @@ from services.coordinator.schemas import (
     ComparisonOut,
     DatasetOut,
     DatasetSettings,
+    DatasetVersionOut,
     ExperimentAccepted,
     ExperimentCreate,
     ExperimentFailures,
@@ -31,6 +32,9 @@ from services.coordinator.schemas import (
     ItemsPage,
     ItemsUpsert,
     PlanCreate,
+    RescoreCreate,
+    SignInLinkCreate,
+    SignInLinkOut,
     UpsertResult,
 )
 from shared.analysis.planning import PowerPlan
@@ -38,12 +42,14 @@ from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import ExperimentStatus
+from shared.contracts.gates import Gate
 from shared.datasets.files import DatasetItemIn
 from shared.reports import ExperimentDocument
 from yardstick.discovery import find_api
 from yardstick.errors import ApiError
 from yardstick.events import parse_sse
 from yardstick.models import TERMINAL_STATUSES, ExperimentList, ItemList
+from yardstick.resources import Keys, Online, Prompts
 from yardstick.tasks import TaskFunction
 from yardstick.transport import Transport, segment
 
@@ -51,7 +57,9 @@ TargetLike = TargetSpec | TaskFunction | Mapping[str, Any]
 """A target model (``PythonTarget(name=...)``), a ``@yardstick.task`` function, or a target dict."""
 EvaluatorLike = EvaluatorSpec | str
 """``EvaluatorSpec`` or its short form ``"NAME"`` / ``'NAME:{"arg": 1}'``."""
-ReportFormat = Literal["md", "junit"]
+ItemStatus = Literal["pending", "running", "ok", "error"]
+ReportFormat = Literal["md", "json", "junit"]
+"""json: the document of :meth:`report` (or the comparison), as text."""
 
 _targets: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
 ITEMS_PAGE = 1000
@@ -63,6 +71,11 @@ def as_target(target: TargetLike) -> TargetSpec:
     if isinstance(target, TaskFunction):
         return target.target
     return _targets.validate_python(target)
+
+
+def _specs(evaluators: Sequence[EvaluatorLike] | None) -> list[EvaluatorSpec] | None:
+    """Each evaluator as its spec (``"NAME"`` / ``'NAME:{json}'`` parsed); None stays None (the default)."""
+    return None if evaluators is None else [EvaluatorSpec.model_validate(e) for e in evaluators]
 
 
 class Client:
@@ -83,6 +96,9 @@ class Client:
     ) -> None:
         self._api = Transport(find_api(url, api_key), timeout_s, transport)
         self.url = self._api.url
+        self.prompts = Prompts(self._api)
+        self.online = Online(self._api)
+        self.keys = Keys(self._api)
 
     def __enter__(self) -> Client:
         return self
@@ -118,11 +134,21 @@ class Client:
         return self._api.post(UpsertResult, f"/datasets/{segment(name)}/items", body)
 
     def list_datasets(self) -> list[DatasetOut]:
-        response = self._api.request("GET", "/datasets")
-        return TypeAdapter(list[DatasetOut]).validate_json(response.content)
+        return self._api.get_list(DatasetOut, "/datasets")
 
     def get_dataset(self, name: str) -> DatasetOut:
         return self._api.get(DatasetOut, f"/datasets/{segment(name)}")
+
+    def dataset_versions(self, name: str) -> list[DatasetVersionOut]:
+        return self._api.get_list(DatasetVersionOut, f"/datasets/{segment(name)}/versions")
+
+    def accept_dataset_version(self, name: str, version: int) -> DatasetVersionOut:
+        """Accept a version awaiting review: runs that name no version use the newest accepted one."""
+        return self._api.post(DatasetVersionOut, f"/datasets/{segment(name)}/versions/{version}/accept")
+
+    def delete_dataset(self, name: str) -> None:
+        """Delete the dataset with all its versions (409 while an experiment uses it)."""
+        self._api.delete(f"/datasets/{segment(name)}")
 
     # ---- experiments -------------------------------------------------------------------------
 
@@ -156,10 +182,8 @@ class Client:
             dataset=dataset,
             dataset_version=dataset_version,
             target=as_target(target),
-            evaluators=None if evaluators is None else [EvaluatorSpec.model_validate(e) for e in evaluators],
-            run_evaluators=(
-                None if run_evaluators is None else [EvaluatorSpec.model_validate(e) for e in run_evaluators]
-            ),
+            evaluators=_specs(evaluators),
+            run_evaluators=_specs(run_evaluators),
             baseline_id=baseline_id,
             baseline_name=baseline_name,
             **settings,
@@ -194,17 +218,25 @@ class Client:
             if event.kind in TERMINAL_STATUSES:
                 return
 
-    def wait(self, experiment_id: str, *, timeout_s: float = 3600.0) -> ExperimentOut:
+    def wait(
+        self,
+        experiment_id: str,
+        *,
+        timeout_s: float = 3600.0,
+        on_event: Callable[[ExperimentEvent], None] | None = None,
+    ) -> ExperimentOut:
         """Follow the experiment's events until it is over; returns it (``TimeoutError`` after
-        ``timeout_s``). A broken event stream is reopened."""
+        ``timeout_s``). A broken event stream is reopened. ``on_event`` sees every event (e.g. to
+        draw a progress bar)."""
         deadline = time.monotonic() + timeout_s
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError(f"experiment {experiment_id} not finished after {timeout_s:g}s")
             try:
-                for _ in self.stream(experiment_id, timeout_s=remaining):
-                    pass
+                for event in self.stream(experiment_id, timeout_s=remaining):
+                    if on_event is not None:
+                        on_event(event)
             except ApiError as exc:
                 if exc.status is not None:  # the API refused (404 …): reopening will not help
                     raise
@@ -227,36 +259,63 @@ class Client:
     ) -> ExperimentList:
         """Newest first."""
         params = {"name": name, "dataset": dataset, "status": status, "limit": limit, "offset": offset}
-        response = self._api.request(
-            "GET", "/experiments", params={k: v for k, v in params.items() if v is not None}
+        return ExperimentList(self._api.get_list(ExperimentOut, "/experiments", **params))
+
+    def delete_experiment(self, experiment_id: str) -> None:
+        """Delete a finished experiment with its items, scores and comparisons (409 while it runs)."""
+        self._api.delete(f"/experiments/{segment(experiment_id)}")
+
+    def rescore(
+        self,
+        experiment_id: str,
+        *,
+        evaluators: Sequence[EvaluatorLike] | None = None,
+        run_evaluators: Sequence[EvaluatorLike] | None = None,
+        name: str | None = None,
+    ) -> ExperimentAccepted:
+        """Score a finished experiment's stored outputs again (no target call) with these evaluators
+        (default: the source's); returns the new experiment at once, like :meth:`start_experiment`."""
+        body = RescoreCreate(
+            evaluators=_specs(evaluators),
+            run_evaluators=_specs(run_evaluators),
+            name=name,
         )
-        return ExperimentList(TypeAdapter(list[ExperimentOut]).validate_json(response.content))
+        return self._api.post(ExperimentAccepted, f"/experiments/{segment(experiment_id)}/rescore", body)
 
     def items(
         self,
         experiment_id: str,
         *,
-        status: Literal["pending", "running", "ok", "error"] | None = None,
+        status: ItemStatus | None = None,
         failing: str | None = None,
         category: str | None = None,
     ) -> ItemList:
         """Every item of the experiment (all pages), optionally only those with ``status``, those
         failing the metric ``failing``, or of one ``category``."""
-        path = f"/experiments/{segment(experiment_id)}/items"
         found = ItemList()
         while True:
-            page = self._api.get(
-                ItemsPage,
-                path,
-                status=status,
-                failing=failing,
-                category=category,
-                offset=len(found),
-                limit=ITEMS_PAGE,
+            page = self.items_page(
+                experiment_id, status=status, failing=failing, category=category, offset=len(found)
             )
             found.extend(page.items)
             if not page.items or len(found) >= page.total:
                 return found
+
+    def items_page(
+        self,
+        experiment_id: str,
+        *,
+        status: ItemStatus | None = None,
+        failing: str | None = None,
+        category: str | None = None,
+        offset: int = 0,
+        limit: int = ITEMS_PAGE,
+    ) -> ItemsPage:
+        """One page of :meth:`items`, with the total that match."""
+        path = f"/experiments/{segment(experiment_id)}/items"
+        return self._api.get(
+            ItemsPage, path, status=status, failing=failing, category=category, offset=offset, limit=limit
+        )
 
     def failures(self, experiment_id: str, *, limit: int = 10) -> ExperimentFailures:
         """Target errors grouped by message, then the worst failing scores."""
@@ -274,7 +333,7 @@ class Client:
         )
 
     def report_text(self, experiment_id: str, format: ReportFormat = "md") -> str:
-        """The report as markdown or JUnit XML."""
+        """The report as markdown, JSON or JUnit XML."""
         path = f"/experiments/{segment(experiment_id)}/report"
         return self._api.request("GET", path, params={"format": format}).text
 
@@ -289,15 +348,18 @@ class Client:
         thresholds: Mapping[str, float] | None = None,
         alpha: float = 0.05,
         gate: Literal["point", "ci"] = "point",
+        gates: Sequence[Gate | str] = (),
     ) -> ComparisonOut:
         """Compare two completed experiments item by item: per metric the delta, its interval, the
-        paired test and a verdict; ``regression`` is True when any metric regressed."""
+        paired test and a verdict; ``regression`` is True when any metric regressed. ``gates``:
+        absolute gates on the candidate's means, such as ``"order_correctness>=0.9"``."""
         body = ComparisonCreate(
             baseline_id=baseline_id,
             candidate_id=candidate_id,
             metrics=None if metrics is None else list(metrics),
             thresholds=dict(thresholds or {}),
             alpha=alpha,
+            gates=[Gate.model_validate(g) for g in gates],
             gate=gate,
         )
         return self._api.post(ComparisonOut, "/comparisons", body)
@@ -326,8 +388,19 @@ class Client:
         )
         return self._api.post(PowerPlan, "/plans", body)
 
+    def get_comparison(self, comparison_id: str) -> ComparisonOut:
+        return self._api.get(ComparisonOut, f"/comparisons/{segment(comparison_id)}")
+
     def comparison_text(self, comparison_id: str, format: ReportFormat = "md") -> str:
         """A comparison as markdown (or JUnit XML)."""
         return self._api.request(
             "GET", f"/comparisons/{segment(comparison_id)}", params={"format": format}
         ).text
+
+    # ---- web UI ------------------------------------------------------------------------------
+
+    def sign_in_link(self, path: str = "/ui/experiments") -> str:
+        """A one-time link (single use, valid a few minutes) that signs in to the web UI and lands
+        on ``path``."""
+        created = self._api.post(SignInLinkOut, "/ui-links", SignInLinkCreate(path=path))
+        return f"{self.url}{created.url}"

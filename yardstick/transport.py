@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from yardstick.discovery import ApiLocation
 from yardstick.errors import ApiError
@@ -72,9 +72,19 @@ class Transport:
         query = {k: v for k, v in params.items() if v is not None}
         return model.model_validate_json(self.request("GET", path, params=query).content)
 
+    def get_list(self, model: type[Model], path: str, **params: Any) -> list[Model]:
+        query = {k: v for k, v in params.items() if v is not None}
+        return TypeAdapter(list[model]).validate_json(self.request("GET", path, params=query).content)  # type: ignore[valid-type]
+
     def post(self, model: type[Model], path: str, body: BaseModel | None = None) -> Model:
         payload = None if body is None else body.model_dump(mode="json")
         return model.model_validate_json(self.request("POST", path, json=payload).content)
+
+    def put(self, model: type[Model], path: str, body: BaseModel) -> Model:
+        return model.model_validate_json(self.request("PUT", path, json=body.model_dump(mode="json")).content)
+
+    def delete(self, path: str) -> None:
+        self.request("DELETE", path)
 
     def event_lines(self, path: str, deadline: float | None) -> Iterator[str]:
         """The lines of a ``text/event-stream`` response; ``TimeoutError`` once ``deadline``

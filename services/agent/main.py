@@ -1,110 +1,20 @@
-"""Agent service entrypoint: ``python -m services.agent.main`` or ``uvicorn services.agent.main:app``.
-
-Wires settings, logging, the NATS broker (``agent.invoke`` endpoint, traffic publisher), the
-Postgres checkpointer and the FastAPI chat API.
-"""
+"""Agent service entrypoint: ``python -m services.agent.main`` (see :mod:`shared.service`)."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
+from fastapi import FastAPI
 
-import uvicorn
-from fastapi import FastAPI, Response, status
-
-from services.agent.chat_api import install_error_handlers, router
-from services.agent.chat_models import ModelFactory
-from services.agent.checkpointer import postgres_checkpointer
-from services.agent.conversation_lock import conversation_locks
-from services.agent.conversations import ConversationService
-from services.agent.graph import compile_graph
-from services.agent.invoke_endpoint import register_conversation_handler, register_invoke_handler
-from services.agent.runtime import AgentRuntime
+from services.agent.http_app import create_app
 from services.agent.settings import AgentSettings
-from services.agent.traffic import JetStreamTrafficPublisher
-from services.agent.traffic_outbox import OutboxTrafficPublisher
-from shared.db.session import make_engine, make_session_factory
-from shared.http.input_guard import InputGuard
-from shared.log_setup import configure_logging
-from shared.messaging import ConnectionHealth
-from shared.messaging.faststream_broker import new_broker, start_serving
-
-log = logging.getLogger(__name__)
+from shared.service import ServiceProcess, run_service
 
 
-def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
-    runtime = AgentRuntime.from_settings(settings, models)
-    nats_health = ConnectionHealth()
-    broker = new_broker(
-        settings.nats_url, "services.agent.nats", nats_health, "agent", settings.nats_reconnect_wait_s
-    )
-    register_invoke_handler(broker, runtime)
-    register_conversation_handler(broker, runtime)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # A turn waits for an earlier one of its conversation at most as long as that one can run.
-        lock_wait_s = settings.turn_timeout_s + 5
-        async with (
-            postgres_checkpointer(settings.database_url) as saver,
-            conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
-        ):
-            await start_serving(broker, nats_health)
-            engine = make_engine(settings.database_url, pool_size=2)
-            publisher = OutboxTrafficPublisher(
-                JetStreamTrafficPublisher(broker, settings.topology),
-                make_session_factory(engine),
-                nats_health,
-            )
-            publisher.start()
-            try:
-                graph = compile_graph(saver)
-                app.state.conversations = ConversationService(graph, runtime, publisher, locks)
-                yield
-            finally:
-                app.state.conversations = None
-                await publisher.aclose()
-                try:
-                    await broker.stop()
-                except Exception as exc:  # NATS away at shutdown: nothing left to flush (the outbox holds it)
-                    log.warning("closing the NATS connection failed: %s", exc)
-                await engine.dispose()
-
-    app = FastAPI(title="Yardstick drive-thru agent", lifespan=lifespan)
-    app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
-    app.state.conversations = None
-    app.include_router(router)
-    install_error_handlers(app)
-
-    @app.get("/healthz", tags=["health"])
-    async def healthz(response: Response) -> dict[str, Any]:
-        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then)."""
-        if app.state.conversations is None:
-            response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-            return {"status": "starting", "nats": nats_health.model_dump(mode="json")}
-        if not nats_health.connected:
-            response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-            return {"status": "nats unreachable: reconnecting", "nats": nats_health.model_dump(mode="json")}
-        return {"status": "ok", "nats": nats_health.model_dump(mode="json")}
-
-    return app
-
-
-def __getattr__(name: str) -> Any:
-    """``app`` is built on first access, so importing this module needs no environment."""
-    if name == "app":
-        settings = AgentSettings()
-        configure_logging("agent", settings.log_level, settings.log_json)
-        return create_app(settings)
-    raise AttributeError(name)
+def build(settings: AgentSettings, process: ServiceProcess) -> FastAPI:
+    return create_app(settings)
 
 
 def main() -> None:
-    settings = AgentSettings()
-    configure_logging("agent", settings.log_level, settings.log_json)
-    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
+    run_service("agent", AgentSettings, build)
 
 
 if __name__ == "__main__":

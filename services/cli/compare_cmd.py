@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
 
 if TYPE_CHECKING:
@@ -64,7 +64,6 @@ def compare_command(
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
     from services.cli.comparison_view import comparison_view
     from shared.analysis.comparison import ComparisonConfig, compare_runs
-    from shared.analysis.comparison_models import ComparisonReport
     from shared.reports import comparison_junit, comparison_markdown
 
     try:
@@ -75,19 +74,17 @@ def compare_command(
         if Path(baseline).is_file() and Path(candidate).is_file():
             report = compare_runs(_load_file(Path(baseline)), _load_file(Path(candidate)), config)
         else:
-            client = ApiClient.discover()
-            body: dict[str, Any] = {
-                "baseline_id": resolve_experiment(client, baseline, completed=True),
-                "candidate_id": resolve_experiment(client, candidate, completed=True),
-                "metrics": metric or None,
-                "alpha": alpha,
-                "gates": gate,
-                "gate": gate_on,
-            }
-            report = ComparisonReport.model_validate(client.post("/comparisons", body)["report"])
+            client = connect()
+            report = client.compare(
+                resolve_experiment(client, baseline, completed=True),
+                resolve_experiment(client, candidate, completed=True),
+                metrics=metric or None,
+                alpha=alpha,
+                gates=gate,
+                gate=config.gate,
+            ).report
     except (ApiError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     if format == "json":
         print(report.model_dump_json(indent=2))
     elif format == "md":

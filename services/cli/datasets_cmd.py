@@ -2,34 +2,42 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+from pydantic import TypeAdapter
 from rich.table import Table
 
-from services.cli.api_client import ApiClient, ApiError, segment
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from shared.datasets.files import DatasetFileError, load_dataset_file
+
+if TYPE_CHECKING:
+    from services.coordinator.schemas import UpsertResult
+    from yardstick.client import Client
 
 app = typer.Typer(help="Versioned datasets: push files, list datasets and versions.")
 err = stderr_console()
 
 
-def push_file(
-    client: ApiClient, path: Path, name: str | None = None, merge: bool = False
-) -> dict[str, object]:
+def push_file(client: Client, path: Path, name: str | None = None, merge: bool = False) -> UpsertResult:
     """One request: the dataset is created with its first version or not at all."""
     dataset = load_dataset_file(path, name)
-    result: dict[str, object] = client.post(
-        f"/datasets/{segment(dataset.name)}/items",
-        {
-            "items": [i.model_dump(mode="json") for i in dataset.items],
-            "replace": not merge,
-            "source": str(path),
-            "create": {"description": dataset.description, "kind": dataset.kind},
-        },
+    return client.push_dataset(
+        dataset.name,
+        dataset.items,
+        kind=dataset.kind,
+        description=dataset.description,
+        replace=not merge,
+        source=str(path),
     )
-    return result
+
+
+def _iso(value: datetime) -> str:
+    """A time as the API writes it (``2026-11-02T10:00:00.123456Z``)."""
+    return TypeAdapter(datetime).dump_python(value, mode="json")  # type: ignore[no-any-return]
 
 
 @app.command()
@@ -47,36 +55,34 @@ def push(
         for f in (sorted(p.rglob("*.y*ml")) + sorted(p.rglob("*.json*")) if p.is_dir() else [p])
     ]
     try:
-        client = ApiClient.discover()
+        client = connect()
         for path in files:
             result = push_file(client, path, name, merge)
-            verb = "new version" if result["created_new_version"] else "unchanged"
+            verb = "new version" if result.created_new_version else "unchanged"
             err.print(
-                f"{path}: [bold]{result['dataset']}[/bold] v{result['version']} ({verb}; "
-                f"{result['item_count']} items, +{result['added']} ~{result['changed']} -{result['removed']})"
+                f"{path}: [bold]{result.dataset}[/bold] v{result.version} ({verb}; "
+                f"{result.item_count} items, +{result.added} ~{result.changed} -{result.removed})"
             )
-    except (DatasetFileError, ApiError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+    except (DatasetFileError, ApiError, ValueError) as exc:
+        raise fail(exc) from exc
 
 
 @app.command("list")
 def list_() -> None:
     """List datasets with their latest version."""
     try:
-        rows = ApiClient.discover().get("/datasets")
+        rows = connect().list_datasets()
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     table = Table("name", "kind", "latest", "items", "hash")
     for row in rows:
-        latest = row.get("latest_version") or {}
+        latest = row.latest_version
         table.add_row(
-            row["name"],
-            row["kind"],
-            str(latest.get("version", "-")),
-            str(latest.get("item_count", 0)),
-            str(latest.get("content_hash", ""))[:12],
+            row.name,
+            row.kind,
+            str(latest.version) if latest else "-",
+            str(latest.item_count) if latest else "0",
+            latest.content_hash[:12] if latest else "",
         )
     stdout_console().print(table)
 
@@ -85,20 +91,18 @@ def list_() -> None:
 def versions(name: str) -> None:
     """List a dataset's versions."""
     try:
-        rows = ApiClient.discover().get(f"/datasets/{segment(name)}/versions")
+        rows = connect().dataset_versions(name)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     table = Table("version", "items", "status", "hash", "source", "created")
     for row in rows:
-        status = row.get("status", "accepted")
         table.add_row(
-            str(row["version"]),
-            str(row["item_count"]),
-            "[yellow]needs review[/yellow]" if status == "needs_review" else status,
-            row["content_hash"][:12],
-            row["source"],
-            row["created_at"],
+            str(row.version),
+            str(row.item_count),
+            "[yellow]needs review[/yellow]" if row.status == "needs_review" else row.status,
+            row.content_hash[:12],
+            row.source,
+            _iso(row.created_at),
         )
     stdout_console().print(table)
 
@@ -108,19 +112,17 @@ def accept(name: str, version: int = typer.Argument(..., min=1)) -> None:
     """Accept a version awaiting review (promoted production turns): runs that name no version
     use the newest accepted one."""
     try:
-        row = ApiClient.discover().post(f"/datasets/{segment(name)}/versions/{version}/accept", {})
+        row = connect().accept_dataset_version(name, version)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    err.print(f"{name} v{row['version']}: {row['status']} ({row['item_count']} items)")
+        raise fail(exc) from exc
+    err.print(f"{name} v{row.version}: {row.status} ({row.item_count} items)")
 
 
 @app.command()
 def delete(name: str) -> None:
     """Delete a dataset with all its versions (refused while an experiment uses it)."""
     try:
-        ApiClient.discover().request("DELETE", f"/datasets/{segment(name)}")
+        connect().delete_dataset(name)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     err.print(f"dataset {name} deleted")

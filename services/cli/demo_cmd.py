@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.rule import Rule
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect
 from services.cli.datasets_cmd import push_file
 from services.cli.demo_prompts import prompt_loop
 from services.cli.progress_view import summary_table
 from services.cli.run_cmd import print_comparison, print_failures, start_and_follow
-from services.cli.ui_cmd import sign_in_link
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+
+if TYPE_CHECKING:
+    from yardstick.client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
@@ -33,7 +35,7 @@ out = stdout_console()
 err = stderr_console()
 
 
-def _experiment(client: ApiClient, body: dict[str, Any]) -> dict[str, Any]:
+def _experiment(client: Client, body: dict[str, Any]) -> dict[str, Any]:
     experiment = start_and_follow(client, body, err)
     out.print(summary_table(experiment))
     print_failures(client, experiment, err)
@@ -51,7 +53,7 @@ def _verdict(experiment: dict[str, Any]) -> str:
     return "[red]REGRESSION[/red]" if experiment["regression"] else "[green]no significant regression[/green]"
 
 
-def _drive_thru(client: ApiClient) -> None:
+def _drive_thru(client: Client) -> None:
     out.print(Rule("Drive-thru agent: baseline vs candidate (two offline-model configurations)"))
     push_file(client, DRIVE_THRU)
     base = {"dataset": "drive-thru/order-correctness-v1", "concurrency": 10}
@@ -93,7 +95,7 @@ def _drive_thru(client: ApiClient) -> None:
     _conversations(client)
 
 
-def _conversations(client: ApiClient) -> None:
+def _conversations(client: Client) -> None:
     out.print(Rule("Drive-thru agent: multi-turn conversations (each replayed in one thread)"))
     push_file(client, CONVERSATIONS)
     _experiment(
@@ -107,7 +109,7 @@ def _conversations(client: ApiClient) -> None:
     )
 
 
-def _retrieval(client: ApiClient) -> None:
+def _retrieval(client: Client) -> None:
     if not GOLDEN.exists() or not RAG_GOLDEN.exists():
         err.print(f"(skipping retrieval: {GOLDEN} or {RAG_GOLDEN} not present)")
         return
@@ -128,7 +130,7 @@ def _retrieval(client: ApiClient) -> None:
     _rag(client)
 
 
-def _rag(client: ApiClient) -> None:
+def _rag(client: Client) -> None:
     out.print(
         Rule("RAG answers with citations, then a candidate that retrieves nothing for half the questions")
     )
@@ -148,7 +150,7 @@ def _rag(client: ApiClient) -> None:
     out.print(f"RAG verdict (degrade=0.5): {_verdict(candidate)}")
 
 
-def _open_the_ui(client: ApiClient, stack_stays_up: bool) -> None:
+def _open_the_ui(client: Client, stack_stays_up: bool) -> None:
     """With the stack left up: a one-time sign-in link to the drive-thru comparison. Otherwise: how
     to see all this in the web UI."""
     if not stack_stays_up:
@@ -157,11 +159,11 @@ def _open_the_ui(client: ApiClient, stack_stays_up: bool) -> None:
             "then open the link it prints (or `yardstick ui` for a new one)."
         )
         return
-    found = client.get("/experiments", params={"name": "demo-drive-thru-candidate", "limit": 1})
+    found = client.list_experiments(name="demo-drive-thru-candidate", limit=1)
     path = "/ui/experiments"
-    if found and found[0].get("baseline_id"):
-        path = f"/ui/compare?baseline={found[0]['baseline_id']}&candidate={found[0]['id']}"
-    out.print(f"Web UI (one-time sign-in link, valid a few minutes): {sign_in_link(client, path)}")
+    if found and found[0].baseline_id:
+        path = f"/ui/compare?baseline={found[0].baseline_id}&candidate={found[0].id}"
+    out.print(f"Web UI (one-time sign-in link, valid a few minutes): {client.sign_in_link(path)}")
     out.print("For another link: yardstick ui [PATH].  Stop the stack: yardstick stack down")
 
 
@@ -178,7 +180,7 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
             with err.status("starting the embedded stack (NATS, PostgreSQL, services)…"):
                 state = launcher.up(DEFAULT_STATE_DIR, extra_env=SAMPLER_ENV)
             err.print(f"stack up: {', '.join(p.name for p in state.processes)}")
-        client = ApiClient.discover()
+        client = connect()
         _drive_thru(client)
         prompts = prompt_loop(client, _experiment, out, offline=not os.environ.get("MISTRAL_API_KEY"))
         stack = StackState.load(DEFAULT_STATE_DIR)

@@ -8,16 +8,19 @@ import math
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 from rich.rule import Rule
 
-from services.cli.api_client import ApiClient
 from services.cli.online_cmd import alerts_table, metrics_table, updated_config
 from services.cli.traffic_cmd import SimulationResult, simulate_with_progress
 from services.sampler.sampling import in_sample
 from services.stack import launcher
+
+if TYPE_CHECKING:
+    from services.coordinator.schemas import DriftAlertOut
+    from yardstick.client import Client
 
 RATE = 0.5
 CONVERSATIONS = 40
@@ -48,7 +51,7 @@ def _until(deadline_s: float, check: Callable[[], T]) -> T:
         time.sleep(0.5)
 
 
-def _traffic(client: ApiClient, agent_url: str, seed: int, err: Console) -> SimulationResult:
+def _traffic(client: Client, agent_url: str, seed: int, err: Console) -> SimulationResult:
     result = simulate_with_progress(agent_url, CONVERSATIONS, seed, 30.0, err)
     if result.errors:
         err.print(f"[yellow]{result.errors} conversations failed:[/yellow] {result.error_messages}")
@@ -56,8 +59,7 @@ def _traffic(client: ApiClient, agent_url: str, seed: int, err: Console) -> Simu
     expected = sum(sampled.values())
 
     def stored() -> int:
-        rows = client.get("/online/samples", params={"limit": 1000})
-        return sum(1 for row in rows if row["conversation_id"] in sampled)
+        return sum(1 for row in client.online.samples(limit=1000) if row.conversation_id in sampled)
 
     with err.status(f"waiting for the sampler to score {expected} sampled turns…"):
         done = _until(SAMPLER_WAIT_S, lambda: stored() >= expected)
@@ -73,26 +75,24 @@ def _traffic(client: ApiClient, agent_url: str, seed: int, err: Console) -> Simu
     return result
 
 
-def _metrics(client: ApiClient, out: Console, since: datetime) -> None:
+def _metrics(client: Client, out: Console, since: datetime) -> None:
     """The online metrics since ``since`` (this demo's traffic), in 5 s buckets."""
     window = f"{math.ceil((datetime.now(UTC) - since).total_seconds() / 5) * 5}s"
-    data = client.get("/online/metrics", params={"window": window, "bucket": "5s"})
-    out.print(metrics_table(data, window, "5s"))
+    out.print(metrics_table(client.online.metrics(window=window, bucket="5s"), window, "5s"))
 
 
-def _drift_alert(client: ApiClient, since: datetime) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = client.get("/online/alerts", params={"limit": 20})
+def _drift_alert(client: Client, since: datetime) -> list[DriftAlertOut]:
     return [
         row
-        for row in rows
-        if row["evaluator"] == DRIFTED_EVALUATOR and datetime.fromisoformat(row["created_at"]) >= since
+        for row in client.online.alerts(limit=20)
+        if row.evaluator == DRIFTED_EVALUATOR and row.created_at >= since
     ]
 
 
-def online_demo(client: ApiClient, agent_url: str, out: Console, err: Console, own_stack: bool) -> str:
+def online_demo(client: Client, agent_url: str, out: Console, err: Console, own_stack: bool) -> str:
     """Run the production-traffic demo; returns a one-line verdict."""
     out.print(Rule("Production traffic: simulated conversations, sampled and scored online"))
-    current = client.get("/online/config")
+    current = client.online.config()
     body = updated_config(
         current,
         rate=RATE,
@@ -105,7 +105,7 @@ def online_demo(client: ApiClient, agent_url: str, out: Console, err: Console, o
         metadata=None,
         clear_filters=True,
     )
-    client.request("PUT", "/online/config", json=body)
+    client.online.set_config(body)
     section_start = datetime.now(UTC)
     _traffic(client, agent_url, seed=1, err=err)
     _metrics(client, out, section_start)

@@ -4,29 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.rule import Rule
 
-from services.cli.api_client import ApiClient, segment
+if TYPE_CHECKING:
+    from yardstick.client import Client
 
 PROMPTS = Path(__file__).resolve().parents[2] / "datasets" / "drive-thru" / "prompts"
 NAME = "drive-thru/orchestrator"
 DATASET = "drive-thru/order-correctness-v1"
-RunExperiment = Callable[[ApiClient, dict[str, Any]], dict[str, Any]]
+RunExperiment = Callable[["Client", dict[str, Any]], dict[str, Any]]
 
 
-def prompt_loop(client: ApiClient, run: RunExperiment, out: Console, offline: bool) -> str:
+def prompt_loop(client: Client, run: RunExperiment, out: Console, offline: bool) -> str:
     """Push the production prompt and a candidate version (label staging), run both, compare, and
     move the production label to the candidate only when the comparison finds no regression."""
     out.print(Rule("Drive-thru prompt loop: staging vs production, promote if it passes"))
     for path, label in (("orchestrator-v1.txt", "production"), ("orchestrator-v2.txt", "staging")):
-        row = client.post(
-            "/prompts",
-            {"name": NAME, "template": (PROMPTS / path).read_text(), "labels": [label], "source": path},
-        )
-        out.print(f"prompt {NAME} v{row['version']} → {label}")
+        row = client.prompts.push(NAME, (PROMPTS / path).read_text(), labels=[label], source=path)
+        out.print(f"prompt {NAME} v{row.version} → {label}")
     if offline:
         out.print(
             "[dim](offline model: it does not read the prompt, so both runs score the same; with "
@@ -47,16 +45,14 @@ def prompt_loop(client: ApiClient, run: RunExperiment, out: Console, offline: bo
             "target": {"kind": "agent", "prompt": f"{NAME}@staging"},
         },
     )
-    candidate = client.get("/prompts/resolve", params={"ref": f"{NAME}@staging"})
+    candidate = client.prompts.resolve(f"{NAME}@staging")
     warned = [run["name"] for run in (production, staging) if (run.get("aggregates") or {}).get("warnings")]
     if warned:
         verdict = f"not promoted: {', '.join(warned)} had warnings (errors or nothing measured)"
     elif staging.get("regression") is False:
-        client.request(
-            "PUT", f"/prompts/{segment(NAME)}/labels/production", json={"version": candidate["version"]}
-        )
-        verdict = f"no regression: production → v{candidate['version']}"
+        client.prompts.move_label(NAME, "production", candidate.version)
+        verdict = f"no regression: production → v{candidate.version}"
     else:
-        verdict = f"regression: production stays; v{candidate['version']} not promoted"
+        verdict = f"regression: production stays; v{candidate.version} not promoted"
     out.print(f"Prompt loop verdict: {verdict}")
     return verdict

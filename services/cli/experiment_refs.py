@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from services.cli.api_client import ApiClient, ApiError
+from services.cli.coordinator import ApiError
+
+if TYPE_CHECKING:
+    from yardstick.client import Client
 
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 
@@ -13,15 +17,15 @@ def is_experiment_id(ref: str) -> bool:
     return bool(_UUID.match(ref))
 
 
-def resolve_experiment(client: ApiClient, ref: str, *, completed: bool = False) -> str:
+def resolve_experiment(client: Client, ref: str, *, completed: bool = False) -> str:
     """``ref`` as an experiment id: an id is kept, a name becomes its newest run's id (its newest
     completed run's with ``completed``)."""
     if is_experiment_id(ref):
         return ref
-    rows = client.get("/experiments", params={"name": ref, "limit": 20})
+    rows = list(client.list_experiments(name=ref, limit=20))
     if completed:
-        rows = [r for r in rows if r["status"] == "completed"]
+        rows = [r for r in rows if r.status == "completed"]
     if not rows:
         state = "completed experiment" if completed else "experiment"
         raise ApiError(f"no {state} named {ref!r}; `yardstick experiments list` shows what there is")
-    return str(rows[0]["id"])
+    return rows[0].id

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
 from shared.contracts.experiment_status import ExperimentStatus
+
+if TYPE_CHECKING:
+    from services.coordinator.schemas import ExperimentOut, ItemsPage
 
 app = typer.Typer(help="List and delete experiments.", no_args_is_help=True)
 err = stderr_console()
@@ -23,7 +27,7 @@ def _rate(value: Any) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def experiments_table(rows: list[dict[str, Any]]) -> Table:
+def experiments_table(rows: Sequence[ExperimentOut]) -> Table:
     table = Table(title="Experiments (newest first)", title_justify="left")
     for column, justify in [
         ("id", "left"),
@@ -37,17 +41,16 @@ def experiments_table(rows: list[dict[str, Any]]) -> Table:
     ]:
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for r in rows:
-        agg = r.get("aggregates") or {}
-        warn = " ⚠" if agg.get("warnings") else ""
+        warn = " ⚠" if r.aggregates and r.aggregates.warnings else ""
         table.add_row(
-            r["id"],
-            r["name"],
-            f"{r['dataset']}@{r['dataset_version']}",
-            r["status"] + warn,
-            str(r["progress"]["total"]),
-            str(r["progress"]["errors"]),
-            _rate(agg.get("pass_rate")),
-            r["created_at"][:19].replace("T", " "),
+            r.id,
+            r.name,
+            f"{r.dataset}@{r.dataset_version}",
+            r.status + warn,
+            str(r.progress.total),
+            str(r.progress.errors),
+            _rate(r.aggregates.pass_rate if r.aggregates else None),
+            r.created_at.strftime("%Y-%m-%d %H:%M:%S"),
         )
     return table
 
@@ -65,33 +68,36 @@ def list_command(
     """Experiments, newest first, with status and pass rate (⚠: the run has warnings)."""
     if status is not None and status not in STATUSES:
         raise typer.BadParameter(f"--status {status!r}: choose one of {', '.join(STATUSES)}")
-    params = {k: v for k, v in {"dataset": dataset, "status": status, "name": name}.items() if v}
     try:
-        rows = ApiClient.discover().get("/experiments", params={**params, "limit": limit})
+        rows = connect().list_experiments(
+            dataset=dataset or None,
+            status=status or None,  # type: ignore[arg-type]  # checked against STATUSES above
+            name=name or None,
+            limit=limit,
+        )
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     if as_json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
     elif not rows:
         err.print("no experiments yet: `yardstick run --dataset NAME --name RUN` starts one")
     else:
         stdout_console().print(experiments_table(rows))
 
 
-def items_table(page: dict[str, Any], title: str) -> Table:
+def items_table(page: ItemsPage, title: str) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("item", overflow="fold")
     table.add_column("status")
     table.add_column("scores", overflow="fold")
     table.add_column("error / comments", overflow="fold")
-    for item in page["items"]:
+    for item in page.items:
         scores = ", ".join(
-            f"{s['name']}={'-' if s['value'] is None else format(s['value'], '.3g')}" for s in item["scores"]
+            f"{s.name}={'-' if s.value is None else format(s.value, '.3g')}" for s in item.scores
         )
-        notes = item.get("error") or "; ".join(s["comment"] for s in item["scores"] if s.get("comment"))
-        trial = f"#{item['trial']}" if item["trial"] else ""
-        table.add_row(item["item_id"] + trial, item["status"], scores, notes)
+        notes = item.error or "; ".join(s.comment for s in item.scores if s.comment)
+        trial = f"#{item.trial}" if item.trial else ""
+        table.add_row(item.item_id + trial, item.status, scores, notes)
     return table
 
 
@@ -104,22 +110,22 @@ def items_command(
     as_json: bool = typer.Option(False, "--json", help="Print the page as JSON"),
 ) -> None:
     """An experiment's items with their scores and comments, a page at a time."""
-    params: dict[str, Any] = {"offset": offset, "limit": limit}
-    if failing:
-        params["failing"] = failing
-    if errors:
-        params["status"] = "error"
     try:
-        client = ApiClient.discover()
+        client = connect()
         experiment_id = resolve_experiment(client, experiment)
-        page = client.get(f"/experiments/{experiment_id}/items", params=params)
+        page = client.items_page(
+            experiment_id,
+            status="error" if errors else None,
+            failing=failing or None,
+            offset=offset,
+            limit=limit,
+        )
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     if as_json:
-        print(json.dumps(page, indent=2))
+        print(json.dumps(page.model_dump(mode="json"), indent=2))
         return
-    shown = f"{offset + 1}-{offset + len(page['items'])} of {page['total']}" if page["items"] else "none"
+    shown = f"{offset + 1}-{offset + len(page.items)} of {page.total}" if page.items else "none"
     stdout_console().print(items_table(page, f"Items of {experiment_id} ({shown})"))
 
 
@@ -129,10 +135,9 @@ def delete_command(
 ) -> None:
     """Delete a finished experiment with its items, scores and comparisons (cancel a running one first)."""
     try:
-        client = ApiClient.discover()
+        client = connect()
         experiment_id = resolve_experiment(client, experiment)
-        client.request("DELETE", f"/experiments/{experiment_id}")
+        client.delete_experiment(experiment_id)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     err.print(f"experiment {experiment_id} deleted")

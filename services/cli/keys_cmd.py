@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import typer
 from rich.table import Table
 
-from services.cli.api_client import ApiClient, ApiError, segment
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 
 app = typer.Typer(help="API keys for the coordinator API.")
@@ -47,29 +47,28 @@ def create(
     print(create_key_sync(database_url, secret, name, expires_at))
 
 
-def _when(value: str | None) -> str:
-    return "-" if value is None else value[:16].replace("T", " ")
+def _when(value: datetime | None) -> str:
+    return "-" if value is None else value.strftime("%Y-%m-%d %H:%M")
 
 
 @app.command("list")
 def list_() -> None:
     """Every key: its prefix, label, when it was created and last used, expiry, state."""
     try:
-        rows = ApiClient.discover().get("/keys")
+        rows = connect().keys.list()
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     table = Table("prefix", "name", "created", "last used", "expires", "state", "id")
     for row in rows:
-        state = "active" if row["active"] else ("revoked" if row["revoked_at"] else "expired")
+        state = "active" if row.active else ("revoked" if row.revoked_at else "expired")
         table.add_row(
-            row["prefix"],
-            row["name"],
-            _when(row["created_at"]),
-            _when(row["last_used_at"]),
-            _when(row["expires_at"]),
+            row.prefix,
+            row.name,
+            _when(row.created_at),
+            _when(row.last_used_at),
+            _when(row.expires_at),
             state,
-            row["id"],
+            row.id,
         )
     stdout_console().print(table)
 
@@ -78,8 +77,7 @@ def list_() -> None:
 def revoke(key: str = typer.Argument(..., help="The key's id or prefix (see `yardstick keys list`)")) -> None:
     """Revoke a key: requests with it are refused from now on."""
     try:
-        ApiClient.discover().request("DELETE", f"/keys/{segment(key)}")
+        connect().keys.revoke(key)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     err.print(f"key {key} revoked")

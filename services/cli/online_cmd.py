@@ -3,27 +3,32 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.key_values import parse_key_values
+
+if TYPE_CHECKING:
+    from services.coordinator.schemas import DriftAlertOut
+    from shared.online.metrics import OnlineMetrics
+    from yardstick.client import Client
 
 app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, promotion.")
 out = stdout_console()
 err = stderr_console()
 
 
-def _client() -> ApiClient:
+def _client() -> Client:
     try:
-        return ApiClient.discover()
+        return connect()
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
 
 
 def _fmt(value: Any) -> str:
@@ -81,7 +86,7 @@ def config(
     """Show the sampling config; with options, change it (the sampler picks it up within seconds)."""
     client = _client()
     try:
-        current: dict[str, Any] = client.get("/online/config")
+        current = client.online.config()
         changes = (rate, cap, evaluator, model, prompt_version, finalized, metadata)
         if any(v is not None and v != [] for v in changes) or no_cap or clear_filters:
             body = updated_config(
@@ -96,10 +101,9 @@ def config(
                 metadata=metadata,
                 clear_filters=clear_filters,
             )
-            current = client.request("PUT", "/online/config", json=body).json()
+            current = client.online.set_config(body)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     out.print_json(json.dumps(current))
 
 
@@ -111,27 +115,25 @@ def metrics(
     """Online scores: mean and 95% CI per evaluator, model and prompt version, per time bucket."""
     client = _client()
     try:
-        data = client.get("/online/metrics", params={"window": window, "bucket": bucket})
+        data = client.online.metrics(window=window, bucket=bucket)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    if not data["series"]:
+        raise fail(exc) from exc
+    if not data.series:
         err.print(f"no online scores in the last {window}")
         return
     out.print(metrics_table(data, window, bucket))
 
 
-def metrics_table(data: dict[str, Any], window: str, bucket: str) -> Table:
+def metrics_table(data: OnlineMetrics, window: str, bucket: str) -> Table:
     """A ``GET /online/metrics`` answer as a table: one row per evaluator, model and prompt version."""
     table = Table(title=f"Online metrics, last {window} ({bucket} buckets)", box=box.SIMPLE_HEAD)
     table.add_column("evaluator", no_wrap=True)
     for column in ("model@prompt", "n", "mean", "95% CI", "trend"):
         table.add_column(column)
-    for s in data["series"]:
-        ci = f"[{_fmt(s['ci_low'])}, {_fmt(s['ci_high'])}]"
-        trend = " ".join(f"{b['mean']:.2f}" for b in s["buckets"][-12:])
-        model = f"{s['model']}@{s['prompt_version']}"
-        table.add_row(s["evaluator"], model, str(s["n"]), _fmt(s["mean"]), ci, trend)
+    for s in data.series:
+        ci = f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]"
+        trend = " ".join(f"{b.mean:.2f}" for b in s.buckets[-12:])
+        table.add_row(s.evaluator, f"{s.model}@{s.prompt_version}", str(s.n), _fmt(s.mean), ci, trend)
     return table
 
 
@@ -140,25 +142,24 @@ def alerts(limit: int = typer.Option(20, help="Most recent alerts to show")) -> 
     """Drift alerts raised by the sampler, newest first."""
     client = _client()
     try:
-        rows = client.get("/online/alerts", params={"limit": limit})
+        rows = client.online.alerts(limit=limit)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     out.print(alerts_table(rows))
 
 
-def alerts_table(rows: list[dict[str, Any]]) -> Table:
+def alerts_table(rows: Sequence[DriftAlertOut]) -> Table:
     """``GET /online/alerts`` rows as a table, newest first."""
     table = Table(title="Drift alerts", box=box.SIMPLE_HEAD)
     for column in ("created (UTC)", "evaluator", "model@prompt", "vs", "ref", "now", "Δ", "p"):
         table.add_column(column, no_wrap=column == "evaluator")
     for a in rows:
-        d = a["detail"]
+        d = a.detail
         table.add_row(
-            a["created_at"][11:19],
-            a["evaluator"],
-            f"{a['model']}@{a['prompt_version']}",
-            a["reference"],
+            a.created_at.strftime("%H:%M:%S"),
+            a.evaluator,
+            f"{a.model}@{a.prompt_version}",
+            a.reference,
             _fmt(d.get("reference_mean")),
             _fmt(d.get("window_mean")),
             _fmt(d.get("delta")),
@@ -172,15 +173,14 @@ def samples(limit: int = typer.Option(20, help="Most recent sampled turns to sho
     """Recently sampled turns (ids to promote)."""
     client = _client()
     try:
-        rows = client.get("/online/samples", params={"limit": limit})
+        rows = client.online.samples(limit=limit)
     except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     table = Table(title="Sampled turns")
     for column in ("id", "conversation", "turn", "model", "utterance"):
         table.add_column(column)
     for s in rows:
-        table.add_row(str(s["id"]), s["conversation_id"], str(s["turn_index"]), s["model"], s["utterance"])
+        table.add_row(str(s.id), s.conversation_id, str(s.turn_index), s.model, s.utterance)
     out.print(table)
 
 
@@ -193,12 +193,11 @@ def promote(
     the latest accepted version until `yardstick datasets accept`)."""
     client = _client()
     try:
-        result = client.post(f"/online/samples/{sample_id}/promote", {"dataset": dataset})
-    except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        result = client.online.promote(sample_id, dataset)
+    except (ApiError, ValueError) as exc:
+        raise fail(exc) from exc
     out.print(
-        f"{result['dataset']} v{result['version']} ({result['item_count']} items, +{result['added']}): "
-        f"needs review; `yardstick datasets accept {result['dataset']} {result['version']}` makes it "
+        f"{result.dataset} v{result.version} ({result.item_count} items, +{result.added}): "
+        f"needs review; `yardstick datasets accept {result.dataset} {result.version}` makes it "
         "the version runs use"
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from services.cli.api_client import ApiClient, ApiError
-from services.cli.consoles import stderr_console, stdout_console
+from services.cli.consoles import stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
 
 
@@ -29,27 +29,19 @@ def plan_command(
 ) -> None:
     """How many paired items a comparison needs to detect a change of METRIC (from this run's spread,
     or pass rate for 0/1 scores), and what the run's own size can detect."""
-    # The typed call is ``yardstick.Client.plan``; the CLI cannot import the SDK client yet (it pulls
-    # in services.coordinator.schemas, which the CLI's import contract forbids), so it posts the same
-    # shared request model through its own client.
-    from shared.analysis.planning import PlanRequest, PowerPlan  # deferred: SciPy
-
-    err = stderr_console()
     try:
-        client = ApiClient.discover()
-        body = PlanRequest(
-            experiment_id=resolve_experiment(client, experiment, completed=True),
-            metric=metric,
-            drop=drop,
+        client = connect()
+        plan = client.plan(
+            resolve_experiment(client, experiment, completed=True),
+            metric,
+            drop,
             alpha=alpha,
             power=power,
             family_size=metrics_compared,
             correlation=correlation,
         )
-        plan = PowerPlan.model_validate(client.post("/plans", body.model_dump()))
     except (ApiError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     noise = (
         f"pass rate {plan.baseline_mean:.3f}, churn {plan.noise:.3g}"
         if plan.test == "mcnemar_exact"

@@ -1,9 +1,10 @@
-"""Live progress of an experiment (Rich progress bar) and its summary table."""
+"""Live progress of an experiment (Rich progress bar, drawn from the coordinator's event stream)
+and its summary table."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.progress import (
@@ -17,16 +18,20 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from services.cli.api_client import ApiClient
 from shared.contracts.experiment_status import TERMINAL_STATUSES
 
 TERMINAL = TERMINAL_STATUSES
 
 
-def follow(
-    client: ApiClient, experiment_id: str, console: Console, poll_s: float = 0.25, timeout_s: float = 3600.0
-) -> dict[str, Any]:
-    """Show a progress bar until the experiment is terminal; returns the final experiment."""
+if TYPE_CHECKING:
+    from services.coordinator.schemas import ExperimentOut
+    from shared.contracts.experiment_events import ExperimentEvent
+    from yardstick.client import Client
+
+
+def follow(client: Client, experiment_id: str, console: Console, timeout_s: float = 3600.0) -> ExperimentOut:
+    """Show a progress bar, moved by the experiment's server-sent events, until it is over; returns
+    the final experiment (``TimeoutError`` after ``timeout_s``)."""
     started = time.monotonic()
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -39,27 +44,26 @@ def follow(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        experiment = client.get(f"/experiments/{experiment_id}")
+        experiment = client.get_experiment(experiment_id)
         task = progress.add_task(
-            experiment["name"], total=experiment["progress"]["total"], errors=0, cached=0, rate=0.0
+            experiment.name, total=experiment.progress.total, errors=0, cached=0, rate=0.0
         )
-        while True:
-            p = experiment["progress"]
+
+        def show(done: int, errors: int, cache_hits: int, total: int | None = None) -> None:
             elapsed = max(time.monotonic() - started, 1e-6)
             progress.update(
-                task,
-                completed=p["done"],
-                errors=p["errors"],
-                cached=p.get("cache_hits", 0),
-                rate=p["done"] / elapsed,
+                task, total=total, completed=done, errors=errors, cached=cache_hits, rate=done / elapsed
             )
-            if experiment["status"] in TERMINAL:
-                break
-            if time.monotonic() - started > timeout_s:
-                raise TimeoutError(f"experiment {experiment_id} not finished after {timeout_s:.0f}s")
-            time.sleep(poll_s)
-            experiment = client.get(f"/experiments/{experiment_id}")
-    return experiment  # type: ignore[no-any-return]
+
+        def on_event(event: ExperimentEvent) -> None:
+            show(event.done, event.errors, event.cache_hits, event.total or None)
+
+        p = experiment.progress
+        show(p.done, p.errors, p.cache_hits)
+        experiment = client.wait(experiment_id, timeout_s=timeout_s, on_event=on_event)
+        p = experiment.progress
+        show(p.done, p.errors, p.cache_hits, p.total)
+    return experiment
 
 
 def _fmt(value: Any) -> str:

@@ -7,18 +7,13 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from services.cli.api_client import ApiClient, ApiError, segment
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 
 app = typer.Typer(
     help="Prompt versions and labels (production, staging, …) the agent runs.", no_args_is_help=True
 )
 err = stderr_console()
-
-
-def _fail(exc: Exception) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc}")
-    return typer.Exit(2)
 
 
 @app.command()
@@ -31,29 +26,27 @@ def push(
     try:
         template = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise _fail(ValueError(f"cannot read {path}: {exc}")) from exc
+        raise fail(ValueError(f"cannot read {path}: {exc}")) from exc
     try:
-        row = ApiClient.discover().post(
-            "/prompts", {"name": name, "template": template, "labels": label, "source": str(path)}
-        )
-    except ApiError as exc:
-        raise _fail(exc) from exc
-    verb = "new version" if row["created_new_version"] else "unchanged"
-    labels = f" [{', '.join(row['labels'])}]" if row["labels"] else ""
-    err.print(f"{row['name']} v{row['version']} ({verb}){labels}")
+        row = connect().prompts.push(name, template, labels=label, source=str(path))
+    except (ApiError, ValueError) as exc:
+        raise fail(exc) from exc
+    verb = "new version" if row.created_new_version else "unchanged"
+    labels = f" [{', '.join(row.labels)}]" if row.labels else ""
+    err.print(f"{row.name} v{row.version} ({verb}){labels}")
 
 
 @app.command("list")
 def list_() -> None:
     """Every prompt with its latest version and where its labels point."""
     try:
-        rows = ApiClient.discover().get("/prompts")
+        rows = connect().prompts.list()
     except ApiError as exc:
-        raise _fail(exc) from exc
+        raise fail(exc) from exc
     table = Table("name", "latest", "labels")
     for row in rows:
-        labels = ", ".join(f"{label}→v{version}" for label, version in sorted(row["labels"].items()))
-        table.add_row(row["name"], f"v{row['latest_version']}", labels or "-")
+        labels = ", ".join(f"{label}→v{version}" for label, version in sorted(row.labels.items()))
+        table.add_row(row.name, f"v{row.latest_version}", labels or "-")
     stdout_console().print(table)
 
 
@@ -61,12 +54,12 @@ def list_() -> None:
 def show(ref: str = typer.Argument(..., help="NAME, NAME@LABEL or NAME@VERSION")) -> None:
     """Print the template a reference names now (what the agent would run)."""
     try:
-        row = ApiClient.discover().get("/prompts/resolve", params={"ref": ref})
+        row = connect().prompts.resolve(ref)
     except ApiError as exc:
-        raise _fail(exc) from exc
-    labels = f" [{', '.join(row['labels'])}]" if row["labels"] else ""
-    err.print(f"{row['name']} v{row['version']}{labels}")
-    print(row["template"])
+        raise fail(exc) from exc
+    labels = f" [{', '.join(row.labels)}]" if row.labels else ""
+    err.print(f"{row.name} v{row.version}{labels}")
+    print(row.template)
 
 
 @app.command()
@@ -77,13 +70,7 @@ def label(
 ) -> None:
     """Point LABEL at VERSION (e.g. promote a tested version to production)."""
     try:
-        row = (
-            ApiClient.discover()
-            .request(
-                "PUT", f"/prompts/{segment(name)}/labels/{segment(label_name)}", json={"version": version}
-            )
-            .json()
-        )
-    except ApiError as exc:
-        raise _fail(exc) from exc
-    err.print(f"{row['name']}@{label_name} → v{row['version']}")
+        row = connect().prompts.move_label(name, label_name, version)
+    except (ApiError, ValueError) as exc:
+        raise fail(exc) from exc
+    err.print(f"{row.name}@{label_name} → v{row.version}")

@@ -7,8 +7,8 @@ from typing import Literal
 
 import typer
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
 
 
@@ -19,12 +19,11 @@ def report_command(
 ) -> None:
     """Print (or save) an experiment's report; the JSON form can be fed to `yardstick compare`."""
     try:
-        client = ApiClient.discover()
+        client = connect()
         experiment_id = resolve_experiment(client, experiment)
-        body = client.text(f"/experiments/{experiment_id}/report", params={"format": format})
+        body = client.report_text(experiment_id, format)
     except ApiError as exc:
-        stderr_console().print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     if output:
         try:
             output.write_text(body)

@@ -10,10 +10,9 @@ import json
 from typing import Any
 
 import typer
-from rich.console import Console
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
 from services.cli.progress_view import follow, summary_table
 from services.cli.run_cmd import exit_code, print_failures
@@ -24,9 +23,9 @@ def rescore_body(evaluators: list[str], run_evaluators: list[str], name: str | N
     """The request: each ``NAME[:JSON_ARGS]`` parsed here, so a typo is a usage error (exit 2)."""
     body: dict[str, Any] = {}
     if evaluators:
-        body["evaluators"] = [EvaluatorSpec.parse(e).model_dump() for e in evaluators]
+        body["evaluators"] = [EvaluatorSpec.parse(e) for e in evaluators]
     if run_evaluators:
-        body["run_evaluators"] = [EvaluatorSpec.parse(e).model_dump() for e in run_evaluators]
+        body["run_evaluators"] = [EvaluatorSpec.parse(e) for e in run_evaluators]
     if name:
         body["name"] = name
     return body
@@ -47,19 +46,17 @@ def rescore_command(
     err = stderr_console()
     try:
         body = rescore_body(evaluator, run_evaluator, name)
-        client = ApiClient.discover()
+        client = connect()
         source_id = resolve_experiment(client, experiment)
-        accepted = client.post(f"/experiments/{source_id}/rescore", body)
+        accepted = client.rescore(source_id, **body)
         if not as_json:
-            err.print(
-                f"experiment [bold]{accepted['id']}[/bold] re-scores {source_id}: {accepted['total']} items"
-            )
-        for warning in accepted.get("warnings") or []:
+            err.print(f"experiment [bold]{accepted.id}[/bold] re-scores {source_id}: {accepted.total} items")
+        for warning in accepted.warnings:
             err.print(f"[yellow]⚠ {warning}[/yellow]")
-        done = follow(client, accepted["id"], err) if not as_json else _wait(client, accepted["id"])
+        finished = follow(client, accepted.id, err) if not as_json else client.wait(accepted.id)
+        done = finished.model_dump(mode="json")
     except (ApiError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     if as_json:
         print(json.dumps(done, indent=2))
     else:
@@ -67,7 +64,3 @@ def rescore_command(
         print_failures(client, done, err)
         err.print(f"compare with its source: `yardstick compare {source_id} {done['id']}`")
     raise typer.Exit(exit_code(done, fail_on_regression=False))
-
-
-def _wait(client: ApiClient, experiment_id: str) -> dict[str, Any]:
-    return follow(client, experiment_id, Console(quiet=True))

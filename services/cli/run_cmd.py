@@ -9,39 +9,38 @@ errored than ``--max-error-rate`` allows, or a metric measured nothing; or, with
 from __future__ import annotations
 
 import json
-import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console, stdout_console
+from services.cli.coordinator import ApiError, connect, fail
 from services.cli.failures_view import failures_view, gates_view, warnings_view
 from services.cli.key_values import parse_key_values
-from services.cli.progress_view import TERMINAL, follow, summary_table
+from services.cli.progress_view import follow, summary_table
 from services.cli.target_options import TargetOptionError, build_target
+
+if TYPE_CHECKING:
+    from yardstick.client import Client
 
 err = stderr_console()
 
 
 def start_and_follow(
-    client: ApiClient, body: dict[str, Any], console: Console, quiet: bool = False
+    client: Client, body: dict[str, Any], console: Console, quiet: bool = False
 ) -> dict[str, Any]:
-    accepted = client.post("/experiments", body)
-    experiment_id = accepted["id"]
+    """Start the experiment ``body`` describes (the fields of ``POST /experiments``), follow it to
+    its end (with a live progress bar unless ``quiet``); the finished experiment as the API's JSON."""
+    accepted = client.start_experiment(**body)
+    experiment_id = accepted.id
     if not quiet:
-        console.print(f"experiment [bold]{experiment_id}[/bold]: {accepted['total']} tasks")
-    for warning in accepted.get("warnings") or []:
+        console.print(f"experiment [bold]{experiment_id}[/bold]: {accepted.total} tasks")
+    for warning in accepted.warnings:
         console.print(f"[yellow]⚠ {warning}[/yellow]")
     try:
-        if not quiet:
-            return follow(client, experiment_id, console)
-        experiment: dict[str, Any] = client.get(f"/experiments/{experiment_id}")
-        while experiment["status"] not in TERMINAL:
-            time.sleep(0.25)
-            experiment = client.get(f"/experiments/{experiment_id}")
-        return experiment
+        done = follow(client, experiment_id, console) if not quiet else client.wait(experiment_id)
+        return done.model_dump(mode="json")
     except KeyboardInterrupt:
         console.print(
             f"\n[yellow]detached[/yellow]: experiment {experiment_id} keeps running on the stack; "
@@ -50,17 +49,15 @@ def start_and_follow(
         raise typer.Exit(130) from None
 
 
-def print_comparison(client: ApiClient, experiment: dict[str, Any], console: Console) -> bool:
+def print_comparison(client: Client, experiment: dict[str, Any], console: Console) -> bool:
     """Print the run's comparison with its baseline, if any; whether it was inconclusive (too few
     items to detect any change in some metric)."""
     if experiment.get("comparison_id"):
-        body = client.get(f"/comparisons/{experiment['comparison_id']}")
+        comparison = client.get_comparison(experiment["comparison_id"])
         from services.cli.comparison_view import comparison_view  # deferred: SciPy
-        from shared.analysis.comparison_models import ComparisonReport
 
-        report = ComparisonReport.model_validate(body["report"])
-        stdout_console().print(comparison_view(report))
-        return report.inconclusive
+        stdout_console().print(comparison_view(comparison.report))
+        return comparison.report.inconclusive
     return False
 
 
@@ -129,17 +126,15 @@ def run_command(
             body["baseline_id" if len(baseline) == 36 and baseline.count("-") == 4 else "baseline_name"] = (
                 baseline
             )
-        client = ApiClient.discover()
+        client = connect()
         experiment = start_and_follow(client, body, err, quiet=as_json)
     except (ApiError, TargetOptionError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(exc) from exc
     inconclusive = False
     if as_json:
         print(json.dumps(experiment, indent=2))
         if fail_on_regression and experiment.get("comparison_id"):
-            report = client.get(f"/comparisons/{experiment['comparison_id']}")["report"]
-            inconclusive = bool(report.get("inconclusive"))
+            inconclusive = client.get_comparison(experiment["comparison_id"]).report.inconclusive
     else:
         stdout_console().print(summary_table(experiment))
         print_failures(client, experiment, err)
@@ -147,13 +142,13 @@ def run_command(
     raise typer.Exit(exit_code(experiment, fail_on_regression, inconclusive))
 
 
-def print_failures(client: ApiClient, experiment: dict[str, Any], console: Console) -> None:
+def print_failures(client: Client, experiment: dict[str, Any], console: Console) -> None:
     """Gates, warnings, then target errors grouped by message and the worst failing scores."""
     if (gates := gates_view((experiment.get("aggregates") or {}).get("gates") or [])) is not None:
         console.print(gates)
     if (warnings := warnings_view(experiment.get("aggregates"))) is not None:
         console.print(warnings)
-    failures = client.get(f"/experiments/{experiment['id']}/failures", params={"limit": 10})
+    failures = client.failures(experiment["id"], limit=10).model_dump(mode="json")
     if (view := failures_view(failures)) is not None:
         console.print(view)
         console.print(

@@ -8,14 +8,8 @@ import webbrowser
 
 import typer
 
-from services.cli.api_client import ApiClient, ApiError
 from services.cli.consoles import stderr_console
-
-
-def sign_in_link(client: ApiClient, path: str) -> str:
-    """A one-time link (valid a few minutes, single use) that signs in and lands on ``path``."""
-    created = client.post("/ui-links", {"path": path})
-    return f"{client.base_url}{created['url']}"
+from services.cli.coordinator import ApiError, connect, fail
 
 
 def has_display() -> bool:
@@ -35,10 +29,9 @@ def ui_command(
     if not path.startswith("/"):
         path = "/ui/" + path.removeprefix("ui/")
     try:
-        link = sign_in_link(ApiClient.discover(), path)
-    except ApiError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        link = connect().sign_in_link(path)
+    except (ApiError, ValueError) as exc:
+        raise fail(exc) from exc
     typer.echo(link)
     if not no_open and has_display():
         webbrowser.open(link)

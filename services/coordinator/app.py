@@ -24,11 +24,14 @@ from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.ui.router import install_ui, refusal_page
 from shared.db.health import postgres_problem
+from shared.evaluators import EvaluatorRegistry
 from shared.http.input_guard import InputGuard
 
 
-def create_app(settings: CoordinatorSettings) -> FastAPI:
-    runtime = Runtime(settings)
+def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:
+    """The coordinator's app; ``registry`` the evaluators it checks submissions against and runs at
+    finalization (this process's registry when None)."""
+    runtime = Runtime(settings, registry)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -1,20 +1,24 @@
-"""Coordinator entry point: `python -m services.coordinator.main`."""
+"""Coordinator entry point: `python -m services.coordinator.main` (see :mod:`shared.service`)."""
 
 from __future__ import annotations
 
-import uvicorn
+from fastapi import FastAPI
 
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
 from shared.evaluators.loading import process_registry
-from shared.log_setup import configure_logging
+from shared.service import ServiceProcess, run_service
+
+
+def build(settings: CoordinatorSettings, process: ServiceProcess) -> FastAPI:
+    # ---- objects built once at start-up, before /healthz says ok (never inside the first task) ----
+    registry = process_registry()  # a plugin that fails to import stops the service here
+    # ------------------------------------------------------------------------------------------------
+    return create_app(settings, registry)
 
 
 def main() -> None:
-    settings = CoordinatorSettings()  # type: ignore[call-arg]  # read from the environment
-    configure_logging("coordinator", settings.log_level, settings.log_json)
-    process_registry()  # built before /healthz says ok; a plugin that fails to import stops here
-    uvicorn.run(create_app(settings), host=settings.http_host, port=settings.http_port, log_config=None)
+    run_service("coordinator", CoordinatorSettings, build)  # settings read from the environment
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from services.coordinator.execution.finalizer import Finalizer
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed
 from shared.db.session import make_engine, make_session_factory
+from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.messaging import ConnectionHealth, connect_nats
 
@@ -31,13 +32,13 @@ class Runtime:
     collector: Collector
     finalizer: Finalizer
 
-    def __init__(self, settings: CoordinatorSettings) -> None:
+    def __init__(self, settings: CoordinatorSettings, registry: EvaluatorRegistry | None = None) -> None:
         self.settings = settings
         self.topology = settings.topology
         self._tasks: list[asyncio.Task[None]] = []
         self.ready = False
         self.nats_health = ConnectionHealth()
-        self.registry = process_registry()  # the evaluators the finalizer runs and submissions check
+        self.registry = registry or process_registry()  # what the finalizer runs, submissions check
 
     async def start(self) -> None:
         self.engine = make_engine(self.settings.database_url, pool_size=10)

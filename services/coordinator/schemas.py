@@ -6,7 +6,7 @@ from collections import Counter
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison_models import ComparisonReport
@@ -246,3 +246,68 @@ class ComparisonOut(BaseModel):
 
 class PlanCreate(PlanRequest):
     """``POST /plans``: the shared ``PlanRequest`` (the CLI builds it without the coordinator)."""
+
+
+# ---- prompts, online traffic, API keys, web UI links ------------------------------------------
+
+
+class LabelMove(BaseModel):
+    version: int = Field(ge=1, le=INT4_MAX, description="The version the label points at from now on")
+
+
+class DriftAlertOut(BaseModel):
+    id: str
+    evaluator: str
+    model: str
+    prompt_version: str
+    reference: str = Field(description="'offline' or 'previous_window'")
+    detail: dict[str, Any] = Field(description="Means, delta, p-value, window, test")
+    created_at: datetime
+
+
+class SampleOut(BaseModel):
+    id: int
+    conversation_id: str
+    turn_index: int
+    model: str
+    prompt_version: str
+    turn_at: datetime
+    utterance: str
+    response: str
+
+
+class PromoteRequest(BaseModel):
+    dataset: str = Field(
+        min_length=1, max_length=200, description="Dataset to add the turn to (created if missing)"
+    )
+
+
+class KeyOut(BaseModel):
+    id: str
+    name: str
+    prefix: str = Field(description="The key's first characters, to recognise it")
+    created_at: datetime
+    last_used_at: datetime | None
+    expires_at: datetime | None
+    revoked_at: datetime | None
+    active: bool
+
+
+class SignInLinkCreate(BaseModel):
+    path: str = Field(
+        default="/ui/experiments",
+        max_length=2000,
+        description="Where the link lands after signing in: a path inside the UI (/ui/...)",
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _inside_ui(cls, value: str) -> str:
+        if not (value == "/ui" or value.startswith("/ui/")) or "//" in value or "\\" in value:
+            raise ValueError("must be a path inside the web UI, such as /ui/experiments")
+        return value
+
+
+class SignInLinkOut(BaseModel):
+    url: str = Field(description="Path of the one-time link; prefix it with the coordinator's address")
+    expires_at: datetime

@@ -1,39 +1,26 @@
-"""Entrypoint: ``python -m services.evaluator.main`` runs one eval worker process."""
+"""Entrypoint: ``python -m services.evaluator.main`` runs one eval worker process (exit 0 after a
+clean drain, 3 when start-up fails, 1 if the fetch loop died: see :mod:`shared.service`)."""
 
 from __future__ import annotations
 
-import asyncio
-import sys
+from fastapi import FastAPI
 
 from services.evaluator.http_app import build_app
-from services.evaluator.http_server import bind, make_server, serve
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
 from shared.evaluators.loading import process_registry
-from shared.log_setup import configure_logging
+from shared.service import ServiceProcess, run_service
 
 
-async def run(settings: WorkerSettings) -> int:
-    """Serve /healthz and the worker loop until SIGTERM/SIGINT. Exit code 0 after a clean drain,
-    3 when start-up fails (uvicorn's code: NATS unreachable, consumer not declared), 1 if the loop died."""
-    worker = EvalWorker(settings, registry=process_registry())
-    server = make_server(build_app(worker))
-    failures: list[BaseException] = []
-
-    def stop_on_fatal(exc: BaseException) -> None:
-        failures.append(exc)
-        server.should_exit = True
-
-    worker.on_fatal = stop_on_fatal
-    started = await serve(server, bind(settings.http_host, settings.http_port))
-    return 0 if started and not failures else 1
+def build(settings: WorkerSettings, process: ServiceProcess) -> FastAPI:
+    # ---- objects built once at start-up, before /healthz says ok (never inside the first task) ----
+    registry = process_registry()  # a plugin that fails to import stops the service here
+    # ------------------------------------------------------------------------------------------------
+    return build_app(EvalWorker(settings, on_fatal=process.fail, registry=registry))
 
 
 def main() -> None:
-    settings = WorkerSettings()
-    configure_logging("evaluator", settings.log_level, settings.log_json)
-    process_registry()  # built before /healthz says ok; a plugin that fails to import stops here
-    sys.exit(asyncio.run(run(settings)))
+    run_service("evaluator", WorkerSettings, build, access_log=False)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
-"""The worker loop: bind to the shared durable pull consumer, fetch only into free slots, drain on stop.
+"""The eval worker: bind to the shared durable pull consumer, fetch only into free slots, drain on stop.
 
-nats-py's ``pull_subscribe_bind`` + ``fetch`` is used directly instead of a FastStream ``PullSub``:
-the loop must ask for exactly the number of free slots, send in-progress acks from inside a task,
-and stop fetching while in-flight tasks finish, which FastStream's managed batch loop does not expose.
+The shared :class:`~shared.messaging.PullLoop` is used instead of a FastStream ``PullSub``: the
+worker must ask for exactly the number of free slots, send in-progress acks from inside a task, and
+stop fetching while in-flight tasks finish, which FastStream's managed batch loop does not expose.
+Each task is settled by :class:`~services.evaluator.task_processor.TaskProcessor` (ack after the
+result is published, nak with backoff, term when undecodable or out of attempts).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.errors import NotFoundError
 from pydantic import BaseModel, Field
 
 from services.evaluator.catalog_responder import CatalogResponder
@@ -33,13 +34,18 @@ from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
-from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats, subscriptions_registered
-from shared.messaging.pull import fetch_ready
+from shared.messaging import (
+    ConnectionHealth,
+    ConsumerNotDeclared,
+    NatsUnavailable,
+    PullLoop,
+    bind_durable,
+    connect_nats,
+    subscriptions_registered,
+)
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 
 log = logging.getLogger(__name__)
-
-FETCH_ERROR_PAUSE_S = 0.5
 
 
 class WorkerStartError(RuntimeError):
@@ -73,7 +79,13 @@ class EvalWorker:
         self._processor: TaskProcessor | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
-        self._wake = asyncio.Event()
+        self._pull = PullLoop(
+            "eval worker",
+            batch=settings.eval_concurrency,
+            wait_s=settings.eval_fetch_timeout_s,
+            room=lambda: self.settings.eval_concurrency - len(self._in_flight),
+            on_batch=self._spawn_all,
+        )
         self._stopping = False
         self._outcomes: collections.Counter[str] = collections.Counter()
         self.nats_health = ConnectionHealth()
@@ -107,16 +119,10 @@ class EvalWorker:
             raise WorkerStartError(str(exc)) from exc
         js = self._nc.jetstream()
         try:
-            info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
-        except NotFoundError as exc:
+            self._sub, info = await bind_durable(js, topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+        except ConsumerNotDeclared as exc:
             await self._nc.close()
-            raise WorkerStartError(
-                f"durable consumer {EVAL_WORKERS_CONSUMER!r} on stream {topology.eval_tasks_stream} is not "
-                "declared: run the stack launcher (it declares streams) or shared.streams.declare()"
-            ) from exc
-        self._sub = await js.pull_subscribe_bind(
-            durable=EVAL_WORKERS_CONSUMER, stream=topology.eval_tasks_stream
-        )
+            raise WorkerStartError(str(exc)) from exc
         ack_wait = info.config.ack_wait or EVAL_TASK_ACK_WAIT_S
         policy = DeliveryPolicy(
             max_deliver=effective_max_deliver(self.settings.eval_max_deliver, info.config.max_deliver),
@@ -164,44 +170,24 @@ class EvalWorker:
     async def _fetch_loop(self) -> None:
         assert self._sub is not None
         try:
-            while not self._stopping:
-                free = self.settings.eval_concurrency - len(self._in_flight)
-                if free <= 0:
-                    self._wake.clear()
-                    await self._wake.wait()
-                    continue
-                try:
-                    msgs = await fetch_ready(self._sub, free, self.settings.eval_fetch_timeout_s)
-                except TimeoutError:
-                    continue
-                except nats.errors.ConnectionClosedError:
-                    if self._stopping:
-                        return
-                    raise
-                except nats.errors.Error as exc:
-                    log.warning("fetch failed, pausing: %s", exc)
-                    await asyncio.sleep(FETCH_ERROR_PAUSE_S)
-                    continue
-                fetched_at = time.perf_counter()
-                for msg in msgs:
-                    if self._stopping:
-                        await msg.nak()  # give it straight back to the other workers
-                    else:
-                        self._spawn(msg, fetched_at)
+            await self._pull.run(self._sub)
         except Exception as exc:
             log.exception("eval worker fetch loop died")
             if self.on_fatal is not None:
                 self.on_fatal(exc)
             raise
 
-    def _spawn(self, msg: Msg, fetched_at: float) -> None:
-        task = asyncio.create_task(self._settle(msg, fetched_at))
-        self._in_flight.add(task)
-        task.add_done_callback(self._finished)
+    async def _spawn_all(self, msgs: list[Msg]) -> None:
+        """One task per message, each settling its own delivery (the loop fetched only free slots)."""
+        fetched_at = time.perf_counter()
+        for msg in msgs:
+            task = asyncio.create_task(self._settle(msg, fetched_at))
+            self._in_flight.add(task)
+            task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._in_flight.discard(task)
-        self._wake.set()
+        self._pull.wake()
 
     async def _settle(self, msg: Msg, fetched_at: float) -> None:
         assert self._processor is not None
@@ -217,14 +203,13 @@ class EvalWorker:
         if self._stopping:
             return
         self._stopping = True
-        self._wake.set()
+        self._pull.stop()
         log.info(
             "eval worker draining", extra={"worker_id": self.settings.worker_id, "in_flight": self.in_flight}
         )
-        if self._loop_task is not None:
+        if self._loop_task is not None:  # it gives back what it fetched and what a late pull left
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await self._loop_task
-        await self._return_buffered()
         if self._in_flight:
             _, pending = await asyncio.wait(set(self._in_flight), timeout=self.settings.eval_drain_timeout_s)
             for task in pending:  # not settled: JetStream redelivers them after ack_wait
@@ -242,16 +227,3 @@ class EvalWorker:
             "eval worker stopped",
             extra={"worker_id": self.settings.worker_id, "outcomes": dict(self._outcomes)},
         )
-
-    async def _return_buffered(self) -> None:
-        """Messages a late pull delivered into our inbox go back (nak) instead of waiting out ack_wait."""
-        if self._sub is None:
-            return
-        while self._sub.pending_msgs > 0:
-            try:
-                msgs = await self._sub.fetch(batch=1, timeout=0.2)
-            except (TimeoutError, nats.errors.Error):
-                return
-            for msg in msgs:
-                with contextlib.suppress(nats.errors.Error):
-                    await msg.nak()

@@ -14,11 +14,14 @@ from services.sampler.drift_monitor import DriftMonitor
 from services.sampler.settings import SamplerSettings
 from services.sampler.turn_handler import TurnHandler
 from shared.db import make_engine, make_session_factory
+from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.messaging import ConnectionHealth, connect_nats
 
 
-def create_app(settings: SamplerSettings) -> FastAPI:
+def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:
+    """The sampler's app; ``registry`` scores the sampled turns (this process's when None)."""
+    registry = registry or process_registry()
     state: dict[str, SamplerConsumer] = {}
     nats_health = ConnectionHealth()
 
@@ -32,9 +35,7 @@ def create_app(settings: SamplerSettings) -> FastAPI:
             health=nats_health,
             reconnect_wait_s=settings.nats_reconnect_wait_s,
         )
-        handler = TurnHandler(
-            sessions, refresh_s=settings.sampler_config_refresh_s, registry=process_registry()
-        )
+        handler = TurnHandler(sessions, refresh_s=settings.sampler_config_refresh_s, registry=registry)
         consumer = SamplerConsumer(
             nc,
             settings.topology,

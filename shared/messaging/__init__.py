@@ -4,7 +4,7 @@
 - ``decoding``: decode a message into its contract or terminate it;
 - ``interest``: wait until the server has registered a connection's subscriptions;
 - ``acks``: ACK and TERM confirmed by the server;
-- ``pull``: fetch from a pull consumer without waiting to fill a batch;
+- ``pull``: the one JetStream pull loop (bind, fetch, pause on errors, stop cleanly);
 - ``streams``: the streams and durable consumers, declared once;
 - ``faststream_broker``: the request/reply brokers of the agent and the search-proxy (import it
   from its module: FastStream is heavy, and the CLI imports this package).
@@ -19,15 +19,27 @@ from shared.messaging.connection import (
 )
 from shared.messaging.decoding import decode_or_terminate
 from shared.messaging.interest import subscriptions_registered
-from shared.messaging.pull import fetch_ready
+from shared.messaging.pull import (
+    FETCH_ERROR_PAUSE_S,
+    ConsumerNotDeclared,
+    PullLoop,
+    bind_durable,
+    fetch_ready,
+    give_back,
+)
 
 __all__ = [
+    "FETCH_ERROR_PAUSE_S",
     "ConnectionHealth",
+    "ConsumerNotDeclared",
     "NatsUnavailable",
+    "PullLoop",
+    "bind_durable",
     "connect_nats",
     "connection_options",
     "decode_or_terminate",
     "fetch_ready",
+    "give_back",
     "settle",
     "subscriptions_registered",
 ]

@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, Response
-from pydantic import BaseModel, Field
 
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
+from services.coordinator.schemas import KeyOut
 from shared.db.api_keys import list_keys, revoke_key
 from shared.db.models import ApiKey
 
@@ -24,17 +24,6 @@ router = APIRouter(
 
 class KeyNotFound(CoordinatorError):
     status_code = 404
-
-
-class KeyOut(BaseModel):
-    id: str
-    name: str
-    prefix: str = Field(description="The key's first characters, to recognise it")
-    created_at: datetime
-    last_used_at: datetime | None
-    expires_at: datetime | None
-    revoked_at: datetime | None
-    active: bool
 
 
 def _out(row: ApiKey) -> KeyOut:

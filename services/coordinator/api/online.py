@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.schemas import INT4_MAX, UpsertResult
+from services.coordinator.schemas import INT4_MAX, DriftAlertOut, PromoteRequest, SampleOut, UpsertResult
 from services.coordinator.store.promotion import promote
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration
@@ -29,33 +28,6 @@ router = APIRouter(
 
 class InvalidOnlineQuery(CoordinatorError):
     status_code = 422
-
-
-class DriftAlertOut(BaseModel):
-    id: str
-    evaluator: str
-    model: str
-    prompt_version: str
-    reference: str = Field(description="'offline' or 'previous_window'")
-    detail: dict[str, Any] = Field(description="Means, delta, p-value, window, test")
-    created_at: datetime
-
-
-class PromoteRequest(BaseModel):
-    dataset: str = Field(
-        min_length=1, max_length=200, description="Dataset to add the turn to (created if missing)"
-    )
-
-
-class SampleOut(BaseModel):
-    id: int
-    conversation_id: str
-    turn_index: int
-    model: str
-    prompt_version: str
-    turn_at: datetime
-    utterance: str
-    response: str
 
 
 @router.get("/config")

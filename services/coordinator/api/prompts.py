@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import BaseModel, Field
 
 from services.coordinator.api.deps import SessionDep, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
+from services.coordinator.schemas import LabelMove
 from shared.contracts.prompts import LABEL_RE, PromptPush, PromptRef, PromptSummary, PromptVersionOut
 from shared.db import prompts as prompt_store
 
@@ -27,10 +27,6 @@ class PromptNotFound(CoordinatorError):
 
 class InvalidPromptRef(CoordinatorError):
     status_code = 422
-
-
-class LabelMove(BaseModel):
-    version: int = Field(ge=1, le=2**31 - 1, description="The version the label points at from now on")
 
 
 @router.post("", status_code=201)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, Field, field_validator
 
 from services.coordinator.api.deps import ApiKeyDep, RuntimeDep, SessionDep, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
+from services.coordinator.schemas import SignInLinkCreate, SignInLinkOut
 from services.coordinator.store.sign_in_links import create_link
 
 router = APIRouter(
@@ -17,26 +17,6 @@ router = APIRouter(
     dependencies=[Depends(require_api_key)],
     responses=ERROR_RESPONSES,
 )
-
-
-class SignInLinkCreate(BaseModel):
-    path: str = Field(
-        default="/ui/experiments",
-        max_length=2000,
-        description="Where the link lands after signing in: a path inside the UI (/ui/...)",
-    )
-
-    @field_validator("path")
-    @classmethod
-    def _inside_ui(cls, value: str) -> str:
-        if not (value == "/ui" or value.startswith("/ui/")) or "//" in value or "\\" in value:
-            raise ValueError("must be a path inside the web UI, such as /ui/experiments")
-        return value
-
-
-class SignInLinkOut(BaseModel):
-    url: str = Field(description="Path of the one-time link; prefix it with the coordinator's address")
-    expires_at: datetime
 
 
 @router.post("", status_code=201)

@@ -2,8 +2,9 @@
 
 Two loops, so that a result is noticed the moment it arrives rather than after the previous batch
 was written:
-- the **reader** fetches whatever is ready, reports the batch's tasks as arrived (``on_arrival``:
-  the dispatcher refills their slots at once) and queues the batch;
+- the **reader** (the shared :class:`~shared.messaging.PullLoop`) fetches whatever is ready,
+  reports the batch's tasks as arrived (``on_arrival``: the dispatcher refills their slots at once)
+  and queues the batch;
 - the **writer** takes every queued batch (up to ``result_batch_size`` results per transaction),
   writes them idempotently, and acks only after the transaction committed.
 
@@ -31,8 +32,7 @@ from services.coordinator.store.results import Progressed, store_results
 from shared.contracts.eval_messages import EvalResult
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
-from shared.messaging import decode_or_terminate, settle
-from shared.messaging.pull import fetch_ready
+from shared.messaging import PullLoop, decode_or_terminate, settle
 from shared.messaging.streams import coordinator_results_consumer
 
 log = logging.getLogger(__name__)
@@ -65,10 +65,14 @@ class Collector:
         self.on_progress = on_progress
         self.on_arrival = on_arrival
         self._queue: asyncio.Queue[_Batch] = asyncio.Queue(maxsize=QUEUED_BATCHES)
+        self._pull = PullLoop(
+            "collector", batch=settings.result_batch_size, wait_s=1.0, on_batch=self._queue_batch
+        )
         self._stopping = False
 
     def stop(self) -> None:
         self._stopping = True
+        self._pull.stop()
 
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:
@@ -82,16 +86,10 @@ class Collector:
             stream=self.topology.eval_results_stream,
             config=coordinator_results_consumer(),
         )
-        while not self._stopping:
-            try:
-                msgs = await fetch_ready(sub, self.settings.result_batch_size, wait_s=1.0)
-            except TimeoutError:
-                continue
-            except Exception:
-                log.exception("fetching results failed")
-                await asyncio.sleep(0.5)  # retry pause after a failed fetch, not a wait for an event
-                continue
-            await self._queue.put(await self.arrived(msgs))
+        await self._pull.run(sub)
+
+    async def _queue_batch(self, msgs: list[Msg]) -> None:
+        await self._queue.put(await self.arrived(msgs))
 
     async def arrived(self, msgs: list[Msg]) -> _Batch:
         batch = _Batch([], [])

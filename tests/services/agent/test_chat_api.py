@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from nats.aio.client import Client as NatsClient
 
 from services.agent.chat_models import ModelFactory
-from services.agent.main import create_app
+from services.agent.http_app import create_app
 from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
 from shared.contracts.agent_messages import TrafficTurn

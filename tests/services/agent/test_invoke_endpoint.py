@@ -8,7 +8,7 @@ import json
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from services.agent.main import create_app
+from services.agent.http_app import create_app
 from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse, ModelConfig
 from shared.contracts.topology import Topology
 

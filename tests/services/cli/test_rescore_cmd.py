@@ -11,6 +11,7 @@ from typer.testing import CliRunner, Result
 
 from services.cli.app import app as cli
 from services.cli.rescore_cmd import rescore_body
+from shared.contracts.evaluation import EvaluatorSpec
 from tests.services.coordinator.conftest import agent, workers
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.live_api import Api
@@ -58,8 +59,8 @@ async def test_cached_rerun_and_rescore_call_no_target(api: Api, agent: Scripted
 def test_rescore_body_parses_specs_and_refuses_bad_ones() -> None:
     assert rescore_body([], [], None) == {}
     assert rescore_body(['retrieval:{"ks": [5]}'], ["score_breakdown"], "n") == {
-        "evaluators": [{"name": "retrieval", "args": {"ks": [5]}}],
-        "run_evaluators": [{"name": "score_breakdown", "args": {}}],
+        "evaluators": [EvaluatorSpec(name="retrieval", args={"ks": [5]})],
+        "run_evaluators": [EvaluatorSpec(name="score_breakdown")],
         "name": "n",
     }
     with pytest.raises(ValueError, match="not valid JSON"):

@@ -10,7 +10,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.agent.main import create_app as create_agent_app
+from services.agent.http_app import create_app as create_agent_app
 from services.cli.traffic_cmd import (
     AgentNotFound,
     conversation_script,

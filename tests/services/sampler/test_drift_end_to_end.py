@@ -19,7 +19,7 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.agent.main import create_app as create_agent_app
+from services.agent.http_app import create_app as create_agent_app
 from services.cli.traffic_cmd import load_menu_items, simulate
 from services.sampler.drift_monitor import run_drift_check
 from shared.contracts.agent_messages import OfflineBehaviour

@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 
-from services.search_proxy.main import create_app
+from services.search_proxy.http_app import create_app
 from services.search_proxy.settings import SearchProxySettings
 from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
 from shared.contracts.search_messages import SearchRequest, SearchResponse

@@ -12,7 +12,7 @@ import pytest
 from fastapi import FastAPI
 
 from services.evaluator.worker import EvalWorker
-from services.search_proxy.main import create_app
+from services.search_proxy.http_app import create_app
 from services.search_proxy.settings import DEFAULT_CORPUS, SearchProxySettings
 from shared.contracts import Topology
 from shared.datasets.retrieval_golden import golden_file_to_dataset

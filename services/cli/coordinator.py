@@ -1,0 +1,53 @@
+"""The coordinator as the CLI reaches it: the SDK's typed :class:`yardstick.Client` (the CLI has no HTTP
+client of its own), and the one way a command turns a refused request into a sentence and exit 2.
+
+The client is imported when a command connects, not when the CLI loads: it brings the API's models
+(and NumPy/SciPy through them), which `yardstick --help` should not wait for."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import typer
+from pydantic import ValidationError
+
+from services.cli.consoles import stderr_console
+from yardstick.errors import ApiError, NotConfigured
+
+if TYPE_CHECKING:
+    from yardstick.client import Client
+
+__all__ = ["ApiError", "connect", "fail"]
+
+NO_COORDINATOR = (
+    "no coordinator found: start the local stack with `yardstick stack up`, "
+    "or set YARDSTICK_API_URL and YARDSTICK_API_KEY"
+)
+
+
+def connect() -> Client:
+    """A client for the coordinator in ``YARDSTICK_API_URL``/``YARDSTICK_API_KEY``, else the local
+    stack's; :class:`ApiError` with what to do when there is neither."""
+    from yardstick.client import Client
+
+    try:
+        return Client()
+    except NotConfigured as exc:
+        raise ApiError(NO_COORDINATOR) from exc
+
+
+def sentence(exc: Exception) -> str:
+    """What went wrong in one line: a request the client refused before sending it reads like the
+    API's own refusal (``field: message; …``)."""
+    if isinstance(exc, ValidationError):
+        return "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" if err["loc"] else err["msg"]
+            for err in exc.errors()
+        )
+    return str(exc)
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print ``exc`` as the CLI's error line; the ``typer.Exit(2)`` to raise (a usage error)."""
+    stderr_console().print(f"[red]error:[/red] {sentence(exc)}")
+    return typer.Exit(2)

@@ -1,0 +1,100 @@
+"""The coordinator's operational resources, reached as attributes of :class:`~yardstick.Client`:
+``client.prompts`` (the prompt registry), ``client.online`` (production traffic sampling) and
+``client.keys`` (API keys). Each call returns a pydantic model and raises
+:class:`~yardstick.errors.ApiError` with the API's message, as the client's own calls do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from services.coordinator.schemas import (
+    DriftAlertOut,
+    KeyOut,
+    LabelMove,
+    PromoteRequest,
+    SampleOut,
+    UpsertResult,
+)
+from shared.contracts.prompts import PromptPush, PromptSummary, PromptVersionOut
+from yardstick.transport import Transport, segment
+
+if TYPE_CHECKING:
+    from shared.online.metrics import OnlineMetrics
+
+
+class Prompts:
+    """Prompt versions and the labels (``production``, ``staging`` …) the agent resolves."""
+
+    def __init__(self, api: Transport) -> None:
+        self._api = api
+
+    def push(
+        self, name: str, template: str, *, labels: Sequence[str] = (), source: str = "sdk"
+    ) -> PromptVersionOut:
+        """A new version when ``template`` changed (else the current one); ``labels`` move to it."""
+        body = PromptPush(name=name, template=template, labels=list(labels), source=source)
+        return self._api.post(PromptVersionOut, "/prompts", body)
+
+    def list(self) -> list[PromptSummary]:
+        return self._api.get_list(PromptSummary, "/prompts")
+
+    def resolve(self, ref: str) -> PromptVersionOut:
+        """The version ``NAME``, ``NAME@LABEL`` or ``NAME@VERSION`` names now."""
+        return self._api.get(PromptVersionOut, "/prompts/resolve", ref=ref)
+
+    def move_label(self, name: str, label: str, version: int) -> PromptVersionOut:
+        """Point ``label`` at ``version``."""
+        path = f"/prompts/{segment(name)}/labels/{segment(label)}"
+        return self._api.put(PromptVersionOut, path, LabelMove(version=version))
+
+
+class Online:
+    """Production traffic: the sampling config, online scores, drift alerts, sampled turns."""
+
+    def __init__(self, api: Transport) -> None:
+        self._api = api
+
+    def config(self) -> dict[str, Any]:
+        """The sampling config as the API sends it (``SamplingSettings`` as JSON: the server checks
+        its evaluators against the ones it has, which this process need not have)."""
+        config: dict[str, Any] = self._api.request("GET", "/online/config").json()
+        return config
+
+    def set_config(self, config: Mapping[str, Any]) -> dict[str, Any]:
+        """Replace the sampling config; returns it as stored."""
+        saved: dict[str, Any] = self._api.request("PUT", "/online/config", json=dict(config)).json()
+        return saved
+
+    def metrics(self, *, window: str = "1h", bucket: str = "5m") -> OnlineMetrics:
+        """Mean and 95% CI per evaluator, model and prompt version, per ``bucket`` over ``window``."""
+        from shared.online.metrics import OnlineMetrics  # deferred: it also holds the SQL query
+
+        return self._api.get(OnlineMetrics, "/online/metrics", window=window, bucket=bucket)
+
+    def alerts(self, *, limit: int = 100) -> list[DriftAlertOut]:
+        """Drift alerts, newest first."""
+        return self._api.get_list(DriftAlertOut, "/online/alerts", limit=limit)
+
+    def samples(self, *, limit: int = 50) -> list[SampleOut]:
+        """The most recently sampled turns, newest first."""
+        return self._api.get_list(SampleOut, "/online/samples", limit=limit)
+
+    def promote(self, sample_id: int, dataset: str) -> UpsertResult:
+        """Add a sampled turn to a drive-thru dataset as a new version awaiting review."""
+        body = PromoteRequest(dataset=dataset)
+        return self._api.post(UpsertResult, f"/online/samples/{sample_id}/promote", body)
+
+
+class Keys:
+    """API keys (creating one needs the database and the key secret: ``yardstick keys create``)."""
+
+    def __init__(self, api: Transport) -> None:
+        self._api = api
+
+    def list(self) -> list[KeyOut]:
+        return self._api.get_list(KeyOut, "/keys")
+
+    def revoke(self, key: str) -> None:
+        """Revoke the key with this id or prefix."""
+        self._api.delete(f"/keys/{segment(key)}")

@@ -32,8 +32,9 @@ from shared.contracts.pass_criteria import INFORMATIONAL, PassCriterion, higher_
 MetricDirection = Literal["higher_is_better", "lower_is_better", "informational"]
 
 DEFAULT_REGRESSION_THRESHOLD = 0.05
-UNIT_RANGE: tuple[float | None, float | None] = (0.0, 1.0)
-UNBOUNDED: tuple[float | None, float | None] = (None, None)
+Bounds = tuple[float | None, float | None]
+UNIT_RANGE: Bounds = (0.0, 1.0)
+UNBOUNDED: Bounds = (None, None)
 
 
 class MetricSpec(BaseModel, frozen=True):
@@ -78,7 +79,7 @@ class MetricSpec(BaseModel, frozen=True):
         pass_at: float | None = None,
         *,
         regression: float = DEFAULT_REGRESSION_THRESHOLD,
-        range: tuple[float | None, float | None] = UNIT_RANGE,
+        range: Bounds = UNIT_RANGE,
         unit: str = "",
     ) -> MetricSpec:
         """Higher is better; passes at ``>= pass_at`` (None: the experiment's pass_threshold)."""
@@ -97,18 +98,13 @@ class MetricSpec(BaseModel, frozen=True):
         pass_at: float | None = None,
         *,
         regression: float = DEFAULT_REGRESSION_THRESHOLD,
-        range: tuple[float | None, float | None] = UNIT_RANGE,
+        range: Bounds = UNIT_RANGE,
         unit: str = "",
     ) -> MetricSpec:
         """Lower is better; passes at ``<= pass_at`` (None: ``<= 1 - pass_threshold``)."""
         criterion = None if pass_at is None else lower_is_better(pass_at)
-        return cls(
-            direction="lower_is_better",
-            passes=criterion,
-            regression_threshold=regression,
-            range=range,
-            unit=unit,
-        )
+        mirrored = cls.higher(regression=regression, range=range, unit=unit)
+        return mirrored.model_copy(update={"direction": "lower_is_better", "passes": criterion})
 
     @classmethod
     def informational(

@@ -23,7 +23,9 @@ from shared.contracts import (
 )
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.evaluators import register
+from shared.evaluators.registry import marked
 from shared.messaging import subscriptions_registered
+from tests.evaluator_registry import add_for_test
 from tests.services.evaluator.conftest import StartWorker
 from tests.services.evaluator.fakes import (
     FakeAgent,
@@ -43,6 +45,14 @@ def response_length(
 ) -> Evaluation:
     """Length of the agent's response text (test evaluator)."""
     return Evaluation(name="test_len", value=float(len(output["response"])), comment=f"args={{'x': {x}}}")
+
+
+@pytest.fixture(autouse=True)
+def _test_len_in_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process workers score with the process registry: ``test_len`` is in it for each test."""
+    entry = marked(response_length)
+    assert entry is not None
+    add_for_test(monkeypatch, entry)
 
 
 async def test_a_task_end_to_end_gives_one_scored_result(

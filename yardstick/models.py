@@ -18,8 +18,7 @@ from services.coordinator.schemas import (
     Progress,
     UpsertResult,
 )
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.comparison_models import ComparisonReport
+from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import (
     AgentTarget,
     AnswerTarget,
@@ -31,6 +30,7 @@ from shared.contracts.eval_messages import (
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import TERMINAL_STATUSES, ExperimentStatus
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.datasets.files import DatasetItemIn
 from shared.reports import ExperimentDocument
 from yardstick.frames import experiments_frame, items_frame

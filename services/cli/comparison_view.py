@@ -7,8 +7,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
+from shared.contracts.comparison_report import ComparisonReport, MetricResult
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 

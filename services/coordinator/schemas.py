@@ -8,14 +8,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.planning import PlanRequest
+from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.datasets.files import DatasetItemIn
 
 # ---- datasets -------------------------------------------------------------------------------

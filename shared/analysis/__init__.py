@@ -8,22 +8,23 @@
 - ``aggregates``: per-metric summaries, breakdowns, pass rate (``AggregateBuilder``);
 - ``run_level``: run-level evaluators over the columns;
 - ``metric_specs``: what each metric of an experiment means (direction, pass, regression);
-- ``comparison`` (+ ``comparison_models``): baseline vs candidate.
+- ``comparison``: baseline vs candidate (its report model: ``shared.contracts.comparison_report``).
 """
 
-from shared.analysis.aggregates import AggregateBuilder, ExperimentAggregates, MetricAggregate, RunWarning
+from shared.analysis.aggregates import AggregateBuilder
 from shared.analysis.columns import RunColumns, columns_from_items
 from shared.analysis.comparison import ComparisonBuilder, compare_runs
-from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.paired_columns import PairedColumns, pair_runs
 from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for
-from shared.analysis.run_data import ItemKey, RunData, ScoredItem
+from shared.analysis.run_data import RunData, ScoredItem
 from shared.analysis.run_level import RunLevelEvaluation
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.comparison_report import ComparisonReport, ItemKey, MetricResult
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
+from shared.contracts.run_aggregates import ExperimentAggregates, MetricAggregate, RunWarning
 
 __all__ = [
     "AggregateBuilder",

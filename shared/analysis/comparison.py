@@ -36,19 +36,19 @@ from typing import Literal
 import numpy as np
 
 from shared.analysis.columns import IndexArray
-from shared.analysis.comparison_models import (
-    BreakdownResult,
-    ComparisonReport,
-    ErrorCounts,
-    MetricResult,
-    RunScoreDelta,
-)
 from shared.analysis.detectability import tarone_family, too_few_items, unconfirmed, with_power
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs, spec_differences
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
 from shared.analysis.run_data import RunData
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.comparison_report import (
+    BreakdownResult,
+    ComparisonReport,
+    ErrorCounts,
+    MetricResult,
+    RunScoreDelta,
+)
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
 from shared.contracts.metric_spec import MetricSpec

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.analysis.comparison_models import MetricResult, MinimumDetectableEffect
+from shared.contracts.comparison_report import MetricResult, MinimumDetectableEffect
 from shared.stats import PairedComparison
 from shared.stats.attainable import min_p_at_n, pairs_needed_for
 from shared.stats.multiple_testing import holm_tarone_adjust, tarone_size

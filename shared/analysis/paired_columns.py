@@ -15,7 +15,8 @@ import numpy as np
 
 from shared.analysis.columns import BoolArray, GroupCoder, GroupColumn, float_column
 from shared.analysis.errors import ComparisonError
-from shared.analysis.run_data import ItemKey, RunData, ScoredItem
+from shared.analysis.run_data import RunData, ScoredItem
+from shared.contracts.comparison_report import ItemKey
 from shared.contracts.evaluation import Evaluation
 from shared.stats import FloatArray
 

@@ -23,7 +23,9 @@ from shared.analysis.columns import BoolArray
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.run_data import ScoredItem
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.stats import FloatArray
 
 Outcome = Literal["passed", "failed", "not_measured", "error"]
@@ -62,6 +64,14 @@ class PassPolicy(MetricSpecs):
         if failing or self.outcome(item) == "passed":
             return failing
         return ["not measured: no gating metric has a value"]
+
+
+def stored_policy(aggregates: ExperimentAggregates) -> PassPolicy:
+    """The policy a finished run was aggregated with: its stored specs (older runs: their criteria)."""
+    declared = aggregates.metric_specs or {
+        metric: MetricSpec.from_criterion(criterion) for metric, criterion in aggregates.pass_criteria.items()
+    }
+    return PassPolicy(aggregates.pass_threshold, declared)
 
 
 def policy_for(config: ExperimentConfig) -> PassPolicy:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.analysis.aggregates import MetricAggregate
+from shared.contracts.run_aggregates import MetricAggregate
 from shared.stats import (
     DEFAULT_POWER,
     mde_continuous,

@@ -7,14 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from shared.contracts.agent_messages import TokenUsage
+from shared.contracts.comparison_report import ItemKey
 from shared.contracts.evaluation import Evaluation
-
-
-class ItemKey(BaseModel, frozen=True):
-    """Identity of one executed item: dataset item id plus trial number."""
-
-    item_id: str
-    trial: int = 0
 
 
 class ScoredItem(BaseModel):

@@ -21,12 +21,12 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.comparison_models import ComparisonReport
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.experiment_status import INITIAL, ExperimentStatus
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
 

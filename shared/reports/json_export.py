@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.pass_rule import PassPolicy
+from shared.analysis.pass_rule import PassPolicy, stored_policy
 from shared.analysis.run_data import RunData, ScoredItem
+from shared.contracts.run_aggregates import ExperimentAggregates
 
 UNCATEGORIZED = "uncategorized"
 
@@ -92,7 +92,7 @@ def _test_result(item: ScoredItem, policy: PassPolicy) -> ItemResult:
 
 def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> ExperimentDocument:
     """The exported report of one run (see :class:`ExperimentDocument`)."""
-    policy = aggregates.pass_policy()
+    policy = stored_policy(aggregates)
     results = [_test_result(i, policy) for i in run.items]
     passed = sum(r.success for r in results)
     times = [r.execution_time for r in results if r.status == "ok" and r.execution_time is not None]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.pass_rule import stored_policy
 from shared.analysis.run_data import RunData
+from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.reports.markdown import fmt_mde, fmt_num, fmt_p
 
 # Characters XML 1.0 cannot carry at all (ElementTree escapes &<>" but passes these through).
@@ -126,7 +127,7 @@ def experiment_junit(run: RunData, aggregates: ExperimentAggregates) -> str:
         _sub(props, "property", name=f"pass_criterion.{metric}", value=criterion.describe())
     for warning in aggregates.warnings:
         _sub(props, "property", name=f"warning.{warning.kind}", value=warning.message)
-    policy = aggregates.pass_policy()
+    policy = stored_policy(aggregates)
     failures = skipped = 0
     for item in run.items:
         category = str(item.metadata.get("category", "uncategorized"))

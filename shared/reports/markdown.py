@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from shared.analysis.aggregates import ExperimentAggregates
-from shared.analysis.comparison_models import ComparisonReport, MetricResult
+from shared.analysis.pass_rule import stored_policy
 from shared.analysis.run_data import RunData
+from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
+from shared.contracts.run_aggregates import ExperimentAggregates
 
 _STATUS = {
     "regression": "🔴 regression",
@@ -274,7 +275,7 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
             ["Score", "Value", "Comment"],
             [[cell(e.name), fmt_num(e.numeric), cell(e.comment or e.error or "")] for e in a.run_scores],
         )
-    policy = a.pass_policy()
+    policy = stored_policy(a)
     failed = [i for i in run.items if not policy.passed(i)]
     if failed:
         out += ["", f"## Items that did not pass ({len(failed)})", ""]

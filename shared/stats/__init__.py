@@ -3,30 +3,24 @@
 Pure NumPy / SciPy, vectorised; every function drops ``None`` / NaN and reports how many.
 """
 
-from shared.stats.attainable import min_p_at_n, min_p_given, pairs_needed_for
-from shared.stats.bootstrap import (
-    DEFAULT_RESAMPLES,
-    PairedBootstrapResult,
-    bootstrap_means,
-    paired_bootstrap,
-    percentile_interval,
-)
-from shared.stats.cleaning import FloatArray, PairedArrays, Values, drop_missing, is_binary, pair_values
-from shared.stats.descriptive import (
+from shared.contracts.statistics import (
     CiMethod,
+    McNemarResult,
+    PairedBootstrapResult,
+    PairedComparison,
     Percentiles,
     Summary,
-    clip_to_range,
-    percentiles,
-    summarize,
-    t_interval,
-    wilson_interval,
+    TestName,
 )
+from shared.stats.attainable import min_p_at_n, min_p_given, pairs_needed_for
+from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means, paired_bootstrap, percentile_interval
+from shared.stats.cleaning import FloatArray, PairedArrays, Values, drop_missing, is_binary, pair_values
+from shared.stats.descriptive import clip_to_range, percentiles, summarize, t_interval, wilson_interval
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.errors import StatsInputError
-from shared.stats.mcnemar import McNemarResult, mcnemar_exact
+from shared.stats.mcnemar import mcnemar_exact
 from shared.stats.multiple_testing import holm_adjust, holm_reject, holm_tarone_adjust, tarone_size
-from shared.stats.paired_comparison import PairedComparison, TestName, compare_paired
+from shared.stats.paired_comparison import compare_paired
 from shared.stats.paired_many import compare_paired_many
 from shared.stats.power import (
     DEFAULT_POWER,

@@ -16,8 +16,8 @@ import functools
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, Field
 
+from shared.contracts.statistics import PairedBootstrapResult
 from shared.stats.cleaning import FloatArray, Values, pair_values
 from shared.stats.errors import StatsInputError
 
@@ -114,27 +114,6 @@ def percentile_interval(samples: FloatArray, confidence: float = 0.95) -> tuple[
     alpha = 1.0 - confidence
     low, high = np.quantile(samples, [alpha / 2.0, 1.0 - alpha / 2.0])
     return float(low), float(high)
-
-
-class PairedBootstrapResult(BaseModel, frozen=True):
-    """Paired bootstrap over per-item differences (candidate - baseline).
-
-    ``p_value`` is two-sided: with d̄ the observed mean difference and m_b the mean of
-    bootstrap resample b of the differences, the resampled means are centred on the null
-    (m_b - d̄) and ``p = (1 + #{b : |m_b - d̄| ≥ |d̄|}) / (B + 1)``. It is never 0, equals 1
-    when d̄ = 0, and is ``None`` below two pairs (a single pair carries no variance estimate).
-    ``ci_low``/``ci_high`` are the percentile interval of m_b.
-    """
-
-    n_pairs: int = Field(description="Complete pairs used")
-    n_dropped: int = Field(description="Pairs dropped because a value was missing on either side")
-    mean_difference: float | None = Field(description="Observed mean of candidate - baseline")
-    ci_low: float | None = Field(description="Lower bound of the percentile CI of the mean difference")
-    ci_high: float | None = Field(description="Upper bound of the percentile CI of the mean difference")
-    p_value: float | None = Field(description="Two-sided centred bootstrap p-value, (k+1)/(B+1)")
-    confidence: float = Field(description="Confidence level of the interval")
-    resamples: int = Field(description="Number of bootstrap resamples B")
-    seed: int = Field(description="Seed of numpy.random.default_rng")
 
 
 def paired_bootstrap(

@@ -14,47 +14,21 @@ interval is Student t clipped to the values' range (``t_clipped``). ``none`` ski
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
 from scipy.special import ndtri  # type: ignore[import-untyped]
 
+from shared.contracts.statistics import CiMethod, Percentiles, Summary
 from shared.stats.bootstrap import bootstrap_means, percentile_interval
 from shared.stats.cleaning import FloatArray, Values, drop_missing, is_binary
 from shared.stats.errors import StatsInputError
 
-CiMethod = Literal["auto", "t", "wilson", "bootstrap", "t_clipped", "none"]
 SUMMARY_RESAMPLES = 2_000
 BOOTSTRAP_MAX_N = 2_000
 """Above this many values a bounded score's interval is Student t clipped to the values' range:
 the bootstrap would cost seconds per metric on large runs, and with this many values the two agree
 except within a hair of the bound, where clipping keeps it inside the range."""
-
-
-class Percentiles(BaseModel, frozen=True):
-    """p50 / p95 / p99 of the finite values (``None`` when there are none)."""
-
-    n: int = Field(description="Finite values used")
-    p50: float | None = None
-    p95: float | None = None
-    p99: float | None = None
-
-
-class Summary(BaseModel, frozen=True):
-    """Descriptive statistics of one sample after dropping ``None`` / NaN."""
-
-    n: int = Field(description="Finite values used")
-    n_dropped: int = Field(default=0, description="None / NaN values dropped")
-    mean: float | None = None
-    sd: float | None = Field(default=None, description="Sample standard deviation (ddof=1); None if n < 2")
-    median: float | None = None
-    p95: float | None = None
-    ci_low: float | None = Field(default=None, description="Lower bound of the CI of the mean; None if n < 2")
-    ci_high: float | None = Field(default=None, description="Upper bound of the CI of the mean")
-    confidence: float = 0.95
-    ci_method: CiMethod = Field(default="t", description="The method used (``auto`` is resolved)")
 
 
 def clip_to_range(summary: Summary, bounds: tuple[float | None, float | None]) -> Summary:

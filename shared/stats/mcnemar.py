@@ -3,24 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, Field
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
 
+from shared.contracts.statistics import McNemarResult
 from shared.stats.cleaning import Values, is_binary, pair_values
 from shared.stats.errors import StatsInputError
-
-
-class McNemarResult(BaseModel, frozen=True):
-    """Discordant-pair counts and the exact two-sided p-value.
-
-    ``p_value = binomtest(b, b + c, 0.5).pvalue``; 1.0 when there are no discordant pairs.
-    """
-
-    n_pairs: int = Field(description="Complete pairs used")
-    n_dropped: int = Field(description="Pairs dropped because a value was missing on either side")
-    baseline_only: int = Field(description="b: pairs where baseline passed (1) and candidate failed (0)")
-    candidate_only: int = Field(description="c: pairs where baseline failed (0) and candidate passed (1)")
-    p_value: float = Field(description="Exact two-sided binomial p-value on the discordant pairs")
 
 
 def mcnemar_exact(baseline: Values, candidate: Values) -> McNemarResult:

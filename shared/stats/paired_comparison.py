@@ -12,48 +12,15 @@ interval in every case (unadjusted for multiple testing).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
+from shared.contracts.statistics import CiMethod, PairedBootstrapResult, PairedComparison, TestName
 from shared.stats.attainable import min_p_given
-from shared.stats.bootstrap import DEFAULT_RESAMPLES, PairedBootstrapResult, paired_bootstrap
+from shared.stats.bootstrap import DEFAULT_RESAMPLES, paired_bootstrap
 from shared.stats.cleaning import PairedArrays, Values, is_binary, pair_values
-from shared.stats.descriptive import CiMethod, Summary, summarize
+from shared.stats.descriptive import summarize
 from shared.stats.effect_size import cohens_d, cohens_dz
-from shared.stats.mcnemar import McNemarResult, mcnemar_exact
+from shared.stats.mcnemar import mcnemar_exact
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value, sign_flip_p_value
-
-TestName = Literal["paired_bootstrap", "mcnemar_exact", "sign_flip_exact", "sign_flip_monte_carlo"]
-
-
-class PairedComparison(BaseModel, frozen=True):
-    """Baseline vs candidate on complete pairs; ``delta`` = candidate mean - baseline mean."""
-
-    n_pairs: int = Field(description="Complete pairs used")
-    n_dropped: int = Field(description="Pairs dropped because a value was missing on either side")
-    baseline: Summary
-    candidate: Summary
-    delta: float | None = Field(description="Mean of candidate - baseline over the pairs")
-    delta_pct: float | None = Field(description="delta / |baseline mean| x 100; None if baseline mean is 0")
-    delta_ci_low: float | None = Field(description="Percentile bootstrap CI of delta (lower)")
-    delta_ci_high: float | None = Field(description="Percentile bootstrap CI of delta (upper)")
-    bootstrap: PairedBootstrapResult
-    mcnemar: McNemarResult | None = Field(description="Set when every paired value is 0/1")
-    cohens_d: float | None = Field(description="Pooled Cohen's d with sample SDs")
-    cohens_dz: float | None = Field(description="Paired d_z = mean(diff) / sd(diff)")
-    test: TestName | None = Field(description="The test whose p-value is reported; None if untestable")
-    p_value: float | None = Field(description="Unadjusted two-sided p-value of ``test``")
-    differences_sd: float | None = Field(
-        default=None, description="Sample SD (ddof=1) of the paired differences; None below 2 pairs"
-    )
-    min_p_value: float | None = Field(
-        default=None,
-        description="The smallest p-value ``test`` could have given on these pairs whatever the signs "
-        "of their changes: 2·0.5^k for k discordant pairs (McNemar) or k non-zero differences (exact "
-        "sign flip); for the Monte Carlo sign flip under its fixed sign patterns. Tarone's refinement "
-        "of Holm leaves a metric out of the family when this exceeds the level it would need",
-    )
 
 
 def compare_paired(

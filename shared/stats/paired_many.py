@@ -12,15 +12,10 @@ import functools
 
 import numpy as np
 
-from shared.stats.bootstrap import (
-    DEFAULT_RESAMPLES,
-    PairedBootstrapResult,
-    bootstrap_means_many,
-    bootstrap_result,
-    paired_resamples,
-)
+from shared.contracts.statistics import PairedBootstrapResult, PairedComparison
+from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means_many, bootstrap_result, paired_resamples
 from shared.stats.cleaning import FloatArray, PairedArrays, pair_values
-from shared.stats.paired_comparison import PairedComparison, assemble_comparison, needs_monte_carlo
+from shared.stats.paired_comparison import assemble_comparison, needs_monte_carlo
 from shared.stats.sign_flip import flip_p_values, random_sign_bits, resamples_for
 
 

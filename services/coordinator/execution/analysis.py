@@ -11,16 +11,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import load_metrics, load_run_columns
-from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
+from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
 from shared.analysis.comparison import ComparisonBuilder
-from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.pass_rule import PassPolicy, policy_for
+from shared.analysis.pass_rule import PassPolicy, policy_for, stored_policy
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.contracts.gates import Gate
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.models import Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.item_results import ItemResult
@@ -60,7 +61,7 @@ def run_specs(experiment: Experiment) -> MetricSpecs:
     specs existed is read through the criteria its aggregates stored."""
     if experiment.config.metric_specs or experiment.aggregates is None:
         return policy_for(experiment.config)
-    return experiment.aggregates.pass_policy()
+    return stored_policy(experiment.aggregates)
 
 
 async def compare_experiments(

@@ -26,7 +26,7 @@ from services.coordinator.store.run_columns import (
 )
 from shared.analysis.columns import GroupCoder
 from shared.analysis.paired_columns import PairedColumns, RunSide
-from shared.analysis.run_data import ItemKey
+from shared.contracts.comparison_report import ItemKey
 from shared.db.models import Experiment, ExperimentItem
 from shared.stats import FloatArray
 

@@ -7,10 +7,10 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.drift import check_drift
-from shared.analysis.aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
 from shared.contracts.agent_messages import ModelConfig
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.contracts.run_aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
 from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment, OnlineSample, OnlineScore
 
 pytestmark = pytest.mark.integration

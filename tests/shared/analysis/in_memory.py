@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder, ExperimentAggregates
+from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
 from shared.analysis.columns import columns_from_items, item_metric_values
 from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_data import RunData
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.contracts.gates import Gate
+from shared.contracts.run_aggregates import ExperimentAggregates
 
 
 def compute_aggregates(

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.run_aggregates import ExperimentAggregates
 from tests.shared.analysis.in_memory import compute_aggregates
 
 pytestmark = pytest.mark.unit

@@ -10,10 +10,10 @@ from shared.analysis.comparison import (
     compare_runs,
     comparison_spec,
 )
-from shared.analysis.comparison_models import MetricResult
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.run_data import ItemKey, RunData, ScoredItem
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.comparison_report import MetricResult
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.pass_criteria import PassCriterion
 from tests.evaluator_registry import REGISTRY

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from shared.analysis.pass_rule import PassPolicy, item_passed
+from shared.analysis.pass_rule import PassPolicy, item_passed, stored_policy
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.gates import Gate
@@ -113,7 +113,7 @@ def test_aggregates_store_the_criteria_they_used() -> None:
     agg = compute_aggregates(run, RETRIEVAL)
     assert agg.pass_rate == 1.0
     assert agg.pass_criteria["precision@10"].describe() == "informational"
-    assert agg.pass_policy().outcome(run.items[0]) == "passed"
+    assert stored_policy(agg).outcome(run.items[0]) == "passed"
 
 
 def test_gates_are_checked_on_the_runs_means() -> None:

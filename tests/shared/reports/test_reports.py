@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from shared.analysis.comparison import ComparisonConfig, compare_runs
-from shared.analysis.comparison_models import ComparisonReport
 from shared.analysis.run_data import RunData, ScoredItem
+from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.evaluation import Evaluation
 from shared.reports import (
     comparison_junit,

@@ -17,8 +17,8 @@ from services.coordinator.errors import (
 from services.coordinator.store import experiments as rows
 from services.coordinator.store.deletion import delete_experiment_rows
 from services.coordinator.store.output_cache import store_outputs
-from shared.analysis.aggregates import ExperimentAggregates
 from shared.contracts.experiment_status import TRANSITIONS, ExperimentStatus
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import utcnow
 from shared.db.models import Experiment
 

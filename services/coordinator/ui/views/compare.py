@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from services.coordinator.ui.views import formatting
-from shared.analysis.comparison_models import ComparisonReport, MetricResult
 from shared.analysis.detectability import describe_mde
+from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.reports.markdown import fmt_mde
 
 Tone = Literal["bad", "good", "neutral", "warn"]

@@ -12,9 +12,9 @@ from services.coordinator.schemas import ExperimentOut
 from services.coordinator.store.distributions import Histogram
 from services.coordinator.ui.views import formatting
 from services.coordinator.ui.views.experiments import target_label
-from shared.analysis.aggregates import ExperimentAggregates
 from shared.contracts.agent_messages import ModelConfig
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.stats.descriptive import wilson_bounds
 
 

@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from services.coordinator.schemas import ExperimentOut
-from shared.analysis.aggregates import ExperimentAggregates
 from shared.contracts.experiment_status import ExperimentStatus
+from shared.contracts.run_aggregates import ExperimentAggregates
 
 HEADLINE_METRICS = 3
 

@@ -24,13 +24,13 @@ from services.coordinator.store import run_columns as column_loader
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import ColumnLoadError, load_metrics, load_run_columns
-from shared.analysis.aggregates import ExperimentAggregates
 from shared.analysis.comparison import compare_runs
 from shared.analysis.pass_rule import PassPolicy
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentConfig
+from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
 from shared.evaluators.item_results import ItemResult
 from tests.evaluator_registry import run_run_evaluators

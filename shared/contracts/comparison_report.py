@@ -1,4 +1,5 @@
-"""The JSON-serialisable result of ``compare_runs`` (stored in ``comparisons.report``)."""
+"""The JSON-serialisable result of a comparison (stored in ``comparisons.report``); computed by
+``shared.analysis.comparison``. Pure models: a stored report loads without the statistics stack."""
 
 from __future__ import annotations
 
@@ -6,11 +7,18 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.analysis.run_data import ItemKey
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.gates import GateResult
 from shared.contracts.metric_spec import MetricDirection, MetricSpec
-from shared.stats import PairedComparison, TestName
+from shared.contracts.statistics import PairedComparison, TestName
+
+
+class ItemKey(BaseModel, frozen=True):
+    """Identity of one executed item: dataset item id plus trial number."""
+
+    item_id: str
+    trial: int = 0
+
 
 MetricStatus = Literal[
     "regression", "improvement", "no_significant_change", "insufficient_data", "informational"

@@ -18,11 +18,6 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from shared.contracts.experiment_status import TERMINAL_STATUSES
-
-TERMINAL = TERMINAL_STATUSES
-
-
 if TYPE_CHECKING:
     from services.coordinator.schemas import ExperimentOut
     from shared.contracts.experiment_events import ExperimentEvent

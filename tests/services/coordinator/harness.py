@@ -18,11 +18,11 @@ from services.coordinator.app import create_app
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
+from shared.contracts.experiment_status import TERMINAL_STATUSES
 from shared.db.api_keys import create_key_sync
 from shared.messaging import subscriptions_registered
 
 SECRET = "test-secret-not-for-production"
-TERMINAL = {"completed", "failed", "cancelled"}
 
 
 def menu_line(n: int) -> dict[str, Any]:
@@ -140,7 +140,7 @@ class Coordinator:
             await asyncio.sleep(0.05)
 
     async def finished(self, experiment_id: str, timeout: float = 60.0) -> dict[str, Any]:
-        return await self.wait_until(experiment_id, lambda b: b["status"] in TERMINAL, timeout)
+        return await self.wait_until(experiment_id, lambda b: b["status"] in TERMINAL_STATUSES, timeout)
 
     async def push(self, name: str, items: list[dict[str, Any]], kind: str = "drive_thru") -> None:
         (await self.client.post("/datasets", json={"name": name, "kind": kind})).raise_for_status()

@@ -9,11 +9,10 @@ import httpx
 import pytest
 from playwright.async_api import Browser, async_playwright
 
+from shared.contracts.experiment_status import TERMINAL_STATUSES
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import CHROMIUM_ARGS, chromium_path
 from tests.services.live_api import Api
-
-TERMINAL = {"completed", "failed", "cancelled"}
 
 
 @pytest.fixture
@@ -42,7 +41,7 @@ async def finished(client: httpx.AsyncClient, experiment_id: str, timeout: float
     deadline = loop.time() + timeout
     while True:
         body: dict[str, Any] = (await client.get(f"/experiments/{experiment_id}")).json()
-        if body["status"] in TERMINAL:
+        if body["status"] in TERMINAL_STATUSES:
             return body
         assert loop.time() < deadline, f"experiment never finished: {body}"
         await asyncio.sleep(0.05)

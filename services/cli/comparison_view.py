@@ -9,6 +9,7 @@ from rich.text import Text
 
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
+from shared.reports.markdown import direction_arrow
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 
@@ -49,7 +50,7 @@ def _overall(report: ComparisonReport) -> Table:
     for r in report.metrics:
         c = r.comparison
         table.add_row(
-            r.metric,
+            f"{r.metric} {direction_arrow(r)}",
             _num(c.baseline.mean),
             _num(c.candidate.mean),
             _num(c.delta, signed=True),

@@ -18,6 +18,11 @@ _STATUS = {
 _ARROW = {"higher_is_better": "↑", "lower_is_better": "↓", "informational": "·"}
 
 
+def direction_arrow(r: MetricResult) -> str:
+    """↑ higher is better, ↓ lower is better, · informational: the metric's spec, as every view shows it."""
+    return _ARROW[r.direction]
+
+
 def fmt_mde(r: MetricResult) -> str:
     """'±0.133 (n=25, alpha=0.05)': the change the test would have caught with 80 % power; 'none' when
     no change could have been; '-' for reports from before it was computed."""
@@ -67,7 +72,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _metric_row(r: MetricResult, label: str) -> list[str]:
     c = r.comparison
-    arrow = _ARROW[r.direction]
+    arrow = direction_arrow(r)
     delta = fmt_num(c.delta, signed=True)
     if c.delta_ci_low is not None:
         delta += f" [{fmt_num(c.delta_ci_low)}, {fmt_num(c.delta_ci_high)}]"

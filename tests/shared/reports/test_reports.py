@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from shared.analysis.comparison import ComparisonConfig, compare_runs
+from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.evaluation import Evaluation
+from shared.contracts.metric_spec import MetricSpec
 from shared.reports import (
     comparison_junit,
     comparison_markdown,
@@ -199,3 +201,24 @@ def test_experiment_markdown_lists_metrics_breakdowns_and_failures() -> None:
     assert "avg_order_correctness" in md
     # one of three items errored, none allowed: said up front
     assert "## Warnings\n\n- ⚠ 1 of 3 items errored (33.3%, allowed 0.0%)" in md
+
+
+def test_a_lower_is_better_metric_that_rises_fails_junit_and_points_down_in_markdown() -> None:
+    """A declared lower-is-better metric (issue 22): rising is a JUnit failure and reads ↓ in markdown;
+    the same rise of an undeclared metric is an improvement."""
+    rises = (
+        RunData(experiment_id="b", name="b", items=[_scored(i, 0.0) for i in range(40)]),
+        RunData(experiment_id="c", name="c", items=[_scored(i, 0.8) for i in range(40)]),
+    )
+    specs = MetricSpecs(declared={"toxicity_probe": MetricSpec.lower(0.5)})
+    report = compare_runs(*rises, specs=specs, baseline_specs=specs)
+    overall = ET.fromstring(comparison_junit(report)).find("testsuite")
+    assert overall is not None
+    failed = [c.get("name") for c in overall.findall("testcase") if c.find("failure") is not None]
+    assert failed == ["toxicity_probe"]
+    assert "| toxicity_probe ↓ |" in comparison_markdown(report)
+    assert compare_runs(*rises).improvements == ["toxicity_probe"]
+
+
+def _scored(i: int, toxicity: float) -> ScoredItem:
+    return ScoredItem(item_id=f"q{i}", status="ok", scores={"toxicity_probe": toxicity})

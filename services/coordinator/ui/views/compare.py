@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from services.coordinator.ui.views import formatting
 from shared.analysis.detectability import describe_mde
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.reports.markdown import fmt_mde
+from shared.reports.markdown import direction_arrow, fmt_mde
 
 Tone = Literal["bad", "good", "neutral", "warn"]
 
@@ -22,6 +22,7 @@ class Banner(BaseModel):
 
 class MetricLine(BaseModel):
     metric: str
+    arrow: str = Field(description="↑ higher is better, ↓ lower is better, · informational (its spec)")
     baseline: float | None
     candidate: float | None
     delta: float | None
@@ -58,6 +59,7 @@ def metric_line(result: MetricResult) -> MetricLine:
     c = result.comparison
     return MetricLine(
         metric=result.metric,
+        arrow=direction_arrow(result),
         baseline=c.baseline.mean,
         candidate=c.candidate.mean,
         delta=c.delta,
@@ -65,7 +67,7 @@ def metric_line(result: MetricResult) -> MetricLine:
         p_raw=c.p_value,
         p_adjusted=result.p_adjusted,
         test=(c.test or "—").replace("_", " "),
-        threshold=f"{result.threshold:+g}",
+        threshold="—" if result.threshold is None else f"{result.threshold:+g}",
         status=result.status.replace("_", " "),
         tone=_TONES.get(result.status, "neutral"),
         reason=result.reason,

@@ -4,6 +4,9 @@ import pytest
 
 from services.coordinator.ui.views.compare import compare_page, diff_metrics, lower_is_better
 from shared.analysis.comparison import compare_runs
+from shared.analysis.metric_specs import MetricSpecs
+from shared.analysis.run_data import RunData, ScoredItem
+from shared.contracts.metric_spec import MetricSpec
 from tests.shared.analysis.test_comparison import make_run
 
 pytestmark = pytest.mark.unit
@@ -29,3 +32,18 @@ def test_no_change_is_neutral_and_the_diff_orders_by_item_metrics() -> None:
     assert page.banner.tone == "neutral" and page.banner.title == "No regression"
     assert "latency_ms" not in diff_metrics(report)
     assert lower_is_better(report, "latency_ms") and not lower_is_better(report, "faithfulness")
+
+
+def test_a_lower_is_better_metric_that_rises_is_red_with_a_down_arrow() -> None:
+    """The metric's spec, not its name, decides the arrow and the colour (issue 22)."""
+    specs = MetricSpecs(declared={"toxicity_probe": MetricSpec.lower(0.5)})
+    base = RunData(experiment_id="b", name="b", items=[_toxic(i, 0.0) for i in range(40)])
+    cand = RunData(experiment_id="c", name="c", items=[_toxic(i, 0.8) for i in range(40)])
+    report = compare_runs(base, cand, specs=specs, baseline_specs=specs)
+    line = {m.metric: m for m in compare_page(report).metrics}["toxicity_probe"]
+    assert (line.arrow, line.tone, line.status) == ("↓", "bad", "regression")
+    assert lower_is_better(report, "toxicity_probe")
+
+
+def _toxic(i: int, value: float) -> ScoredItem:
+    return ScoredItem(item_id=f"q{i}", status="ok", scores={"toxicity_probe": value})

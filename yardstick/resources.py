@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from services.coordinator.schemas import (
     DriftAlertOut,
+    KeyCreate,
+    KeyCreated,
     KeyOut,
     LabelMove,
     PromoteRequest,
@@ -17,6 +19,7 @@ from services.coordinator.schemas import (
     UpsertResult,
 )
 from shared.contracts.prompts import PromptPush, PromptSummary, PromptVersionOut
+from shared.contracts.roles import Role
 from yardstick.transport import Transport, segment
 
 if TYPE_CHECKING:
@@ -87,10 +90,14 @@ class Online:
 
 
 class Keys:
-    """API keys (creating one needs the database and the key secret: ``yardstick keys create``)."""
+    """API keys: create (an admin or owner key creates keys up to its own role), list, revoke."""
 
     def __init__(self, api: Transport) -> None:
         self._api = api
+
+    def create(self, name: str, role: Role, expires_in: str | None = None) -> KeyCreated:
+        """A new key of ``role`` (``expires_in``: 30d, 12h, 90m); ``.key`` is shown only now."""
+        return self._api.post(KeyCreated, "/keys", KeyCreate(name=name, role=role, expires_in=expires_in))
 
     def list(self) -> list[KeyOut]:
         return self._api.get_list(KeyOut, "/keys")

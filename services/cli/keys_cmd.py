@@ -11,6 +11,7 @@ from rich.table import Table
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+from shared.contracts.roles import Role
 
 app = typer.Typer(help="API keys for the coordinator API.")
 err = stderr_console()
@@ -19,6 +20,14 @@ err = stderr_console()
 @app.command()
 def create(
     name: str = typer.Option("cli", help="A label to recognise the key by"),
+    role: Role = typer.Option(
+        Role.RUNNER,
+        "--role",
+        help="What it may do: owner (everything), admin (everything, keys included), runner (run, "
+        "compare, push datasets and prompts, read: a CI job), viewer (read only), ingest (send "
+        "production traffic only)",
+        case_sensitive=False,
+    ),
     expires_in: str | None = typer.Option(
         None, "--expires-in", help="Refuse the key after this long: 30d, 12h, 90m (default: never)"
     ),
@@ -44,7 +53,7 @@ def create(
         raise typer.Exit(2)
     from shared.db.api_keys import create_key_sync  # deferred: SQLAlchemy, psycopg
 
-    print(create_key_sync(database_url, secret, name, expires_at))
+    print(create_key_sync(database_url, secret, name, role, expires_at))
 
 
 def _when(value: datetime | None) -> str:
@@ -58,12 +67,13 @@ def list_() -> None:
         rows = connect().keys.list()
     except ApiError as exc:
         raise fail(exc) from exc
-    table = Table("prefix", "name", "created", "last used", "expires", "state", "id")
+    table = Table("prefix", "name", "role", "created", "last used", "expires", "state", "id")
     for row in rows:
         state = "active" if row.active else ("revoked" if row.revoked_at else "expired")
         table.add_row(
             row.prefix,
             row.name,
+            row.role,
             _when(row.created_at),
             _when(row.last_used_at),
             _when(row.expires_at),

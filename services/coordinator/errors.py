@@ -79,6 +79,12 @@ class Unauthorized(CoordinatorError):
     status_code = 401
 
 
+class Forbidden(CoordinatorError):
+    """The key is valid but its role does not allow this."""
+
+    status_code = 403
+
+
 class NoTaskWorker(CoordinatorError):
     """An experiment names a python target that no running task worker serves."""
 

@@ -15,8 +15,10 @@ from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.datasets.files import DatasetItemIn
+from shared.online.durations import parse_duration
 
 # ---- datasets -------------------------------------------------------------------------------
 
@@ -291,6 +293,28 @@ class KeyOut(BaseModel):
     expires_at: datetime | None
     revoked_at: datetime | None
     active: bool
+    role: Role = Field(description="What the key may do: owner, admin, runner, viewer or ingest")
+
+
+class KeyCreate(BaseModel):
+    """``POST /keys``: a new key, of a role no higher than the caller's."""
+
+    name: str = Field(min_length=1, max_length=100, description="A label to recognise the key by")
+    role: Role = Field(description="owner, admin, runner (CI), viewer (read only) or ingest (traffic only)")
+    expires_in: str | None = Field(
+        default=None, max_length=20, description="Refuse the key after this long: 30d, 12h, 90m (None: never)"
+    )
+
+    @field_validator("expires_in")
+    @classmethod
+    def _duration(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_duration(value)  # InvalidDuration is a ValueError: a 422 naming the field
+        return value
+
+
+class KeyCreated(KeyOut):
+    key: str = Field(description="The key itself: shown now and never again (it is stored as a keyed hash)")
 
 
 class SignInLinkCreate(BaseModel):

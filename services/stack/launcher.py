@@ -28,6 +28,7 @@ from services.stack.servers import (
 )
 from services.stack.services_spec import ServiceSpec, nats_port, port_base, service_specs
 from services.stack.state import DEFAULT_STATE_DIR, ProcessRecord, StackState
+from shared.contracts.roles import Role
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import plain_url
@@ -237,7 +238,7 @@ def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:
 def _cli_api_key(database_url: str, secret: str) -> str:
     from shared.db.api_keys import create_key_sync  # the coordinator owns keys
 
-    return create_key_sync(database_url, secret, name="cli (local stack)")
+    return create_key_sync(database_url, secret, name="cli (local stack)", role=Role.OWNER)
 
 
 SERVERS = ("nats", "postgres")

@@ -14,6 +14,7 @@ import psycopg
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.contracts.roles import Role
 from shared.db.base import new_uuid
 from shared.db.models import ApiKey
 from shared.db.session import plain_url
@@ -29,16 +30,30 @@ def key_hash(key: str, secret: str) -> str:
     return hmac.new(secret.encode(), key.encode(), hashlib.sha256).hexdigest()
 
 
-def create_key_sync(database_url: str, secret: str, name: str, expires_at: datetime | None = None) -> str:
-    """Create a key (used by the launcher and `yardstick keys create`); returns it, once."""
+def create_key_sync(
+    database_url: str, secret: str, name: str, role: Role, expires_at: datetime | None = None
+) -> str:
+    """Create a key on the database directly (the launcher's owner key, and `yardstick keys create` on
+    the stack's machine); returns it, once."""
     key = new_key()
     with psycopg.connect(plain_url(database_url)) as conn:
         conn.execute(
-            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at, expires_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s)",
-            (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC), expires_at),
+            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at, expires_at, role) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC), expires_at, role.value),
         )
     return key
+
+
+async def create_key(
+    session: AsyncSession, secret: str, name: str, role: Role, expires_at: datetime | None = None
+) -> tuple[ApiKey, str]:
+    """Create a key through the API (``POST /keys``); returns the row and the key, shown once."""
+    key = new_key()
+    row = ApiKey(name=name, prefix=key[:10], key_hash=key_hash(key, secret), role=role, expires_at=expires_at)
+    session.add(row)
+    await session.flush()
+    return row, key
 
 
 async def list_keys(session: AsyncSession) -> list[ApiKey]:

@@ -26,6 +26,7 @@ from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.experiment_status import INITIAL, ExperimentStatus
+from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
@@ -289,6 +290,18 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None]
     last_used_at: Mapped[datetime | None]
     expires_at: Mapped[datetime | None] = mapped_column(doc="None: never")
+    role: Mapped[Role] = mapped_column(
+        Enum(
+            Role,
+            name="api_key_role",
+            native_enum=False,  # a VARCHAR(20) with a CHECK constraint (migration 0008)
+            create_constraint=True,
+            length=20,
+            validate_strings=True,
+            values_callable=lambda roles: [r.value for r in roles],
+        ),
+        doc="What the key may do (shared.contracts.roles)",
+    )
 
 
 class PromptVersion(Base):

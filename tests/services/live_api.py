@@ -14,6 +14,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
+from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 
@@ -60,7 +61,7 @@ def api(database_url: str, nats_url: str, topology: Topology, nats_client: NatsC
             "YARDSTICK_API_KEY_SECRET": SECRET,
         }
     )
-    key = create_key_sync(database_url, SECRET, "cli-tests")
+    key = create_key_sync(database_url, SECRET, "cli-tests", Role.OWNER)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

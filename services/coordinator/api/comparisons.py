@@ -8,13 +8,14 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.deps import SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.errors import ComparisonNotFound
 from services.coordinator.execution import comparisons
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
 from services.coordinator.store import deletion
 from shared.contracts.comparison_config import ComparisonConfig
+from shared.contracts.roles import Role
 from shared.db.models import Comparison
 from shared.reports import comparison_junit, comparison_markdown
 
@@ -37,7 +38,7 @@ def _out(row: Comparison) -> ComparisonOut:
     )
 
 
-@router.post("", status_code=201, responses=CONFLICT_RESPONSES)
+@router.post("", status_code=201, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
 async def create_comparison(body: ComparisonCreate, session: SessionDep) -> ComparisonOut:
     """Compare two completed experiments, streaming their scores from Postgres one metric at a time
     (memory bounded like the finalizer's)."""
@@ -49,7 +50,12 @@ async def create_comparison(body: ComparisonCreate, session: SessionDep) -> Comp
     return _out(row)
 
 
-@router.get("/{comparison_id}", response_class=Response, responses=report_responses(ComparisonOut))
+@router.get(
+    "/{comparison_id}",
+    response_class=Response,
+    responses=report_responses(ComparisonOut),
+    **needs(Role.VIEWER),
+)
 async def get_comparison(
     comparison_id: str, session: SessionDep, format: Literal["json", "md", "junit"] = "json"
 ) -> Response:
@@ -65,7 +71,7 @@ async def get_comparison(
     return PlainTextResponse(comparison_markdown(row.report), media_type="text/markdown")
 
 
-@router.delete("/{comparison_id}", status_code=204)
+@router.delete("/{comparison_id}", status_code=204, **needs(Role.ADMIN))
 async def delete_comparison(comparison_id: str, session: SessionDep) -> Response:
     await deletion.delete_comparison(session, comparison_id)
     await session.commit()

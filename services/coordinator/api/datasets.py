@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Response
 
-from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.deps import SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.schemas import (
     INT4_MAX,
@@ -18,6 +18,7 @@ from services.coordinator.schemas import (
 )
 from services.coordinator.store import datasets as dataset_store
 from services.coordinator.store import deletion
+from shared.contracts.roles import Role
 
 router = APIRouter(
     prefix="/datasets",
@@ -27,19 +28,19 @@ router = APIRouter(
 )
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, **needs(Role.RUNNER))
 async def create_dataset(body: DatasetCreate, session: SessionDep) -> DatasetOut:
     row = await dataset_store.create_or_get(session, body)
     await session.commit()
     return await dataset_store.dataset_out(session, row)
 
 
-@router.get("")
+@router.get("", **needs(Role.VIEWER))
 async def list_datasets(session: SessionDep) -> list[DatasetOut]:
     return await dataset_store.list_datasets(session)
 
 
-@router.post("/{name:path}/items")
+@router.post("/{name:path}/items", **needs(Role.RUNNER))
 async def upsert_items(name: str, body: ItemsUpsert, session: SessionDep) -> UpsertResult:
     """Merge (or replace) items; a new version when the content changes. With ``create``, a missing
     dataset is created in the same transaction."""
@@ -54,7 +55,7 @@ async def upsert_items(name: str, body: ItemsUpsert, session: SessionDep) -> Ups
     return result
 
 
-@router.post("/{name:path}/versions/{version}/accept")
+@router.post("/{name:path}/versions/{version}/accept", **needs(Role.RUNNER))
 async def accept_version(
     name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep
 ) -> DatasetVersionOut:
@@ -65,7 +66,7 @@ async def accept_version(
     return out
 
 
-@router.delete("/{name:path}", status_code=204, responses=CONFLICT_RESPONSES)
+@router.delete("/{name:path}", status_code=204, responses=CONFLICT_RESPONSES, **needs(Role.ADMIN))
 async def delete_dataset(name: str, session: SessionDep) -> Response:
     """Delete a dataset with all its versions (409 while an experiment uses it)."""
     await deletion.delete_dataset(session, name)
@@ -73,11 +74,11 @@ async def delete_dataset(name: str, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/{name:path}/versions")
+@router.get("/{name:path}/versions", **needs(Role.VIEWER))
 async def list_versions(name: str, session: SessionDep) -> list[DatasetVersionOut]:
     return await dataset_store.list_versions(session, name)
 
 
-@router.get("/{name:path}")
+@router.get("/{name:path}", **needs(Role.VIEWER))
 async def get_dataset(name: str, session: SessionDep) -> DatasetOut:
     return await dataset_store.dataset_out(session, await dataset_store.get_dataset(session, name))

@@ -1,17 +1,40 @@
-"""FastAPI dependencies: the DB session, the API key check, the running coordinator runtime."""
+"""FastAPI dependencies: the DB session, the API key and role check, the running coordinator runtime.
+
+Every route declares the role it needs, in its decorator: ``@router.get("", **needs(Role.VIEWER))``
+(an OpenAPI extension, ``x-yardstick-role``, so the declaration is visible in the API document and
+the role x route test is generated from it). ``require_api_key``, on every router, refuses a key
+whose role does not grant it (403), and a route that declares nothing (fail closed)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.errors import Unauthorized
+from services.coordinator.errors import Forbidden, Unauthorized
 from services.coordinator.runtime import Runtime
+from shared.contracts.roles import Role
 from shared.db.api_keys import verify_key
+from shared.db.models import ApiKey
+
+ROLE_EXTENSION = "x-yardstick-role"
+
+
+def needs(role: Role) -> dict[str, Any]:
+    """Route decorator arguments declaring the role the route needs."""
+    return {"openapi_extra": {ROLE_EXTENSION: role.value}}
+
+
+def declared_role(route: object) -> Role | None:
+    """The role ``route`` declares with :func:`needs`; None when it declares none."""
+    extra = route.openapi_extra if isinstance(route, APIRoute) else None
+    value = (extra or {}).get(ROLE_EXTENSION)
+    return None if value is None else Role(value)
+
 
 _bearer = HTTPBearer(auto_error=False, description="API key from `yardstick keys create`")
 
@@ -32,11 +55,13 @@ async def get_session(runtime: RuntimeDep) -> AsyncIterator[AsyncSession]:
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 
 
-async def require_api_key(
+async def authenticated_key(
+    request: Request,
     runtime: RuntimeDep,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str:
+) -> ApiKey:
+    """The caller's active key, if its role grants what the matched route declares."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise Unauthorized(
             "missing API key: send 'Authorization: Bearer <key>' (create one: yardstick keys create)"
@@ -46,7 +71,23 @@ async def require_api_key(
     )
     if row is None:
         raise Unauthorized("invalid or revoked API key")
-    return row.id
+    needed = declared_role(request.scope.get("route"))
+    if needed is None:
+        raise Forbidden(f"{request.method} {request.url.path} declares no role, so no key may use it")
+    if not row.role.grants(needed):
+        raise Forbidden(
+            f"this is a {row.role} key and {request.method} {request.url.path} needs the {needed} role "
+            f"or above: ask an admin for such a key (yardstick keys create --role {needed})"
+        )
+    return row
+
+
+CallerDep = Annotated[ApiKey, Depends(authenticated_key)]
+
+
+async def require_api_key(caller: CallerDep) -> str:
+    """The router-wide check: a valid key whose role grants the route's; returns the key's id."""
+    return caller.id
 
 
 ApiKeyDep = Annotated[str, Depends(require_api_key)]

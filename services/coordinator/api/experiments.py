@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
+from services.coordinator.api.deps import RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
@@ -30,6 +30,7 @@ from services.coordinator.store import failures, items
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.experiment_status import ExperimentStatus
+from shared.contracts.roles import Role
 from shared.db.models import Experiment
 from shared.reports import ExperimentDocument
 
@@ -41,7 +42,7 @@ router = APIRouter(
 )
 
 
-@router.post("", status_code=202)
+@router.post("", status_code=202, **needs(Role.RUNNER))
 async def create_experiment(
     body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:
@@ -78,7 +79,7 @@ async def accepted(runtime: Runtime, experiment: Experiment, **links: str) -> Ex
     )
 
 
-@router.get("")
+@router.get("", **needs(Role.VIEWER))
 async def list_experiments(
     session: SessionDep,
     name: str | None = Query(None, description="Only experiments of this name"),
@@ -94,14 +95,14 @@ async def list_experiments(
     return [await experiment_store.experiment_out(session, row) for row in rows]
 
 
-@router.get("/{experiment_id}")
+@router.get("/{experiment_id}", **needs(Role.VIEWER))
 async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentOut:
     return await experiment_store.experiment_out(
         session, await experiment_store.get_experiment(session, experiment_id)
     )
 
 
-@router.delete("/{experiment_id}", status_code=204, responses=CONFLICT_RESPONSES)
+@router.delete("/{experiment_id}", status_code=204, responses=CONFLICT_RESPONSES, **needs(Role.ADMIN))
 async def delete(experiment_id: str, session: SessionDep) -> Response:
     """Delete a finished experiment with its items, scores and comparisons (409 while it runs:
     cancel it first). Experiments that used it as their baseline keep their results."""
@@ -110,7 +111,7 @@ async def delete(experiment_id: str, session: SessionDep) -> Response:
     return Response(status_code=204)
 
 
-@router.post("/{experiment_id}/cancel", responses=CONFLICT_RESPONSES)
+@router.post("/{experiment_id}/cancel", responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
 async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> ExperimentOut:
     """Stop dispatching the experiment's items; tasks already running finish and are stored.
     409 if it is no longer running (finalizing or finished); cancelling twice is harmless."""
@@ -129,7 +130,7 @@ async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     return await experiment_store.experiment_out(session, experiment)
 
 
-@router.get("/{experiment_id}/items")
+@router.get("/{experiment_id}/items", **needs(Role.VIEWER))
 async def list_items(
     experiment_id: str,
     session: SessionDep,
@@ -156,7 +157,7 @@ async def list_items(
     )
 
 
-@router.get("/{experiment_id}/failures")
+@router.get("/{experiment_id}/failures", **needs(Role.VIEWER))
 async def list_failures(
     experiment_id: str,
     session: SessionDep,
@@ -168,7 +169,7 @@ async def list_failures(
     return await failures.experiment_failures(session, experiment_id, policy_for(experiment.config), limit)
 
 
-@router.get("/{experiment_id}/events", response_class=StreamingResponse)
+@router.get("/{experiment_id}/events", response_class=StreamingResponse, **needs(Role.VIEWER))
 async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -> StreamingResponse:
     """Server-sent events: one `progress` event per batch of results, then `completed`, `failed`
     or `cancelled`."""
@@ -180,7 +181,10 @@ async def events(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
 
 
 @router.get(
-    "/{experiment_id}/report", response_class=Response, responses=report_responses(ExperimentDocument)
+    "/{experiment_id}/report",
+    response_class=Response,
+    responses=report_responses(ExperimentDocument),
+    **needs(Role.VIEWER),
 )
 async def report(
     experiment_id: str, session: SessionDep, format: Literal["json", "md", "junit"] = "json"

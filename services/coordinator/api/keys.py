@@ -1,5 +1,4 @@
-"""API keys: list them and revoke one (creating one needs the database and the key secret:
-``yardstick keys create`` on the stack's machine)."""
+"""API keys: create one (of a role no higher than the caller's), list them, revoke one."""
 
 from __future__ import annotations
 
@@ -7,12 +6,14 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, Response
 
-from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.deps import CallerDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
-from services.coordinator.errors import CoordinatorError
-from services.coordinator.schemas import KeyOut
-from shared.db.api_keys import list_keys, revoke_key
+from services.coordinator.errors import CoordinatorError, Forbidden
+from services.coordinator.schemas import KeyCreate, KeyCreated, KeyOut
+from shared.contracts.roles import Role
+from shared.db.api_keys import create_key, list_keys, revoke_key
 from shared.db.models import ApiKey
+from shared.online.durations import parse_duration
 
 router = APIRouter(
     prefix="/keys",
@@ -37,16 +38,32 @@ def _out(row: ApiKey) -> KeyOut:
         expires_at=row.expires_at,
         revoked_at=row.revoked_at,
         active=row.revoked_at is None and not expired,
+        role=row.role,
     )
 
 
-@router.get("")
+@router.post("", status_code=201, **needs(Role.ADMIN))
+async def create_api_key(
+    body: KeyCreate, caller: CallerDep, session: SessionDep, runtime: RuntimeDep
+) -> KeyCreated:
+    """A new key, shown in the answer and never again. An admin key creates keys up to admin; only an
+    owner key creates owner keys."""
+    if not caller.role.may_create(body.role):
+        raise Forbidden(f"a {caller.role} key cannot create {body.role} keys: only an owner key can")
+    expires_at = datetime.now(UTC) + parse_duration(body.expires_in) if body.expires_in else None
+    secret = runtime.settings.api_key_secret.get_secret_value()
+    row, key = await create_key(session, secret, body.name, body.role, expires_at)
+    await session.commit()
+    return KeyCreated(**_out(row).model_dump(), key=key)
+
+
+@router.get("", **needs(Role.ADMIN))
 async def list_api_keys(session: SessionDep) -> list[KeyOut]:
     """Every key, newest first, with its last use; the keys themselves are never shown again."""
     return [_out(row) for row in await list_keys(session)]
 
 
-@router.delete("/{key_ref}", status_code=204)
+@router.delete("/{key_ref}", status_code=204, **needs(Role.ADMIN))
 async def revoke_api_key(key_ref: str, session: SessionDep) -> Response:
     """Revoke the key with this id or prefix; it is refused from the next request on."""
     row = await revoke_key(session, key_ref)

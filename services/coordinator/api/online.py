@@ -8,11 +8,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query
 from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.deps import SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX, DriftAlertOut, PromoteRequest, SampleOut, UpsertResult
 from services.coordinator.store.promotion import promote
+from shared.contracts.roles import Role
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration
 from shared.online.metrics import OnlineMetrics, online_metrics
@@ -30,19 +31,19 @@ class InvalidOnlineQuery(CoordinatorError):
     status_code = 422
 
 
-@router.get("/config")
+@router.get("/config", **needs(Role.VIEWER))
 async def get_config(session: SessionDep) -> SamplingSettings:
     return await load_config(session)
 
 
-@router.put("/config")
+@router.put("/config", **needs(Role.ADMIN))
 async def put_config(body: SamplingSettings, session: SessionDep) -> SamplingSettings:
     saved = await save_config(session, body)
     await session.commit()
     return saved
 
 
-@router.get("/metrics")
+@router.get("/metrics", **needs(Role.VIEWER))
 async def get_metrics(
     session: SessionDep,
     window: Annotated[str, Query(description="e.g. 1h, 30m, 7d")] = "1h",
@@ -57,7 +58,7 @@ async def get_metrics(
     return await online_metrics(session, window=window_td, bucket=bucket_td, now=datetime.now(UTC))
 
 
-@router.get("/alerts")
+@router.get("/alerts", **needs(Role.VIEWER))
 async def list_alerts(
     session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100
 ) -> list[DriftAlertOut]:
@@ -76,7 +77,7 @@ async def list_alerts(
     ]
 
 
-@router.get("/samples")
+@router.get("/samples", **needs(Role.VIEWER))
 async def list_samples(
     session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 50
 ) -> list[SampleOut]:
@@ -97,7 +98,7 @@ async def list_samples(
     ]
 
 
-@router.post("/samples/{sample_id}/promote", responses=CONFLICT_RESPONSES)
+@router.post("/samples/{sample_id}/promote", responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
 async def promote_sample(
     sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)], body: PromoteRequest, session: SessionDep
 ) -> UpsertResult:

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
-from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.deps import SessionDep, needs, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import ExperimentNotComplete, InvalidPlan
 from services.coordinator.schemas import PlanCreate
 from services.coordinator.store import experiments as experiment_store
 from shared.analysis.planning import PlanningError, PowerPlan, plan_for
+from shared.contracts.roles import Role
 
 router = APIRouter(
     prefix="/plans", tags=["plans"], dependencies=[Depends(require_api_key)], responses=ERROR_RESPONSES
 )
 
 
-@router.post("")
+@router.post("", **needs(Role.VIEWER))
 async def create_plan(body: PlanCreate, session: SessionDep) -> PowerPlan:
     """Pairs needed to detect a change of ``drop`` on ``metric``, from the run's SD (or pass rate for
     0/1 scores) and an assumed correlation between runs; also what the run's own size can detect."""

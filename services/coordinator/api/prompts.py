@@ -6,11 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from services.coordinator.api.deps import SessionDep, require_api_key
+from services.coordinator.api.deps import SessionDep, needs, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import LabelMove
 from shared.contracts.prompts import LABEL_RE, PromptPush, PromptRef, PromptSummary, PromptVersionOut
+from shared.contracts.roles import Role
 from shared.db import prompts as prompt_store
 
 router = APIRouter(
@@ -29,7 +30,7 @@ class InvalidPromptRef(CoordinatorError):
     status_code = 422
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, **needs(Role.RUNNER))
 async def push(body: PromptPush, session: SessionDep) -> PromptVersionOut:
     """A new version of the prompt (unless the template is unchanged), with the given labels on it."""
     out = await prompt_store.push_prompt(session, body)
@@ -37,12 +38,12 @@ async def push(body: PromptPush, session: SessionDep) -> PromptVersionOut:
     return out
 
 
-@router.get("")
+@router.get("", **needs(Role.VIEWER))
 async def list_prompts(session: SessionDep) -> list[PromptSummary]:
     return await prompt_store.list_prompts(session)
 
 
-@router.get("/resolve")
+@router.get("/resolve", **needs(Role.VIEWER))
 async def resolve(
     session: SessionDep,
     ref: str = Query(description="NAME, NAME@LABEL or NAME@VERSION (NAME alone: its production label)"),
@@ -58,7 +59,7 @@ async def resolve(
     return await prompt_store.version_out(session, row)
 
 
-@router.get("/{name:path}/versions")
+@router.get("/{name:path}/versions", **needs(Role.VIEWER))
 async def versions(name: str, session: SessionDep) -> list[PromptVersionOut]:
     rows = await prompt_store.versions(session, name)
     if not rows:
@@ -68,7 +69,7 @@ async def versions(name: str, session: SessionDep) -> list[PromptVersionOut]:
     return [await prompt_store.version_out(session, row) for row in rows]
 
 
-@router.put("/{name:path}/labels/{label}")
+@router.put("/{name:path}/labels/{label}", **needs(Role.RUNNER))
 async def move_label(
     name: str,
     label: Annotated[str, Path(pattern=LABEL_RE.pattern)],

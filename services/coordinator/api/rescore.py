@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep, require_api_key
+from services.coordinator.api.deps import RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.api.experiments import accepted
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.execution.lifecycle import create_rescore
 from services.coordinator.schemas import ExperimentAccepted, RescoreCreate
+from shared.contracts.roles import Role
 
 router = APIRouter(
     prefix="/experiments",
@@ -19,7 +20,7 @@ router = APIRouter(
 )
 
 
-@router.post("/{experiment_id}/rescore", status_code=202, responses=CONFLICT_RESPONSES)
+@router.post("/{experiment_id}/rescore", status_code=202, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
 async def rescore(
     experiment_id: str, body: RescoreCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:

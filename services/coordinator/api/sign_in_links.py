@@ -6,10 +6,11 @@ from datetime import timedelta
 
 from fastapi import APIRouter, Depends
 
-from services.coordinator.api.deps import ApiKeyDep, RuntimeDep, SessionDep, require_api_key
+from services.coordinator.api.deps import ApiKeyDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.schemas import SignInLinkCreate, SignInLinkOut
 from services.coordinator.store.sign_in_links import create_link
+from shared.contracts.roles import Role
 
 router = APIRouter(
     prefix="/ui-links",
@@ -19,7 +20,7 @@ router = APIRouter(
 )
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, **needs(Role.VIEWER))
 async def create_sign_in_link(
     body: SignInLinkCreate, key_id: ApiKeyDep, session: SessionDep, runtime: RuntimeDep
 ) -> SignInLinkOut:

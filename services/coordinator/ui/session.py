@@ -3,7 +3,8 @@
 The cookie holds the API key's id, a CSRF token and the time it was issued, signed with a key
 derived from ``YARDSTICK_API_KEY_SECRET`` (every coordinator replica shares it, so sessions work
 behind a load balancer). It is HttpOnly and SameSite=Strict; each request re-checks that the key
-is still active, so revoking a key ends its sessions.
+is still active, so revoking a key ends its sessions, and reads its role: a viewer key sees no
+action it may not take, and the server refuses those actions anyway (``RunnerDep``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from urllib.parse import quote
 
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep
+from services.coordinator.errors import Forbidden
+from shared.contracts.roles import Role
 from shared.db.models import ApiKey
 
 SESSION_COOKIE = "ys_session"
@@ -34,6 +37,12 @@ class UiSession(BaseModel):
     key_name: str = ""
     csrf: str
     issued_at: float
+    role: Role = Field(default=Role.VIEWER, description="The key's role, read from the key on every request")
+
+    @property
+    def can_run(self) -> bool:
+        """Whether the pages offer what a runner may do (run a comparison, promote a turn)."""
+        return self.role.grants(Role.RUNNER)
 
 
 class SignInRequired(Exception):
@@ -100,7 +109,9 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
     if ui is not None:
         key = (await session.execute(select(ApiKey).where(ApiKey.id == ui.key_id))).scalar_one_or_none()
         if key is not None and key.revoked_at is None and not _expired(key):
-            return ui
+            if not key.role.grants(Role.VIEWER):
+                raise Forbidden(f"a {key.role} key cannot read: the web UI needs a viewer key or above")
+            return ui.model_copy(update={"role": key.role})
     raise SignInRequired(requested_path(request))
 
 
@@ -126,6 +137,18 @@ async def require_csrf(request: Request, ui: UiSessionDep) -> UiSession:
 
 
 CsrfDep = Annotated[UiSession, Depends(require_csrf)]
+
+
+async def require_runner(ui: CsrfDep) -> UiSession:
+    """A state-changing action a runner key may take (the API's rule for the same action)."""
+    if not ui.can_run:
+        raise Forbidden(
+            f"this is a {ui.role} key: running a comparison or promoting a turn needs a runner key"
+        )
+    return ui
+
+
+RunnerDep = Annotated[UiSession, Depends(require_runner)]
 
 
 def sign_in_url(next_path: str) -> str:

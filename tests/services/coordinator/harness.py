@@ -19,6 +19,7 @@ from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
 from shared.contracts.experiment_status import TERMINAL_STATUSES
+from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
 from shared.messaging import subscriptions_registered
 
@@ -159,7 +160,7 @@ async def start_coordinator(database_url: str, nats_url: str, topology: Topology
             "YARDSTICK_API_KEY_SECRET": SECRET,
         }
     )
-    key = await asyncio.to_thread(create_key_sync, database_url, SECRET, "tests")
+    key = await asyncio.to_thread(create_key_sync, database_url, SECRET, "tests", Role.OWNER)
     app = create_app(settings)
     client = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app),

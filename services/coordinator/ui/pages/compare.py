@@ -16,7 +16,7 @@ from services.coordinator.schemas import INT4_MAX
 from services.coordinator.store import experiments as experiment_store
 from services.coordinator.store import items
 from services.coordinator.store.item_diff import item_diff
-from services.coordinator.ui.session import CsrfDep, UiSessionDep
+from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.compare import compare_page, diff_metrics, lower_is_better
 from services.coordinator.ui.views.experiments import Pager
@@ -109,7 +109,7 @@ async def compare(
 
 @router.post("/compare")
 async def run_compare(
-    ui: CsrfDep,
+    ui: RunnerDep,
     session: SessionDep,
     baseline: Annotated[str, Form(max_length=100)],
     candidate: Annotated[str, Form(max_length=100)],

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from services.coordinator.api.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
 from services.coordinator.store.promotion import PROMOTED_KIND, promote
-from services.coordinator.ui.session import CsrfDep, UiSessionDep
+from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
 from shared.db.models import Dataset, DriftAlertRow, OnlineSample, OnlineScore
@@ -78,7 +78,7 @@ async def online_page(
 @router.post("/online/samples/{sample_id}/promote")
 async def promote_sample(
     sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)],
-    _: CsrfDep,
+    _: RunnerDep,
     session: SessionDep,
     dataset: Annotated[str, Form(min_length=1, max_length=200)],
 ) -> Response:

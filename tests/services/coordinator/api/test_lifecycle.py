@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.evaluator.worker import EvalWorker
+from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import SECRET, Coordinator, ScriptedAgent, synthetic_items
@@ -54,9 +55,9 @@ async def test_a_running_experiment_is_not_deleted(coordinator: Coordinator) -> 
 
 async def test_keys_list_revoke_and_expire(coordinator: Coordinator) -> None:
     url = coordinator.settings.database_url
-    other = await asyncio.to_thread(create_key_sync, url, SECRET, "ci")
+    other = await asyncio.to_thread(create_key_sync, url, SECRET, "ci", Role.ADMIN)
     expired = await asyncio.to_thread(
-        create_key_sync, url, SECRET, "old", datetime.now(UTC) - timedelta(seconds=1)
+        create_key_sync, url, SECRET, "old", Role.RUNNER, datetime.now(UTC) - timedelta(seconds=1)
     )
     keys = (await coordinator.client.get("/keys")).json()
     assert {(k["name"], k["active"]) for k in keys} == {("tests", True), ("ci", True), ("old", False)}

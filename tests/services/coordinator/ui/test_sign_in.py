@@ -78,3 +78,24 @@ async def test_state_changing_requests_need_the_csrf_token(browser: Browser, api
     assert "/ui/sign-in" in view.page.url
     await view.page.goto(f"{api.url}/ui/experiments")
     assert "/ui/sign-in" in view.page.url
+
+
+async def test_a_viewer_key_sees_its_role_and_the_server_refuses_what_it_may_not_do(
+    browser: Browser, api: Api
+) -> None:
+    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as client:
+        made = await client.post("/keys", json={"name": "reader", "role": "viewer"})
+        assert made.status_code == 201, made.text
+    viewer = Api(url=api.url, key=made.json()["key"])
+    view = await watched_page(browser)
+    await view.visit(await one_time_link(viewer, "/ui/online"), "online-viewer")
+    await expect(view.page.locator("header")).to_contain_text("reader · viewer")
+    csrf = await view.page.locator("body").get_attribute("hx-headers")
+    assert csrf is not None
+    token = csrf.split('"')[3]  # {"X-CSRF-Token": "..."}
+    refused = await view.page.context.request.post(
+        f"{api.url}/ui/online/samples/1/promote",
+        form={"dataset": "d", "csrf_token": token},
+        max_redirects=0,
+    )
+    assert refused.status == 403 and "needs a runner key" in await refused.text()

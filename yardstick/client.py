@@ -38,6 +38,7 @@ from services.coordinator.schemas import (
     UpsertResult,
 )
 from shared.analysis.planning import PowerPlan
+from shared.contracts.audit import AuditAction, AuditEntry
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
@@ -398,6 +399,12 @@ class Client:
         ).text
 
     # ---- web UI ------------------------------------------------------------------------------
+
+    def audit(
+        self, *, action: AuditAction | None = None, object_id: str | None = None, limit: int = 100
+    ) -> list[AuditEntry]:
+        """Recorded changes (who deleted, revoked, moved, promoted what), newest first (admin keys)."""
+        return self._api.get_list(AuditEntry, "/audit", action=action, object_id=object_id, limit=limit)
 
     def sign_in_link(self, path: str = "/ui/experiments") -> str:
         """A one-time link (single use, valid a few minutes) that signs in to the web UI and lands

@@ -13,6 +13,7 @@ from services.cli import (
     stack_cmd,
     traffic_cmd,
 )
+from services.cli.audit_cmd import audit_command
 from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
 from services.cli.demo_cmd import demo_command
@@ -49,6 +50,7 @@ app.command("items")(experiments_cmd.items_command)
 app.command("score")(score_command)
 app.command("demo")(demo_command)
 app.command("ui")(ui_command)
+app.command("audit")(audit_command)
 app.command("worker")(worker_command)
 
 

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from services.coordinator.api import (
+    audit,
     comparisons,
     datasets,
     experiments,
@@ -64,6 +65,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(plans.router)
     app.include_router(online.router)
     app.include_router(keys.router)
+    app.include_router(audit.router)
     app.include_router(prompts.router)
     app.include_router(sign_in_links.router)
     install_ui(app)

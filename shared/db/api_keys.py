@@ -14,6 +14,7 @@ import psycopg
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.contracts.audit import AuditAction, AuditChange
 from shared.contracts.roles import Role
 from shared.db.base import new_uuid
 from shared.db.models import ApiKey
@@ -35,12 +36,18 @@ def create_key_sync(
 ) -> str:
     """Create a key on the database directly (the launcher's owner key, and `yardstick keys create` on
     the stack's machine); returns it, once."""
-    key = new_key()
-    with psycopg.connect(plain_url(database_url)) as conn:
+    key, key_id, now = new_key(), new_uuid(), datetime.now(UTC)
+    change = AuditChange(after={"name": name, "prefix": key[:10], "role": role.value})
+    with psycopg.connect(plain_url(database_url)) as conn:  # one transaction: the key and its audit row
         conn.execute(
             "INSERT INTO api_keys (id, name, prefix, key_hash, created_at, expires_at, role) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (new_uuid(), name, key[:10], key_hash(key, secret), datetime.now(UTC), expires_at, role.value),
+            (key_id, name, key[:10], key_hash(key, secret), now, expires_at, role.value),
+        )
+        conn.execute(
+            "INSERT INTO audit_events (at, key_id, key_name, key_prefix, action, object_kind, object_id, "
+            "change) VALUES (%s, NULL, 'database (yardstick keys create)', '-', %s, 'key', %s, %s)",
+            (now, AuditAction.KEY_CREATE.value, key_id, change.model_dump_json()),
         )
     return key
 

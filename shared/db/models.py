@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Computed,
     Enum,
@@ -21,6 +22,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
+from shared.contracts.audit import AuditChange
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import RecordedOutput
@@ -355,3 +357,19 @@ class UiSignInLink(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
     used_at: Mapped[datetime | None]
+
+
+class AuditEvent(Base):
+    """One recorded state change (``shared.contracts.audit``); append-only (migration 0009)."""
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    key_id: Mapped[str | None] = mapped_column(String(36))
+    key_name: Mapped[str] = mapped_column(String(100))
+    key_prefix: Mapped[str] = mapped_column(String(16))
+    action: Mapped[str] = mapped_column(String(40))
+    object_kind: Mapped[str] = mapped_column(String(40))
+    object_id: Mapped[str] = mapped_column(String(300))
+    change: Mapped[AuditChange] = mapped_column(PydanticJSON(AuditChange))

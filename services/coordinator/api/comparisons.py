@@ -8,12 +8,13 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.errors import ComparisonNotFound
 from services.coordinator.execution import comparisons
 from services.coordinator.schemas import ComparisonCreate, ComparisonOut
-from services.coordinator.store import deletion
+from services.coordinator.store import audit, deletion
+from shared.contracts.audit import AuditAction
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.roles import Role
 from shared.db.models import Comparison
@@ -72,7 +73,8 @@ async def get_comparison(
 
 
 @router.delete("/{comparison_id}", status_code=204, **needs(Role.ADMIN))
-async def delete_comparison(comparison_id: str, session: SessionDep) -> Response:
+async def delete_comparison(comparison_id: str, session: SessionDep, caller: CallerDep) -> Response:
     await deletion.delete_comparison(session, comparison_id)
+    audit.record(session, audit.actor(caller), AuditAction.COMPARISON_DELETE, "comparison", comparison_id)
     await session.commit()
     return Response(status_code=204)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Response
 
-from services.coordinator.api.deps import SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.schemas import (
     INT4_MAX,
@@ -16,8 +16,9 @@ from services.coordinator.schemas import (
     ItemsUpsert,
     UpsertResult,
 )
+from services.coordinator.store import audit, deletion
 from services.coordinator.store import datasets as dataset_store
-from services.coordinator.store import deletion
+from shared.contracts.audit import AuditAction
 from shared.contracts.roles import Role
 
 router = APIRouter(
@@ -57,19 +58,23 @@ async def upsert_items(name: str, body: ItemsUpsert, session: SessionDep) -> Ups
 
 @router.post("/{name:path}/versions/{version}/accept", **needs(Role.RUNNER))
 async def accept_version(
-    name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep
+    name: str, version: Annotated[int, Path(ge=1, le=INT4_MAX)], session: SessionDep, caller: CallerDep
 ) -> DatasetVersionOut:
     """Mark a version (promoted turns awaiting review) accepted: the newest accepted version is the
     one experiments use when they name none."""
     out = await dataset_store.accept_version(session, name, version)
+    audit.record(
+        session, audit.actor(caller), AuditAction.DATASET_ACCEPT, "dataset", name, after={"version": version}
+    )
     await session.commit()
     return out
 
 
 @router.delete("/{name:path}", status_code=204, responses=CONFLICT_RESPONSES, **needs(Role.ADMIN))
-async def delete_dataset(name: str, session: SessionDep) -> Response:
+async def delete_dataset(name: str, session: SessionDep, caller: CallerDep) -> Response:
     """Delete a dataset with all its versions (409 while an experiment uses it)."""
     await deletion.delete_dataset(session, name)
+    audit.record(session, audit.actor(caller), AuditAction.DATASET_DELETE, "dataset", name)
     await session.commit()
     return Response(status_code=204)
 

@@ -7,7 +7,7 @@ from typing import Literal
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.execution.capacity import capacity_warnings, fleet_capacity
 from services.coordinator.execution.evaluator_fleet import fleet_evaluators
@@ -25,10 +25,11 @@ from services.coordinator.schemas import (
     ExperimentOut,
     ItemsPage,
 )
+from services.coordinator.store import audit, failures, items
 from services.coordinator.store import experiments as experiment_store
-from services.coordinator.store import failures, items
 from services.coordinator.store.items import ItemStatus
 from shared.analysis.pass_rule import policy_for
+from shared.contracts.audit import AuditAction
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.roles import Role
 from shared.db.models import Experiment
@@ -103,10 +104,11 @@ async def get_experiment(experiment_id: str, session: SessionDep) -> ExperimentO
 
 
 @router.delete("/{experiment_id}", status_code=204, responses=CONFLICT_RESPONSES, **needs(Role.ADMIN))
-async def delete(experiment_id: str, session: SessionDep) -> Response:
+async def delete(experiment_id: str, session: SessionDep, caller: CallerDep) -> Response:
     """Delete a finished experiment with its items, scores and comparisons (409 while it runs:
     cancel it first). Experiments that used it as their baseline keep their results."""
     await delete_experiment(session, experiment_id)
+    audit.record(session, audit.actor(caller), AuditAction.EXPERIMENT_DELETE, "experiment", experiment_id)
     await session.commit()
     return Response(status_code=204)
 

@@ -10,6 +10,8 @@ from services.coordinator.api.deps import CallerDep, RuntimeDep, SessionDep, nee
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError, Forbidden
 from services.coordinator.schemas import KeyCreate, KeyCreated, KeyOut
+from services.coordinator.store import audit
+from shared.contracts.audit import AuditAction
 from shared.contracts.roles import Role
 from shared.db.api_keys import create_key, list_keys, revoke_key
 from shared.db.models import ApiKey
@@ -42,6 +44,10 @@ def _out(row: ApiKey) -> KeyOut:
     )
 
 
+def _brief(row: ApiKey) -> dict[str, str]:
+    return {"name": row.name, "prefix": row.prefix, "role": row.role.value}
+
+
 @router.post("", status_code=201, **needs(Role.ADMIN))
 async def create_api_key(
     body: KeyCreate, caller: CallerDep, session: SessionDep, runtime: RuntimeDep
@@ -53,6 +59,7 @@ async def create_api_key(
     expires_at = datetime.now(UTC) + parse_duration(body.expires_in) if body.expires_in else None
     secret = runtime.settings.api_key_secret.get_secret_value()
     row, key = await create_key(session, secret, body.name, body.role, expires_at)
+    audit.record(session, audit.actor(caller), AuditAction.KEY_CREATE, "key", row.id, after=_brief(row))
     await session.commit()
     return KeyCreated(**_out(row).model_dump(), key=key)
 
@@ -64,10 +71,11 @@ async def list_api_keys(session: SessionDep) -> list[KeyOut]:
 
 
 @router.delete("/{key_ref}", status_code=204, **needs(Role.ADMIN))
-async def revoke_api_key(key_ref: str, session: SessionDep) -> Response:
+async def revoke_api_key(key_ref: str, session: SessionDep, caller: CallerDep) -> Response:
     """Revoke the key with this id or prefix; it is refused from the next request on."""
     row = await revoke_key(session, key_ref)
     if row is None:
         raise KeyNotFound(f"no single key has id or prefix {key_ref!r}: `yardstick keys list` shows them")
+    audit.record(session, audit.actor(caller), AuditAction.KEY_REVOKE, "key", row.id, before=_brief(row))
     await session.commit()
     return Response(status_code=204)

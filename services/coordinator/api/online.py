@@ -8,11 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query
 from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX, DriftAlertOut, PromoteRequest, SampleOut, UpsertResult
+from services.coordinator.store import audit
 from services.coordinator.store.promotion import promote
+from shared.contracts.audit import AuditAction
 from shared.contracts.roles import Role
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration
@@ -37,8 +39,18 @@ async def get_config(session: SessionDep) -> SamplingSettings:
 
 
 @router.put("/config", **needs(Role.ADMIN))
-async def put_config(body: SamplingSettings, session: SessionDep) -> SamplingSettings:
+async def put_config(body: SamplingSettings, session: SessionDep, caller: CallerDep) -> SamplingSettings:
+    before = await load_config(session)
     saved = await save_config(session, body)
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.ONLINE_CONFIG_CHANGE,
+        "online_config",
+        "sampling",
+        before=before.model_dump(mode="json", exclude={"updated_at"}),
+        after=saved.model_dump(mode="json", exclude={"updated_at"}),
+    )
     await session.commit()
     return saved
 
@@ -100,11 +112,15 @@ async def list_samples(
 
 @router.post("/samples/{sample_id}/promote", responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
 async def promote_sample(
-    sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)], body: PromoteRequest, session: SessionDep
+    sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)],
+    body: PromoteRequest,
+    session: SessionDep,
+    caller: CallerDep,
 ) -> UpsertResult:
     """Add a sampled turn to a drive-thru dataset as a new version marked ``needs_review``: runs that
     name no version keep using the latest accepted one until it is accepted. A dataset of another
     kind is refused (409); an existing dataset's description is left alone."""
     result = await promote(session, sample_id, body.dataset)
+    audit.record_promotion(session, audit.actor(caller), sample_id, result)
     await session.commit()
     return result

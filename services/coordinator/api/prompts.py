@@ -6,10 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from services.coordinator.api.deps import SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import LabelMove
+from services.coordinator.store import audit
+from shared.contracts.audit import AuditAction
 from shared.contracts.prompts import LABEL_RE, PromptPush, PromptRef, PromptSummary, PromptVersionOut
 from shared.contracts.roles import Role
 from shared.db import prompts as prompt_store
@@ -75,11 +77,22 @@ async def move_label(
     label: Annotated[str, Path(pattern=LABEL_RE.pattern)],
     body: LabelMove,
     session: SessionDep,
+    caller: CallerDep,
 ) -> PromptVersionOut:
     """Point a label (``production``, ``staging``, …) at a version: the agent follows within its cache TTL."""
     row = await prompt_store.resolve(session, PromptRef(name=name, version=body.version))
     if row is None:
         raise PromptNotFound(f"prompt {name!r} has no version {body.version}")
+    before = await prompt_store.resolve(session, PromptRef(name=name, label=label))
     await prompt_store.set_label(session, name, label, body.version)
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.PROMPT_LABEL_MOVE,
+        "prompt",
+        f"{name}@{label}",
+        before=None if before is None else {"version": before.version},
+        after={"version": body.version},
+    )
     await session.commit()
     return await prompt_store.version_out(session, row)

@@ -23,6 +23,7 @@ from sqlalchemy import select
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep
 from services.coordinator.errors import Forbidden
+from shared.contracts.audit import Actor
 from shared.contracts.roles import Role
 from shared.db.models import ApiKey
 
@@ -38,6 +39,12 @@ class UiSession(BaseModel):
     csrf: str
     issued_at: float
     role: Role = Field(default=Role.VIEWER, description="The key's role, read from the key on every request")
+    key_prefix: str = Field(default="", description="The key's first characters, read with its role")
+
+    @property
+    def actor(self) -> Actor:
+        """Who makes a change from this session, for the audit log."""
+        return Actor(key_id=self.key_id, key_name=self.key_name, key_prefix=self.key_prefix)
 
     @property
     def can_run(self) -> bool:
@@ -111,7 +118,7 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
         if key is not None and key.revoked_at is None and not _expired(key):
             if not key.role.grants(Role.VIEWER):
                 raise Forbidden(f"a {key.role} key cannot read: the web UI needs a viewer key or above")
-            return ui.model_copy(update={"role": key.role})
+            return ui.model_copy(update={"role": key.role, "key_prefix": key.prefix})
     raise SignInRequired(requested_path(request))
 
 

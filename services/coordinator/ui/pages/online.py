@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 
 from services.coordinator.api.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
+from services.coordinator.store import audit
 from services.coordinator.store.promotion import PROMOTED_KIND, promote
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
@@ -78,12 +79,13 @@ async def online_page(
 @router.post("/online/samples/{sample_id}/promote")
 async def promote_sample(
     sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)],
-    _: RunnerDep,
+    ui: RunnerDep,
     session: SessionDep,
     dataset: Annotated[str, Form(min_length=1, max_length=200)],
 ) -> Response:
     """Add the sampled turn to a drive-thru dataset as a version to review (as the API does)."""
     result = await promote(session, sample_id, dataset.strip())
+    audit.record_promotion(session, ui.actor, sample_id, result)
     await session.commit()
     message = f"turn added to {result.dataset} as version {result.version} (needs review)"
     return RedirectResponse("/ui/online?" + urlencode({"promoted": message}), status_code=303)

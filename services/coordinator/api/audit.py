@@ -1,0 +1,30 @@
+"""``GET /audit``: who changed what (admin)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+
+from services.coordinator.api.deps import SessionDep, needs, require_api_key
+from services.coordinator.api.problems import ERROR_RESPONSES
+from services.coordinator.store import audit
+from shared.contracts.audit import AuditAction, AuditEntry
+from shared.contracts.roles import Role
+
+router = APIRouter(
+    prefix="/audit", tags=["audit"], dependencies=[Depends(require_api_key)], responses=ERROR_RESPONSES
+)
+
+
+@router.get("", **needs(Role.ADMIN))
+async def list_audit(
+    session: SessionDep,
+    action: AuditAction | None = None,
+    object_id: Annotated[str | None, Query(max_length=300)] = None,
+    before: datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> list[AuditEntry]:
+    """Recorded changes, newest first (``before``: older than this time, to page back)."""
+    return await audit.entries(session, action=action, object_id=object_id, before=before, limit=limit)

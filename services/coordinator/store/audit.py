@@ -1,0 +1,84 @@
+"""The audit log: recording a change (in the caller's transaction) and reading the log back.
+There is no update or delete here, and the table refuses both."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.schemas import UpsertResult
+from shared.contracts.audit import Actor, AuditAction, AuditChange, AuditEntry
+from shared.db.models import ApiKey, AuditEvent
+
+
+def actor(key: ApiKey) -> Actor:
+    return Actor(key_id=key.id, key_name=key.name, key_prefix=key.prefix)
+
+
+def record(
+    session: AsyncSession,
+    by: Actor,
+    action: AuditAction,
+    object_kind: str,
+    object_id: str,
+    *,
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> None:
+    """Add the row to ``session``: it commits (or rolls back) with the change it records."""
+    session.add(
+        AuditEvent(
+            key_id=by.key_id,
+            key_name=by.key_name,
+            key_prefix=by.key_prefix,
+            action=action.value,
+            object_kind=object_kind,
+            object_id=object_id,
+            change=AuditChange(before=before, after=after),
+        )
+    )
+
+
+async def entries(
+    session: AsyncSession,
+    *,
+    action: AuditAction | None = None,
+    object_id: str | None = None,
+    before: datetime | None = None,
+    limit: int = 100,
+) -> list[AuditEntry]:
+    """Newest first; ``before`` pages back in time."""
+    stmt = select(AuditEvent).order_by(AuditEvent.at.desc(), AuditEvent.id.desc()).limit(limit)
+    if action is not None:
+        stmt = stmt.where(AuditEvent.action == action.value)
+    if object_id is not None:
+        stmt = stmt.where(AuditEvent.object_id == object_id)
+    if before is not None:
+        stmt = stmt.where(AuditEvent.at < before)
+    return [
+        AuditEntry(
+            id=row.id,
+            at=row.at,
+            actor=Actor(key_id=row.key_id, key_name=row.key_name, key_prefix=row.key_prefix),
+            action=AuditAction(row.action),
+            object_kind=row.object_kind,
+            object_id=row.object_id,
+            change=row.change,
+        )
+        for row in (await session.execute(stmt)).scalars()
+    ]
+
+
+def record_promotion(session: AsyncSession, by: Actor, sample_id: int, into: UpsertResult) -> None:
+    """A sampled turn promoted into a dataset (the API and the web UI both record it here)."""
+    record(
+        session,
+        by,
+        AuditAction.TRAFFIC_PROMOTE,
+        "sample",
+        str(sample_id),
+        after={"dataset": into.dataset, "version": into.version},
+    )

@@ -23,15 +23,15 @@ def direction_arrow(r: MetricResult) -> str:
     return _ARROW[r.direction]
 
 
-def fmt_mde(r: MetricResult) -> str:
+def fmt_mde(r: MetricResult, *, brief: bool = False) -> str:
     """'±0.133 (n=25, alpha=0.05)': the change the test would have caught with 80 % power; 'none' when
-    no change could have been; '-' for reports from before it was computed."""
+    no change could have been; '-' for reports from before it was computed. ``brief``: the effect
+    alone (a table cell whose title says the rest)."""
     m = r.mde
     if m is None:
         return "-"
-    return (
-        "none" if m.effect is None else f"±{fmt_num(m.effect)}"
-    ) + f" (n={m.n_pairs}, alpha={m.alpha:.2g})"
+    effect = "none" if m.effect is None else f"±{fmt_num(m.effect)}"
+    return effect if brief else f"{effect} (n={m.n_pairs}, alpha={m.alpha:.2g})"
 
 
 _TEST_LABEL = {

@@ -72,7 +72,7 @@ def metric_line(result: MetricResult) -> MetricLine:
         tone=_TONES.get(result.status, "neutral"),
         reason=result.reason,
         n_pairs=c.n_pairs,
-        mde=fmt_mde(result),
+        mde=fmt_mde(result, brief=True),
         mde_title="" if result.mde is None else describe_mde(result.mde, result.family_size or 1),
     )
 

@@ -22,8 +22,11 @@ from services.search_proxy.upstream_backend import (
     UpstreamUnavailable,
 )
 from services.stack.servers import free_port
+from shared.http.outbound_guard import OutboundPolicy
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
+
+LOOPBACK_ALLOWED = OutboundPolicy.from_setting("127.0.0.0/8")  # the fake upstream is a loopback server
 
 
 class Upstream:
@@ -100,7 +103,7 @@ async def no_sleep(_: float) -> None:
 
 def backend(url: str, **kw: Any) -> HttpSearchBackend:
     config = UpstreamConfig(base_url=url, api_key="sk-test", workspace_id="ws-eval", **kw)
-    return HttpSearchBackend(config, sleep=no_sleep)
+    return HttpSearchBackend(config, policy=LOOPBACK_ALLOWED, sleep=no_sleep)
 
 
 async def test_success_sends_auth_and_workspace_and_maps_hits(
@@ -131,7 +134,7 @@ async def test_retries_5xx_then_succeeds(upstream: tuple[str, Upstream], state: 
         delays.append(delay)
 
     config = UpstreamConfig(base_url=upstream[0], api_key="k", max_retries=3, backoff_base_s=0.1)
-    client = HttpSearchBackend(config, sleep=record)
+    client = HttpSearchBackend(config, policy=LOOPBACK_ALLOWED, sleep=record)
     hits = await client.search("redis", "balanced", 5, 0, SearchFilters())
     await client.aclose()
     assert [h.id for h in hits] == ["obs-1", "obs-2"]

@@ -46,8 +46,9 @@ class CommonSettings(BaseSettings):
         parse_networks(value)  # refuses a malformed entry at start-up, naming it
         return value
 
-    @cached_property
+    @property
     def outbound_policy(self) -> OutboundPolicy:
+        """What ``TARGET_ALLOWED_NETWORKS`` allows, read anew each time (a few CIDRs)."""
         return OutboundPolicy.from_setting(self.target_allowed_networks)
 
     @cached_property

@@ -158,7 +158,7 @@ class OutboundPolicy:
                 continue
             network, why = found
             seen = str(ip) if each is ip else f"{ip}, carrying IPv4 {each}"
-            shown = f"{host} ({seen})" if host and host.strip("[]") != str(ip) else seen
+            shown = f"{host} ({seen})" if host and not is_ip_literal(host) else seen
             return (
                 f"refused to call {shown}: {network} is {why}; set {SETTING} (comma-separated "
                 f"CIDRs, e.g. {each}/{each.max_prefixlen}) on the services to allow it"

@@ -86,4 +86,3 @@ class HttpEndpointTarget:
                 f"{where} answered {status} with a body that is not JSON: {_excerpt(text)}"
             ) from exc
         return TargetOutput(output=map_output(payload, spec.output_mapping))
-

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
+from shared.http.outbound_guard import OutboundPolicy, parse_networks
 
 DEFAULT_MAX_BODY_BYTES = 2**20  # services answering one request at a time; the coordinator allows more
 
@@ -32,6 +33,23 @@ class CommonSettings(BaseSettings):
     max_body_bytes: int = Field(
         default=DEFAULT_MAX_BODY_BYTES, ge=1024, description="Larger request bodies are refused (413) unread"
     )
+
+    target_allowed_networks: str = Field(
+        default="",
+        description="Comma-separated CIDRs that http targets and upstream search may call although "
+        "they are loopback, private, link-local or reserved (e.g. 127.0.0.0/8,::1/128); empty = none",
+    )
+
+    @field_validator("target_allowed_networks")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        parse_networks(value)  # refuses a malformed entry at start-up, naming it
+        return value
+
+    @property
+    def outbound_policy(self) -> OutboundPolicy:
+        """What ``TARGET_ALLOWED_NETWORKS`` allows, read anew each time (a few CIDRs)."""
+        return OutboundPolicy.from_setting(self.target_allowed_networks)
 
     @cached_property
     def topology(self) -> Topology:

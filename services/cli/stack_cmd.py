@@ -76,7 +76,7 @@ def status() -> None:
 
 
 def _print_status(state: StackState) -> bool:
-    from services.stack.status import stack_status
+    from services.stack.status import outbound_note, stack_status
 
     table = Table("component", "health", "pid", "detail", title="Yardstick stack")
     components = stack_status(state)
@@ -85,4 +85,5 @@ def _print_status(state: StackState) -> bool:
             c.name, "[green]healthy[/green]" if c.healthy else "[red]DOWN[/red]", str(c.pid or ""), c.detail
         )
     stdout_console().print(table)
+    stdout_console().print(outbound_note(state))
     return all(c.healthy for c in components)

@@ -89,3 +89,9 @@ class NoTaskWorker(CoordinatorError):
     """An experiment names a python target that no running task worker serves."""
 
     status_code = 422
+
+
+class TargetAddressRefused(CoordinatorError):
+    """An http target whose host is an address the outbound guard refuses (TARGET_ALLOWED_NETWORKS)."""
+
+    status_code = 422

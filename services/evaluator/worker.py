@@ -28,7 +28,7 @@ from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.targets import build_targets
-from services.evaluator.targets.http_endpoint import new_session
+from services.evaluator.targets.guarded_session import new_session
 from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
@@ -130,7 +130,7 @@ class EvalWorker:
             backoff_max_s=self.settings.eval_backoff_max_s,
             lease_interval_s=ack_wait / 3.0,
         )
-        self._http = new_session(self.settings.eval_concurrency)
+        self._http = new_session(self.settings.eval_concurrency, self.settings.outbound_policy)
         self._processor = TaskProcessor(
             worker_id=self.settings.worker_id,
             targets=build_targets(self._nc, self._http, topology),

@@ -50,7 +50,8 @@ async def start_runtime(settings: SearchProxySettings) -> SearchRuntime:
                 workspace_id=settings.search_upstream_workspace,
                 timeout_s=settings.search_upstream_timeout_s,
                 max_retries=settings.search_upstream_retries,
-            )
+            ),
+            policy=settings.outbound_policy,
         )
         backends["http"] = upstream
     service = SearchService(

@@ -1,6 +1,8 @@
 """The ``http`` backend: an upstream search API (``POST {base}/v1/search``, bearer key,
 ``X-Workspace-ID``), with a timeout, retries with exponential backoff on 5xx / connection errors /
-timeouts, and the response validated against :class:`UpstreamSearchResponse`."""
+timeouts, and the response validated against :class:`UpstreamSearchResponse`. Its addresses pass the
+outbound guard (``guarded_transport.py``): a private or loopback upstream needs
+``TARGET_ALLOWED_NETWORKS``."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from collections.abc import Awaitable, Callable
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from services.search_proxy.guarded_transport import guarded_client
 from services.search_proxy.search_filters import SearchFilters
 from shared.contracts.search_messages import SearchHit, SearchMode
+from shared.http.outbound_guard import OutboundPolicy, OutboundRefused
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +35,10 @@ class UpstreamUnavailable(UpstreamError):
 
 class UpstreamRejected(UpstreamError):
     """A 4xx answer: retrying will not help (check the key, workspace or request)."""
+
+
+class UpstreamRefused(UpstreamError):
+    """The upstream's address is one the outbound guard refuses: no call was made."""
 
 
 class UpstreamSchemaError(UpstreamError):
@@ -74,12 +82,15 @@ class HttpSearchBackend:
         self,
         config: UpstreamConfig,
         *,
+        policy: OutboundPolicy | None = None,
         client: httpx.AsyncClient | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        """``policy``: the outbound guard's (default: no private address allowed); a ``client``
+        given instead is used as it is."""
         self._config = config
         self._url = config.base_url.rstrip("/") + "/v1/search"
-        self._client = client or httpx.AsyncClient(timeout=config.timeout_s)
+        self._client = client or guarded_client(policy or OutboundPolicy(), config.timeout_s)
         self._sleep = sleep
 
     @property
@@ -145,6 +156,8 @@ class HttpSearchBackend:
                 )
                 last.__cause__ = exc
                 continue
+            except OutboundRefused as exc:
+                raise UpstreamRefused(f"upstream {self._url}: {exc}") from exc
             except httpx.TransportError as exc:
                 last = UpstreamUnavailable(
                     f"cannot reach upstream {self._url} ({type(exc).__name__}: {exc}) after {attempts} "

@@ -27,7 +27,7 @@ from services.stack.servers import (
     tail,
 )
 from services.stack.services_spec import ServiceSpec, nats_port, port_base, service_specs
-from services.stack.state import DEFAULT_STATE_DIR, ProcessRecord, StackState
+from services.stack.state import DEFAULT_STATE_DIR, LOCAL_ALLOWED_NETWORKS, ProcessRecord, StackState
 from shared.contracts.roles import Role
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.db.migrate import upgrade_to_head
@@ -73,6 +73,7 @@ def service_env(state: StackState, spec: ServiceSpec, port: int, secret: str, in
         YARDSTICK_API_KEY_SECRET=secret,
         WORKER_ID=f"{spec.name}-{index}",
         AGENT_URL=state.agent_url or "",
+        TARGET_ALLOWED_NETWORKS=state.target_allowed_networks,
         PYTHONUNBUFFERED="1",
     )
     return env
@@ -161,6 +162,7 @@ def up(
         started_at=datetime.now(UTC),
         own_nats=False,
         own_postgres=False,
+        target_allowed_networks=os.environ.get("TARGET_ALLOWED_NETWORKS", LOCAL_ALLOWED_NETWORKS),
     )
     try:
         _start_servers(state, state_dir, logs)

@@ -10,6 +10,10 @@ import psutil
 from pydantic import BaseModel, Field
 
 DEFAULT_STATE_DIR = Path(os.environ.get("YARDSTICK_HOME", ".yardstick"))
+LOCAL_ALLOWED_NETWORKS = "127.0.0.0/8,::1/128"
+"""``TARGET_ALLOWED_NETWORKS`` of the services `stack up` starts: targets on this machine (loopback)
+may be called, for local development. The caller's environment may set its own (empty: nothing
+private allowed). Deployments (docker-compose, k8s) leave it unset: nothing private allowed."""
 
 
 class ProcessRecord(BaseModel):
@@ -45,6 +49,9 @@ class StackState(BaseModel):
     api_url: str | None = None
     api_key: str | None = Field(default=None, description="The CLI's key (file is mode 0600)")
     agent_url: str | None = None
+    target_allowed_networks: str = Field(
+        default=LOCAL_ALLOWED_NETWORKS, description="TARGET_ALLOWED_NETWORKS given to the services"
+    )
 
     @staticmethod
     def path(state_dir: Path) -> Path:

@@ -72,6 +72,18 @@ def _service_status(state: StackState) -> list[ComponentStatus]:
     return out
 
 
+def outbound_note(state: StackState) -> str:
+    """What the services may call that a deployment would refuse (``TARGET_ALLOWED_NETWORKS``)."""
+    allowed = state.target_allowed_networks.strip()
+    if not allowed:
+        return "outbound: http targets and upstream search may call public addresses only"
+    return (
+        f"outbound: http targets and upstream search may also call {allowed} "
+        "(TARGET_ALLOWED_NETWORKS: `stack up` allows loopback for local development; "
+        "deployments leave it unset)"
+    )
+
+
 def stack_status(state: StackState) -> list[ComponentStatus]:
     components = [asyncio.run(_nats_status(state.nats_url)), _postgres_status(state.database_url)]
     pids = {p.name: p.pid for p in state.processes}

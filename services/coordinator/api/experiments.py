@@ -14,6 +14,7 @@ from services.coordinator.execution.evaluator_fleet import fleet_evaluators
 from services.coordinator.execution.events import event_stream, publish_event
 from services.coordinator.execution.lifecycle import cancel_experiment, delete_experiment
 from services.coordinator.execution.lifecycle import create_experiment as create
+from services.coordinator.execution.target_addresses import require_allowed_address
 from services.coordinator.execution.task_workers import require_task_worker
 from services.coordinator.reports.experiment_report import render_experiment_report
 from services.coordinator.runtime import Runtime
@@ -48,6 +49,7 @@ async def create_experiment(
     body: ExperimentCreate, session: SessionDep, runtime: RuntimeDep
 ) -> ExperimentAccepted:
     await require_task_worker(runtime.nc, runtime.topology, body.target)  # 422 if none serves it
+    await require_allowed_address(runtime.settings.outbound_policy, body.target)  # 422 if refused
     experiment = await create(
         session,
         body,

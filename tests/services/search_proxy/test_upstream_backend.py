@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -12,18 +13,23 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from services.search_proxy.guarded_transport import guarded_client
 from services.search_proxy.search_filters import SearchFilters
 from services.search_proxy.upstream_backend import (
     HttpSearchBackend,
     UpstreamConfig,
+    UpstreamRefused,
     UpstreamRejected,
     UpstreamSchemaError,
     UpstreamTimeout,
     UpstreamUnavailable,
 )
 from services.stack.servers import free_port
+from shared.http.outbound_guard import OutboundPolicy
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
+
+LOOPBACK_ALLOWED = OutboundPolicy.from_setting("127.0.0.0/8")  # the fake upstream is a loopback server
 
 
 class Upstream:
@@ -100,7 +106,7 @@ async def no_sleep(_: float) -> None:
 
 def backend(url: str, **kw: Any) -> HttpSearchBackend:
     config = UpstreamConfig(base_url=url, api_key="sk-test", workspace_id="ws-eval", **kw)
-    return HttpSearchBackend(config, sleep=no_sleep)
+    return HttpSearchBackend(config, policy=LOOPBACK_ALLOWED, sleep=no_sleep)
 
 
 async def test_success_sends_auth_and_workspace_and_maps_hits(
@@ -131,7 +137,7 @@ async def test_retries_5xx_then_succeeds(upstream: tuple[str, Upstream], state: 
         delays.append(delay)
 
     config = UpstreamConfig(base_url=upstream[0], api_key="k", max_retries=3, backoff_base_s=0.1)
-    client = HttpSearchBackend(config, sleep=record)
+    client = HttpSearchBackend(config, policy=LOOPBACK_ALLOWED, sleep=record)
     hits = await client.search("redis", "balanced", 5, 0, SearchFilters())
     await client.aclose()
     assert [h.id for h in hits] == ["obs-1", "obs-2"]
@@ -179,3 +185,28 @@ async def test_connection_refused_is_unavailable() -> None:
     with pytest.raises(UpstreamUnavailable, match="cannot reach upstream"):
         await client.search("redis", "balanced", 5, 0, SearchFilters())
     await client.aclose()
+
+
+async def test_a_named_upstream_is_called_at_its_checked_address_with_its_host_header(
+    upstream: tuple[str, Upstream], state: Upstream
+) -> None:
+    """Through httpx's real transport: the name resolves (stubbed) to the loopback server, which the
+    allowance permits; the request goes to that address and still says ``Host: search.test``."""
+    port = upstream[0].rsplit(":", 1)[1]
+
+    async def stub_dns(host: str, _: int) -> list[str]:
+        return {"search.test": ["127.0.0.1"]}[host]
+
+    config = UpstreamConfig(base_url=f"http://search.test:{port}", api_key="k")
+    client = HttpSearchBackend(config, client=guarded_client(LOOPBACK_ALLOWED, 5, stub_dns))
+    assert [h.id for h in await client.search("redis", "balanced", 5, 0, SearchFilters())] == [
+        "obs-1",
+        "obs-2",
+    ]
+    await client.aclose()
+    assert state.requests[0]["headers"]["host"] == f"search.test:{port}"
+    strict = HttpSearchBackend(config, client=guarded_client(OutboundPolicy(), 5, stub_dns))
+    with pytest.raises(UpstreamRefused, match=re.escape("search.test (127.0.0.1): 127.0.0.0/8 is loopback")):
+        await strict.search("redis", "balanced", 5, 0, SearchFilters())
+    await strict.aclose()
+    assert len(state.requests) == 1

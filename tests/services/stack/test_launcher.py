@@ -22,8 +22,8 @@ import pytest
 from services.stack import launcher
 from services.stack.servers import port_is_free
 from services.stack.services_spec import service_specs
-from services.stack.state import StackState
-from services.stack.status import stack_status
+from services.stack.state import LOCAL_ALLOWED_NETWORKS, StackState
+from services.stack.status import outbound_note, stack_status
 from shared.contracts.topology import Topology
 from shared.db.session import plain_url
 from shared.messaging.streams import stream_configs
@@ -102,7 +102,10 @@ def _children() -> set[int]:
     return {p.pid for p in psutil.Process().children(recursive=True)}
 
 
-def test_up_status_restart_down(stack_env: StackEnv, pg_base_url: str) -> None:
+def test_up_status_restart_down(
+    stack_env: StackEnv, pg_base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TARGET_ALLOWED_NETWORKS", raising=False)
     labels = set(_offsets())
     assert labels == {"agent", "search_proxy", "evaluator", "coordinator", "sampler"}
 
@@ -128,6 +131,12 @@ def test_up_status_restart_down(stack_env: StackEnv, pg_base_url: str) -> None:
     components = {c.name: c for c in stack_status(saved)}
     assert set(components) == labels | {"nats", "postgres"}
     assert [c for c in components.values() if not c.healthy] == []
+
+    # Loopback targets are allowed for local development, and status says so.
+    assert saved.target_allowed_networks == LOCAL_ALLOWED_NETWORKS == "127.0.0.0/8,::1/128"
+    for p in saved.processes:
+        assert psutil.Process(p.pid).environ()["TARGET_ALLOWED_NETWORKS"] == LOCAL_ALLOWED_NETWORKS, p.name
+    assert "may also call 127.0.0.0/8,::1/128 (TARGET_ALLOWED_NETWORKS" in outbound_note(saved)
 
     # The saved key is a working CLI key on the coordinator's API.
     config_url = f"{saved.api_url}/online/config"

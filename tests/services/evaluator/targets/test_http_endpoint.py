@@ -13,11 +13,14 @@ from aiohttp.test_utils import TestServer
 
 from services.evaluator.errors import TargetConfigError, TargetRejected, TargetTimeout, TargetUnavailable
 from services.evaluator.targets.base import CallContext
-from services.evaluator.targets.http_endpoint import HttpEndpointTarget, new_session, resolve_headers
+from services.evaluator.targets.guarded_session import new_session
+from services.evaluator.targets.http_endpoint import HttpEndpointTarget, resolve_headers
 from shared.contracts import EvalTask, HttpTarget
+from shared.http.outbound_guard import OutboundPolicy
 
 pytestmark = pytest.mark.unit
 
+LOOPBACK_ALLOWED = OutboundPolicy.from_setting("127.0.0.0/8,::1/128")
 CTX = CallContext(worker_id="w1", task_id="e:i:0", attempt=1)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -52,7 +55,7 @@ async def upstream() -> AsyncIterator[Upstream]:
 
 @pytest.fixture
 async def target() -> AsyncIterator[HttpEndpointTarget]:
-    session = new_session(8)
+    session = new_session(8, LOOPBACK_ALLOWED)  # the upstream is a loopback server
     yield HttpEndpointTarget(session)
     await session.close()
 

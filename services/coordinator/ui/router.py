@@ -14,7 +14,16 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.ui.pages import compare, datasets, experiment, experiments, item, online, sign_in
+from services.coordinator.ui.pages import (
+    audit,
+    compare,
+    datasets,
+    experiment,
+    experiments,
+    item,
+    online,
+    sign_in,
+)
 from services.coordinator.ui.session import CsrfRefused, SignInRequired, sign_in_url
 from services.coordinator.ui.templating import STATIC_DIR, render
 
@@ -88,7 +97,7 @@ async def _csrf_refused(request: Request, _: Exception) -> Response:
 
 def install_ui(app: FastAPI) -> None:
     app.mount("/ui/static", StaticFiles(directory=STATIC_DIR), name="ui-static")
-    for module in (sign_in, experiments, experiment, item, compare, datasets, online):
+    for module in (sign_in, experiments, experiment, item, compare, datasets, online, audit):
         app.include_router(module.router, prefix="/ui", include_in_schema=False)
 
     @app.get("/", include_in_schema=False)

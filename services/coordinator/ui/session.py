@@ -42,6 +42,11 @@ class UiSession(BaseModel):
     key_prefix: str = Field(default="", description="The key's first characters, read with its role")
 
     @property
+    def can_administer(self) -> bool:
+        """Whether the pages offer what an admin may see (the audit log)."""
+        return self.role.grants(Role.ADMIN)
+
+    @property
     def actor(self) -> Actor:
         """Who makes a change from this session, for the audit log."""
         return Actor(key_id=self.key_id, key_name=self.key_name, key_prefix=self.key_prefix)

@@ -99,3 +99,12 @@ async def test_a_viewer_key_sees_its_role_and_the_server_refuses_what_it_may_not
         max_redirects=0,
     )
     assert refused.status == 403 and "needs a runner key" in await refused.text()
+    await expect(view.page.locator("nav")).not_to_contain_text("Audit")
+    denied = await view.page.goto(f"{api.url}/ui/audit")
+    assert denied is not None and denied.status == 403
+
+    owner = await watched_page(browser)
+    await owner.visit(await one_time_link(api, "/ui/audit"), "audit")
+    await expect(owner.page.locator("nav")).to_contain_text("Audit")
+    row = owner.page.locator("tbody tr", has_text="key.create").first
+    await expect(row).to_contain_text('"role": "viewer"')

@@ -1,0 +1,45 @@
+"""/ui/audit: who changed what (admin keys; the API's GET /audit)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from services.coordinator.api.deps import SessionDep
+from services.coordinator.errors import Forbidden
+from services.coordinator.store import audit
+from services.coordinator.ui.session import UiSessionDep
+from services.coordinator.ui.templating import render
+from shared.contracts.audit import AuditAction
+
+router = APIRouter()
+
+PER_PAGE = 100
+
+
+@router.get("/audit", response_class=HTMLResponse)
+async def audit_page(
+    request: Request,
+    ui: UiSessionDep,
+    session: SessionDep,
+    action: AuditAction | None = None,
+    before: datetime | None = None,
+    object_id: Annotated[str | None, Query(max_length=300)] = None,
+) -> HTMLResponse:
+    if not ui.can_administer:
+        raise Forbidden(f"this is a {ui.role} key: the audit log needs an admin key")
+    entries = await audit.entries(session, action=action, object_id=object_id, before=before, limit=PER_PAGE)
+    return render(
+        request,
+        "audit.html",
+        ui=ui,
+        section="audit",
+        entries=entries,
+        actions=list(AuditAction),
+        action=action,
+        object_id=object_id or "",
+        older=entries[-1].at.isoformat() if len(entries) == PER_PAGE else None,
+    )

@@ -4,6 +4,7 @@ search corpus and API keys. Rows leave the data layer as pydantic models (see ea
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -32,6 +33,20 @@ from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
+
+
+def checked_enum(values: type[StrEnum], name: str) -> Enum:
+    """A string enum stored as VARCHAR(20) (not a PostgreSQL enum type: adding a value needs no type
+    change), held to its values by a CHECK constraint that a migration creates."""
+    return Enum(
+        values,
+        name=name,
+        native_enum=False,
+        create_constraint=True,
+        length=20,
+        validate_strings=True,
+        values_callable=lambda members: [m.value for m in members],
+    )
 
 
 class Dataset(Base):
@@ -87,15 +102,7 @@ class Experiment(Base):
     dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id"))
     version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id"))
     status: Mapped[ExperimentStatus] = mapped_column(
-        Enum(
-            ExperimentStatus,
-            name="experiment_status",
-            native_enum=False,  # a VARCHAR(20) with a CHECK constraint (migration 0007)
-            create_constraint=True,
-            length=20,
-            validate_strings=True,
-            values_callable=lambda statuses: [s.value for s in statuses],
-        ),
+        checked_enum(ExperimentStatus, "experiment_status"),  # its CHECK: migration 0007
         default=INITIAL,
         index=True,
     )
@@ -293,15 +300,7 @@ class ApiKey(Base):
     last_used_at: Mapped[datetime | None]
     expires_at: Mapped[datetime | None] = mapped_column(doc="None: never")
     role: Mapped[Role] = mapped_column(
-        Enum(
-            Role,
-            name="api_key_role",
-            native_enum=False,  # a VARCHAR(20) with a CHECK constraint (migration 0008)
-            create_constraint=True,
-            length=20,
-            validate_strings=True,
-            values_callable=lambda roles: [r.value for r in roles],
-        ),
+        checked_enum(Role, "api_key_role"),  # its CHECK: migration 0008
         doc="What the key may do (shared.contracts.roles)",
     )
 

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.reports.markdown import direction_arrow
+from shared.reports.markdown import direction_arrow, fmt_mde
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 
@@ -18,15 +18,6 @@ def _num(value: float | None, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{value:+.3f}" if signed else f"{value:.3f}"
-
-
-def _mde(result: MetricResult) -> str:
-    """'±0.133 (n 25, alpha 0.05)': the change the test would have caught with 80 % power."""
-    m = result.mde
-    if m is None:
-        return "-"
-    effect = "none" if m.effect is None else f"±{m.effect:.3g}"
-    return f"{effect} (n {m.n_pairs}, alpha {m.alpha:.2g})"
 
 
 def _status(result: MetricResult) -> Text:
@@ -57,7 +48,7 @@ def _overall(report: ComparisonReport) -> Table:
             f"[{_num(c.delta_ci_low, True)}, {_num(c.delta_ci_high, True)}]",
             "-" if r.p_adjusted is None else f"{r.p_adjusted:.3f}",
             c.test or "-",
-            _mde(r),
+            fmt_mde(r, brief=True),  # n and alpha: in the reasons below
             _status(r),
         )
     return table

@@ -131,7 +131,7 @@ class ConversationService:
             raise ConversationFinalizedError(conversation_id)
         config = self._runtime.models.default_chat_config()
         chosen = self._runtime.models.choose(config)  # ModelUnavailableError propagates (503)
-        prompt = await self._runtime.prompts.get()
+        prompt = await self._runtime.prompts.get(project=self._runtime.settings.project)
         context = AgentContext(model=chosen.model.bind_tools(TOOLS), prompt=prompt)
         previous: list[AnyMessage] = before.get("messages", [])
         turn_index = sum(isinstance(m, HumanMessage) for m in previous)
@@ -194,6 +194,7 @@ class ConversationService:
         turn = TrafficTurn(
             conversation_id=result.conversation_id,
             turn_index=result.turn_index,
+            project=self._runtime.settings.project,
             utterance=utterance,
             response=result.reply,
             tool_calls=result.tool_calls,

@@ -42,7 +42,9 @@ async def invoke_agent(request: AgentInvokeRequest, runtime: AgentRuntime) -> Ag
     prompt_version = BUILTIN_VERSION
     try:
         chosen = runtime.models.choose(request.model)
-        prompt = await runtime.prompts.get(PromptRef.parse(request.prompt) if request.prompt else None)
+        prompt = await runtime.prompts.get(
+            PromptRef.parse(request.prompt) if request.prompt else None, request.project
+        )
         prompt_version = prompt.version
         prior = from_trajectory(request.messages)
         order = apply_add_results(Order(), runtime.menu, [m for m in prior if isinstance(m, ToolMessage)])

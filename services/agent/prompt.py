@@ -12,8 +12,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.domain import Menu, Order
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 from shared.db import prompts as prompt_store
+from shared.db.project_scope import scope_to_project
 from shared.db.session import make_engine, make_session_factory
 
 logger = logging.getLogger(__name__)
@@ -138,18 +140,21 @@ class PromptSource:
     def uses_langfuse(self) -> bool:
         return self._keys is not None
 
-    async def get(self, ref: PromptRef | None = None) -> SystemPrompt:
+    async def get(self, ref: PromptRef | None = None, project: str = DEFAULT_PROJECT) -> SystemPrompt:
+        """The template ``ref`` names in ``project``'s registry (Langfuse has no projects here: its
+        keys name one Langfuse project)."""
         wanted = ref or PromptRef(name=PROMPT_NAME, label=PROMPT_LABEL)
+        cache_key = f"{project}|{wanted}"
         async with self._lock:
             now = time.monotonic()
-            hit = self._cached.get(str(wanted))
+            hit = self._cached.get(cache_key)
             # A miss is remembered only for the default lookup: a prompt pushed a moment ago and
             # named explicitly by an experiment must be found at once.
             if hit is not None and now - hit[0] < self._ttl_s and (hit[1] is not None or ref is None):
                 prompt = hit[1]
             else:
-                prompt = await self._lookup(wanted, explicit=ref is not None)
-                self._cached[str(wanted)] = (now, prompt)
+                prompt = await self._lookup(wanted, project, explicit=ref is not None)
+                self._cached[cache_key] = (now, prompt)
         if prompt is not None:
             return prompt
         if ref is None:
@@ -159,7 +164,7 @@ class PromptSource:
             f"`yardstick prompts push FILE --name {wanted.name} --label {wanted.selector}`"
         )
 
-    async def _lookup(self, ref: PromptRef, explicit: bool) -> SystemPrompt | None:
+    async def _lookup(self, ref: PromptRef, project: str, explicit: bool) -> SystemPrompt | None:
         if self._keys is not None:
             return await asyncio.to_thread(self._fetch_langfuse, ref)
         if not self._database_url:
@@ -168,6 +173,7 @@ class PromptSource:
             if self._sessions is None:
                 self._sessions = make_session_factory(make_engine(self._database_url, pool_size=2))
             async with self._sessions() as session:
+                scope_to_project(session, project)
                 row = await prompt_store.resolve(session, ref)
         except Exception as exc:  # the registry unreachable: say so, answer with what we can
             if explicit:

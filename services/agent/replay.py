@@ -57,7 +57,9 @@ async def replay_conversation(
     )
     try:
         chosen = runtime.models.choose(request.model)
-        prompt = await runtime.prompts.get(PromptRef.parse(request.prompt) if request.prompt else None)
+        prompt = await runtime.prompts.get(
+            PromptRef.parse(request.prompt) if request.prompt else None, request.project
+        )
         prompt_version = prompt.version
         context = AgentContext(model=chosen.model.bind_tools(TOOLS), prompt=prompt)
         turns, state = await _play(request, runtime, context, conversation_id)

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 
 from shared.contracts.agent_messages import OfflineBehaviour
+from shared.contracts.projects import DEFAULT_PROJECT, PROJECT_ID_PATTERN
 from shared.settings import CommonSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +26,12 @@ class AgentSettings(CommonSettings):
     langfuse_secret_key: SecretStr | None = Field(default=None)
     langfuse_host: str | None = Field(
         default=None, description="LANGFUSE_HOST, e.g. https://cloud.langfuse.com"
+    )
+    project: str = Field(
+        default=DEFAULT_PROJECT,
+        pattern=PROJECT_ID_PATTERN,
+        description="YARDSTICK_PROJECT: the project the chat API's prompt comes from and its traffic goes to",
+        validation_alias="YARDSTICK_PROJECT",
     )
     prompt_cache_ttl_s: float = Field(default=60.0, ge=0)
     prompt_registry: bool = Field(

@@ -16,6 +16,7 @@ from services.coordinator.api import (
     keys,
     online,
     plans,
+    projects,
     prompts,
     rescore,
     sign_in_links,
@@ -65,6 +66,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(plans.router)
     app.include_router(online.router)
     app.include_router(keys.router)
+    app.include_router(projects.router)
     app.include_router(audit.router)
     app.include_router(prompts.router)
     app.include_router(sign_in_links.router)

@@ -95,3 +95,13 @@ class TargetAddressRefused(CoordinatorError):
     """An http target whose host is an address the outbound guard refuses (TARGET_ALLOWED_NETWORKS)."""
 
     status_code = 422
+
+
+class ProjectNotFound(CoordinatorError):
+    """No such project, or not one this key may act in (the same answer: ids never leak)."""
+
+    status_code = 404
+
+
+class ProjectExists(CoordinatorError):
+    status_code = 409

@@ -15,6 +15,7 @@ from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.projects import PROJECT_ID_PATTERN
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.datasets.files import DatasetItemIn
@@ -294,6 +295,7 @@ class KeyOut(BaseModel):
     revoked_at: datetime | None
     active: bool
     role: Role = Field(description="What the key may do: owner, admin, runner, viewer or ingest")
+    project: str = Field(description="The project the key acts in (an owner key: any project)")
 
 
 class KeyCreate(BaseModel):
@@ -301,6 +303,12 @@ class KeyCreate(BaseModel):
 
     name: str = Field(min_length=1, max_length=100, description="A label to recognise the key by")
     role: Role = Field(description="owner, admin, runner (CI), viewer (read only) or ingest (traffic only)")
+    project: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The project the key acts in (default: the project of the request). Only an owner "
+        "key may create keys for another project.",
+    )
     expires_in: str | None = Field(
         default=None, max_length=20, description="Refuse the key after this long: 30d, 12h, 90m (None: never)"
     )
@@ -335,3 +343,19 @@ class SignInLinkCreate(BaseModel):
 class SignInLinkOut(BaseModel):
     url: str = Field(description="Path of the one-time link; prefix it with the coordinator's address")
     expires_at: datetime
+
+
+class ProjectCreate(BaseModel):
+    """``POST /projects``: a new project (owner keys only)."""
+
+    name: str = Field(
+        pattern=PROJECT_ID_PATTERN,
+        description="The project's name, also its id: lower-case letters, digits, '-' and '_', at most 64",
+    )
+    description: str = Field(default="", max_length=2000)
+
+
+class ProjectOut(BaseModel):
+    name: str
+    description: str
+    created_at: datetime

@@ -1,5 +1,6 @@
-"""Drift check: the recent window of each (evaluator, model, prompt_version) against the offline
-baseline and against the previous window. A significant drop raises a :class:`DriftAlert`.
+"""Drift check, in a session scoped to one project: the recent window of each (evaluator, model,
+prompt_version) against the project's offline baseline and against the previous window. A
+significant drop raises a :class:`DriftAlert`.
 
 Test: one-sided Welch t-test (see :mod:`services.sampler.drift_stats`); an alert needs
 ``p < P_THRESHOLD`` and ``delta = window_mean - reference_mean < DELTA_THRESHOLD``. The same
@@ -37,6 +38,12 @@ async def _values(session: AsyncSession, start: datetime, end: datetime) -> dict
     for name, model, prompt_version, value in (await session.execute(stmt)).all():
         out[(name, model, prompt_version)].append(float(value or 0.0))  # NULLs are filtered in SQL
     return out
+
+
+async def projects_scored_since(session: AsyncSession, since: datetime) -> list[str]:
+    """The projects with online scores since ``since``: the ones a drift check has data for."""
+    stmt = select(OnlineScore.project_id).where(OnlineScore.turn_at >= since).distinct()
+    return sorted((await session.execute(stmt)).scalars())
 
 
 async def _recently_alerted(session: AsyncSession, key: Key, reference: str, since: datetime) -> bool:

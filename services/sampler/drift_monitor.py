@@ -10,9 +10,10 @@ from datetime import UTC, datetime, timedelta
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.drift import check_drift
+from services.sampler.drift import check_drift, projects_scored_since
 from shared.contracts.experiment_events import DriftAlert
 from shared.contracts.topology import Topology
+from shared.db.project_scope import scope_to_project
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +26,18 @@ async def run_drift_check(
     window: timedelta,
     now: datetime | None = None,
 ) -> list[DriftAlert]:
-    """One check: new alerts are committed first, then published (``Nats-Msg-Id`` = alert id)."""
+    """One check per project with recent online scores, each in a session scoped to that project (its
+    scores, its offline baseline, its alerts). New alerts are committed first, then published
+    (``Nats-Msg-Id`` = alert id)."""
+    now = now or datetime.now(UTC)
     async with sessions() as session:
-        alerts = await check_drift(session, window=window, now=now or datetime.now(UTC))
-        await session.commit()
+        projects = await projects_scored_since(session, now - 2 * window)
+    alerts: list[DriftAlert] = []
+    for project in projects:
+        async with sessions() as session:
+            scope_to_project(session, project)
+            alerts += await check_drift(session, window=window, now=now)
+            await session.commit()
     for alert in alerts:
         await js.publish(
             topology.alerts,

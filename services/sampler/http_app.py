@@ -68,7 +68,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
         consumer = state.get("consumer")
         ok = consumer is not None and consumer.running and nats_health.connected
         outcomes = dict(consumer.handler.outcomes) if consumer else {}
-        skipped = consumer.handler.cap.skipped if consumer else 0
+        skipped = consumer.handler.capped if consumer else 0
         body = {
             "ok": ok,
             "service": "sampler",

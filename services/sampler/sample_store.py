@@ -29,10 +29,11 @@ def evaluator_output(turn: TrafficTurn) -> dict[str, Any]:
 
 
 async def insert_sample(session: AsyncSession, turn: TrafficTurn) -> int | None:
-    """The new sample's id, or None when this (conversation, turn) is already stored."""
+    """The new sample's id, or None when this (project, conversation, turn) is already stored."""
     stmt = (
         insert(OnlineSample)
         .values(
+            project_id=turn.project,
             conversation_id=turn.conversation_id,
             turn_index=turn.turn_index,
             model=turn.model,
@@ -40,7 +41,7 @@ async def insert_sample(session: AsyncSession, turn: TrafficTurn) -> int | None:
             turn=turn.model_dump(mode="json"),
             turn_at=turn.timestamp,
         )
-        .on_conflict_do_nothing(index_elements=["conversation_id", "turn_index"])
+        .on_conflict_do_nothing(index_elements=["project_id", "conversation_id", "turn_index"])
         .returning(OnlineSample.id)
     )
     return (await session.execute(stmt)).scalar_one_or_none()
@@ -57,6 +58,7 @@ async def insert_scores(
         return
     rows = [
         {
+            "project_id": turn.project,
             "sample_id": sample_id,
             "name": e.name,
             "value": None if e.value is None else float(e.value),

@@ -15,6 +15,9 @@ from services.sampler.previous_responses import PreviousResponses
 from services.sampler.sample_store import store_and_score
 from services.sampler.sampling import MinuteCap, decide
 from shared.contracts.agent_messages import TrafficTurn
+from shared.contracts.projects import DEFAULT_PROJECT
+from shared.db.models import Project
+from shared.db.project_scope import scope_to_project
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import SamplingSettings, load_config
@@ -23,7 +26,9 @@ log = logging.getLogger(__name__)
 
 
 class TurnHandler:
-    """Stateful per process: the cached config (re-read every ``refresh_s``), the cap and the LRU."""
+    """Stateful per process: each project's cached config (re-read every ``refresh_s``), the cap and
+    the LRU. Every turn is stored and scored in its own project (``TrafficTurn.project``); a turn for
+    a project that does not exist is acknowledged and counted as ``unknown_project``, not retried."""
 
     def __init__(
         self,
@@ -37,38 +42,55 @@ class TurnHandler:
         self.registry = registry or process_registry()
         self._refresh_s = refresh_s
         self._clock = clock
-        self._config: SamplingSettings | None = None
-        self._loaded_at = 0.0
-        self.cap = MinuteCap()
+        self._configs: dict[str, tuple[float, SamplingSettings | None]] = {}
+        self.caps: collections.defaultdict[str, MinuteCap] = collections.defaultdict(MinuteCap)
         self.previous = PreviousResponses()
         self.outcomes: collections.Counter[str] = collections.Counter()
         self._settled = asyncio.Condition()
 
-    async def config(self) -> SamplingSettings:
+    async def config(self, project: str = DEFAULT_PROJECT) -> SamplingSettings | None:
+        """``project``'s sampling config; None when there is no such project."""
         now = time.monotonic()
-        if self._config is None or now - self._loaded_at >= self._refresh_s:
+        cached = self._configs.get(project)
+        if cached is None or now - cached[0] >= self._refresh_s:
             async with self._sessions() as session:
-                self._config = await load_config(session)
-            self._loaded_at = now
-        return self._config
+                exists = await session.get(Project, project) is not None
+                config = await load_config(session, project) if exists else None
+            cached = self._configs[project] = (now, config)
+        return cached[1]
 
     def invalidate(self) -> None:
-        """Force a re-read of the config on the next turn."""
-        self._config = None
+        """Force a re-read of every project's config on the next turn."""
+        self._configs.clear()
 
     async def handle(self, turn: TrafficTurn) -> str:
-        """``stored`` | ``duplicate`` | ``not_sampled`` | ``filtered`` | ``capped``. Raises on DB errors."""
-        config = await self.config()
-        decision = decide(turn, config, self.cap, self._clock())
+        """``stored`` | ``duplicate`` | ``not_sampled`` | ``filtered`` | ``capped`` |
+        ``unknown_project``. Raises on DB errors."""
+        config = await self.config(turn.project)
+        if config is None:
+            log.warning("turn %s names project %r, which does not exist: dropped", turn.msg_id, turn.project)
+            return await self._settle("unknown_project")
+        decision = decide(turn, config, self.caps[turn.project], self._clock())
         outcome: str = decision
         if decision == "sampled":
             async with self._sessions() as session:
-                previous = await self.previous.lookup(session, turn.conversation_id, turn.turn_index)
+                scope_to_project(session, turn.project)
+                previous = await self.previous.lookup(
+                    session, turn.conversation_id, turn.turn_index, turn.project
+                )
                 sample_id = await store_and_score(session, self.registry, turn, config.evaluators, previous)
                 await session.commit()
             outcome = "stored" if sample_id is not None else "duplicate"
             log.debug("turn %s: %s", turn.msg_id, outcome)
-        self.previous.remember(turn.conversation_id, turn.turn_index, turn.response)
+        self.previous.remember(turn.conversation_id, turn.turn_index, turn.response, turn.project)
+        return await self._settle(outcome)
+
+    @property
+    def capped(self) -> int:
+        """Turns refused by a project's per-minute cap, all projects together."""
+        return sum(cap.skipped for cap in self.caps.values())
+
+    async def _settle(self, outcome: str) -> str:
         self.outcomes[outcome] += 1
         async with self._settled:
             self._settled.notify_all()

@@ -19,6 +19,7 @@ from shared.contracts.agent_messages import (
     TokenUsage,
     TrajectoryMessage,
 )
+from shared.contracts.projects import DEFAULT_PROJECT
 
 MAX_CONVERSATION_TURNS = 50
 
@@ -46,6 +47,11 @@ class AgentConversationRequest(BaseModel):
     prompt: str | None = Field(
         default=None,
         description="System prompt reference, NAME@LABEL or NAME@VERSION (default: the production label)",
+    )
+    project: str = Field(
+        default=DEFAULT_PROJECT,
+        max_length=64,
+        description="The project whose prompt registry the reference is resolved in",
     )
 
 

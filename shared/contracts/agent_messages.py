@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.contracts.projects import DEFAULT_PROJECT
+
 SCHEMA_VERSION = 1
 
 
@@ -100,6 +102,11 @@ class AgentInvokeRequest(BaseModel):
         default=None,
         description="System prompt reference, NAME@LABEL or NAME@VERSION (default: the production label)",
     )
+    project: str = Field(
+        default=DEFAULT_PROJECT,
+        max_length=64,
+        description="The project whose prompt registry the reference is resolved in",
+    )
 
 
 class AgentInvokeResponse(BaseModel):
@@ -124,6 +131,9 @@ class TrafficTurn(BaseModel):
     schema_version: int = SCHEMA_VERSION
     conversation_id: str
     turn_index: int = Field(ge=0)
+    project: str = Field(
+        default=DEFAULT_PROJECT, max_length=64, description="The project whose online evaluation samples it"
+    )
     utterance: str
     response: str
     tool_calls: list[str] = Field(default_factory=list)
@@ -138,4 +148,4 @@ class TrafficTurn(BaseModel):
 
     @property
     def msg_id(self) -> str:
-        return f"{self.conversation_id}:{self.turn_index}"
+        return f"{self.project}:{self.conversation_id}:{self.turn_index}"

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 
 class AuditAction(StrEnum):
+    PROJECT_CREATE = "project.create"
     KEY_CREATE = "key.create"
     KEY_REVOKE = "key.revoke"
     DATASET_DELETE = "dataset.delete"
@@ -48,7 +49,10 @@ class AuditEntry(BaseModel):
     actor: Actor
     action: AuditAction
     object_kind: str = Field(
-        description="key, dataset, experiment, comparison, prompt, online_config, sample"
+        description="project, key, dataset, experiment, comparison, prompt, online_config, sample"
     )
     object_id: str
     change: AuditChange
+    project: str | None = Field(
+        default=None, description="The project the change was made in; None: the instance (a project created)"
+    )

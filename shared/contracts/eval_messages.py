@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.answer_messages import Answerer
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 from shared.contracts.search_messages import SearchMode
 
@@ -130,6 +131,7 @@ class EvalTask(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     experiment_id: str
+    project: str = Field(default=DEFAULT_PROJECT, description="The experiment's project")
     item_id: str
     trial: int = Field(default=0, ge=0)
     input: dict[str, Any]

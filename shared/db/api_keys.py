@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.audit import AuditAction, AuditChange
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.roles import Role
 from shared.db.base import new_uuid
 from shared.db.models import ApiKey
@@ -31,33 +32,57 @@ def key_hash(key: str, secret: str) -> str:
     return hmac.new(secret.encode(), key.encode(), hashlib.sha256).hexdigest()
 
 
+class UnknownProject(LookupError):
+    """A key was asked for in a project that does not exist."""
+
+
 def create_key_sync(
-    database_url: str, secret: str, name: str, role: Role, expires_at: datetime | None = None
+    database_url: str,
+    secret: str,
+    name: str,
+    role: Role,
+    expires_at: datetime | None = None,
+    project: str = DEFAULT_PROJECT,
 ) -> str:
     """Create a key on the database directly (the launcher's owner key, and `yardstick keys create` on
     the stack's machine); returns it, once."""
     key, key_id, now = new_key(), new_uuid(), datetime.now(UTC)
-    change = AuditChange(after={"name": name, "prefix": key[:10], "role": role.value})
+    change = AuditChange(after={"name": name, "prefix": key[:10], "role": role.value, "project": project})
     with psycopg.connect(plain_url(database_url)) as conn:  # one transaction: the key and its audit row
+        if conn.execute("SELECT 1 FROM projects WHERE id = %s", (project,)).fetchone() is None:
+            raise UnknownProject(f"no project {project!r}: create it first (yardstick projects create)")
         conn.execute(
-            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at, expires_at, role) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            (key_id, name, key[:10], key_hash(key, secret), now, expires_at, role.value),
+            "INSERT INTO api_keys (id, name, prefix, key_hash, created_at, expires_at, role, project_id) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (key_id, name, key[:10], key_hash(key, secret), now, expires_at, role.value, project),
         )
         conn.execute(
             "INSERT INTO audit_events (at, key_id, key_name, key_prefix, action, object_kind, object_id, "
-            "change) VALUES (%s, NULL, 'database (yardstick keys create)', '-', %s, 'key', %s, %s)",
-            (now, AuditAction.KEY_CREATE.value, key_id, change.model_dump_json()),
+            "change, project_id) "
+            "VALUES (%s, NULL, 'database (yardstick keys create)', '-', %s, 'key', %s, %s, %s)",
+            (now, AuditAction.KEY_CREATE.value, key_id, change.model_dump_json(), project),
         )
     return key
 
 
 async def create_key(
-    session: AsyncSession, secret: str, name: str, role: Role, expires_at: datetime | None = None
+    session: AsyncSession,
+    secret: str,
+    name: str,
+    role: Role,
+    project: str,
+    expires_at: datetime | None = None,
 ) -> tuple[ApiKey, str]:
     """Create a key through the API (``POST /keys``); returns the row and the key, shown once."""
     key = new_key()
-    row = ApiKey(name=name, prefix=key[:10], key_hash=key_hash(key, secret), role=role, expires_at=expires_at)
+    row = ApiKey(
+        name=name,
+        prefix=key[:10],
+        key_hash=key_hash(key, secret),
+        role=role,
+        expires_at=expires_at,
+        project_id=project,
+    )
     session.add(row)
     await session.flush()
     return row, key

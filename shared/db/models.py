@@ -29,6 +29,7 @@ from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.experiment_status import INITIAL, ExperimentStatus
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import Base, new_uuid, utcnow
@@ -49,11 +50,33 @@ def checked_enum(values: type[StrEnum], name: str) -> Enum:
     )
 
 
-class Dataset(Base):
+class Project(Base):
+    """A team's or an application's space: its datasets, experiments, prompts, traffic and keys.
+    The id is the project's name (a slug: lower-case letters, digits, ``-`` and ``_``)."""
+
+    __tablename__ = "projects"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ProjectOwned:
+    """Rows that belong to a project. A session scoped to a project (``shared.db.project_scope``)
+    sees and writes only its project's rows of every class with this mixin. A row added to an
+    unscoped session without a project lands in ``default`` (the single-project case)."""
+
+    project_id: Mapped[str] = mapped_column(
+        ForeignKey("projects.id", ondelete="RESTRICT"), default=DEFAULT_PROJECT
+    )
+
+
+class Dataset(ProjectOwned, Base):
     __tablename__ = "datasets"
+    __table_args__ = (UniqueConstraint("project_id", "name"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(200))
     description: Mapped[str] = mapped_column(Text, default="")
     kind: Mapped[str] = mapped_column(String(40), default="generic", doc="drive_thru | retrieval | …")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -94,7 +117,7 @@ class DatasetItem(Base):
     review_status: Mapped[str | None] = mapped_column(String(20), doc="'needs_review' for promoted samples")
 
 
-class Experiment(Base):
+class Experiment(ProjectOwned, Base):
     __tablename__ = "experiments"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
@@ -190,7 +213,7 @@ class Score(Base):
     error: Mapped[str | None] = mapped_column(Text)
 
 
-class Comparison(Base):
+class Comparison(ProjectOwned, Base):
     __tablename__ = "comparisons"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
@@ -202,12 +225,14 @@ class Comparison(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class SamplingConfig(Base):
-    """The sampler's live configuration; a single row (id=1), re-read by the sampler."""
+class SamplingConfig(ProjectOwned, Base):
+    """A project's online sampling configuration; one row per project, re-read by the sampler."""
 
     __tablename__ = "sampling_config"
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, default=1)
+    project_id: Mapped[str] = mapped_column(
+        ForeignKey("projects.id", ondelete="RESTRICT"), primary_key=True, default=DEFAULT_PROJECT
+    )
     rate: Mapped[float] = mapped_column(Float, default=0.1)
     filters: Mapped[dict[str, Any]] = mapped_column(default=dict)
     cap_per_minute: Mapped[int | None] = mapped_column(Integer)
@@ -215,9 +240,9 @@ class SamplingConfig(Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class OnlineSample(Base):
+class OnlineSample(ProjectOwned, Base):
     __tablename__ = "online_samples"
-    __table_args__ = (UniqueConstraint("conversation_id", "turn_index"),)
+    __table_args__ = (UniqueConstraint("project_id", "conversation_id", "turn_index"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     conversation_id: Mapped[str] = mapped_column(String(100), index=True)
@@ -229,11 +254,11 @@ class OnlineSample(Base):
     sampled_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class OnlineScore(Base):
+class OnlineScore(ProjectOwned, Base):
     __tablename__ = "online_scores"
     __table_args__ = (
         UniqueConstraint("sample_id", "name"),
-        Index("ix_online_scores_name_at", "name", "turn_at"),
+        Index("ix_online_scores_project_name_at", "project_id", "name", "turn_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -249,7 +274,7 @@ class OnlineScore(Base):
     turn_at: Mapped[datetime]
 
 
-class DriftAlertRow(Base):
+class DriftAlertRow(ProjectOwned, Base):
     __tablename__ = "drift_alerts"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
@@ -286,7 +311,7 @@ class SearchDocument(Base):
     )
 
 
-class ApiKey(Base):
+class ApiKey(ProjectOwned, Base):
     """API keys are stored as keyed hashes (HMAC-SHA256); the key itself is shown once."""
 
     __tablename__ = "api_keys"
@@ -305,11 +330,11 @@ class ApiKey(Base):
     )
 
 
-class PromptVersion(Base):
+class PromptVersion(ProjectOwned, Base):
     """One version of a named prompt (``drive-thru/orchestrator`` v3); versions never change."""
 
     __tablename__ = "prompt_versions"
-    __table_args__ = (UniqueConstraint("name", "version"),)
+    __table_args__ = (UniqueConstraint("project_id", "name", "version"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200), index=True)
@@ -320,11 +345,14 @@ class PromptVersion(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class PromptLabel(Base):
+class PromptLabel(ProjectOwned, Base):
     """A movable label (``production``, ``staging``) pointing at one version of a prompt."""
 
     __tablename__ = "prompt_labels"
 
+    project_id: Mapped[str] = mapped_column(
+        ForeignKey("projects.id", ondelete="RESTRICT"), primary_key=True, default=DEFAULT_PROJECT
+    )
     name: Mapped[str] = mapped_column(String(200), primary_key=True)
     label: Mapped[str] = mapped_column(String(50), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
@@ -362,12 +390,16 @@ class AuditEvent(Base):
     """One recorded state change (``shared.contracts.audit``); append-only (migration 0009)."""
 
     __tablename__ = "audit_events"
+    __table_args__ = (Index("ix_audit_events_project_at", "project_id", "at"),)
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     key_id: Mapped[str | None] = mapped_column(String(36))
     key_name: Mapped[str] = mapped_column(String(100))
     key_prefix: Mapped[str] = mapped_column(String(16))
+    project_id: Mapped[str | None] = mapped_column(
+        String(64), doc="The project the change was made in; None: instance-wide (a project created)"
+    )
     action: Mapped[str] = mapped_column(String(40))
     object_kind: Mapped[str] = mapped_column(String(40))
     object_id: Mapped[str] = mapped_column(String(300))

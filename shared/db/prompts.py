@@ -1,6 +1,8 @@
-"""The prompt registry in Postgres: versions that never change and labels that move.
+"""The prompt registry in Postgres: versions that never change and labels that move, per project.
 
-Used by the coordinator (push, list, label) and the agent (resolve a reference at call time).
+Used by the coordinator (push, list, label) and the agent (resolve a reference at call time), both
+with a session scoped to the project (``shared.db.project_scope``): every query here sees that
+project's prompts only, and a session without a project is refused.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.contracts.prompts import PromptPush, PromptRef, PromptSummary, PromptVersionOut
 from shared.db.base import utcnow
 from shared.db.models import PromptLabel, PromptVersion
+from shared.db.project_scope import session_project
 
 
 def _hash(template: str) -> str:
@@ -70,9 +73,16 @@ async def push_prompt(session: AsyncSession, body: PromptPush) -> PromptVersionO
     return await version_out(session, row, created)
 
 
+async def _label(session: AsyncSession, name: str, label: str) -> PromptLabel | None:
+    if session_project(session) is None:
+        raise RuntimeError("the prompt registry needs a session scoped to a project")
+    stmt = select(PromptLabel).where(PromptLabel.name == name, PromptLabel.label == label)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
 async def set_label(session: AsyncSession, name: str, label: str, version: int) -> PromptLabel:
     """Point ``label`` at ``version`` (which must exist); callers check existence first."""
-    row = await session.get(PromptLabel, (name, label))
+    row = await _label(session, name, label)
     if row is None:
         row = PromptLabel(name=name, label=label, version=version)
         session.add(row)
@@ -87,7 +97,7 @@ async def resolve(session: AsyncSession, ref: PromptRef) -> PromptVersion | None
     """The version ``ref`` names now, or None."""
     version = ref.version
     if version is None:
-        label = await session.get(PromptLabel, (ref.name, ref.selector))
+        label = await _label(session, ref.name, ref.selector)
         if label is None:
             return None
         version = label.version

@@ -16,7 +16,6 @@ from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.judge_model import judge_config, judge_model_for
 from shared.evaluators.loading import process_registry
 
-CONFIG_ROW_ID = 1
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
 JUDGE_EVALUATORS = ("drive_thru_tone",)
 
@@ -88,19 +87,19 @@ def _from_row(row: SamplingConfig) -> SamplingSettings:
     )
 
 
-async def load_config(session: AsyncSession) -> SamplingSettings:
-    """The stored config, or the defaults when none was saved yet."""
+async def load_config(session: AsyncSession, project: str) -> SamplingSettings:
+    """``project``'s stored config, or the defaults when none was saved yet."""
     row = (
-        await session.execute(select(SamplingConfig).where(SamplingConfig.id == CONFIG_ROW_ID))
+        await session.execute(select(SamplingConfig).where(SamplingConfig.project_id == project))
     ).scalar_one_or_none()
     return SamplingSettings() if row is None else _from_row(row)
 
 
-async def save_config(session: AsyncSession, config: SamplingSettings) -> SamplingSettings:
-    """Insert or replace the single config row (the caller commits)."""
-    row = await session.get(SamplingConfig, CONFIG_ROW_ID)
+async def save_config(session: AsyncSession, project: str, config: SamplingSettings) -> SamplingSettings:
+    """Insert or replace ``project``'s config row (the caller commits)."""
+    row = await session.get(SamplingConfig, project)
     if row is None:
-        row = SamplingConfig(id=CONFIG_ROW_ID)
+        row = SamplingConfig(project_id=project)
         session.add(row)
     row.rate = config.rate
     row.filters = config.filters.model_dump(mode="json")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
-from services.coordinator.api.deps import SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import ERROR_RESPONSES
 from services.coordinator.store import audit
 from shared.contracts.audit import AuditAction, AuditEntry
@@ -21,10 +21,19 @@ router = APIRouter(
 @router.get("", **needs(Role.ADMIN))
 async def list_audit(
     session: SessionDep,
+    caller: CallerDep,
     action: AuditAction | None = None,
     object_id: Annotated[str | None, Query(max_length=300)] = None,
     before: datetime | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> list[AuditEntry]:
-    """Recorded changes, newest first (``before``: older than this time, to page back)."""
-    return await audit.entries(session, action=action, object_id=object_id, before=before, limit=limit)
+    """The project's recorded changes, newest first (``before``: older than this time, to page back);
+    for an owner key also the instance's own (projects created)."""
+    return await audit.entries(
+        session,
+        action=action,
+        object_id=object_id,
+        before=before,
+        limit=limit,
+        include_instance_wide=caller.role is Role.OWNER,
+    )

@@ -10,18 +10,21 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import Forbidden, Unauthorized
 from services.coordinator.runtime import Runtime
+from services.coordinator.store.projects import project_for_key
 from shared.contracts.roles import Role
 from shared.db.api_keys import verify_key
 from shared.db.models import ApiKey
+from shared.db.project_scope import scope_to_project
 
 ROLE_EXTENSION = "x-yardstick-role"
+PROJECT_HEADER = "X-Yardstick-Project"
 
 
 def needs(role: Role) -> dict[str, Any]:
@@ -60,8 +63,17 @@ async def authenticated_key(
     runtime: RuntimeDep,
     session: SessionDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    project: Annotated[
+        str | None,
+        Header(
+            alias=PROJECT_HEADER,
+            description="The project to act in (default: the key's own). Only an owner key may name "
+            "another project; for any other key another project does not exist (404).",
+        ),
+    ] = None,
 ) -> ApiKey:
-    """The caller's active key, if its role grants what the matched route declares."""
+    """The caller's active key, if its role grants what the matched route declares; from here on the
+    request's session sees only the chosen project's rows (``shared.db.project_scope``)."""
     if credentials is None or credentials.scheme.lower() != "bearer":
         raise Unauthorized(
             "missing API key: send 'Authorization: Bearer <key>' (create one: yardstick keys create)"
@@ -79,6 +91,7 @@ async def authenticated_key(
             f"this is a {row.role} key and {request.method} {request.url.path} needs the {needed} role "
             f"or above: ask an admin for such a key (yardstick keys create --role {needed})"
         )
+    scope_to_project(session, await project_for_key(session, row, project))
     return row
 
 

@@ -13,6 +13,7 @@ from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSE
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX, DriftAlertOut, PromoteRequest, SampleOut, UpsertResult
 from services.coordinator.store import audit
+from services.coordinator.store.projects import current_project
 from services.coordinator.store.promotion import promote
 from shared.contracts.audit import AuditAction
 from shared.contracts.roles import Role
@@ -35,13 +36,14 @@ class InvalidOnlineQuery(CoordinatorError):
 
 @router.get("/config", **needs(Role.VIEWER))
 async def get_config(session: SessionDep) -> SamplingSettings:
-    return await load_config(session)
+    return await load_config(session, current_project(session))
 
 
 @router.put("/config", **needs(Role.ADMIN))
 async def put_config(body: SamplingSettings, session: SessionDep, caller: CallerDep) -> SamplingSettings:
-    before = await load_config(session)
-    saved = await save_config(session, body)
+    project = current_project(session)
+    before = await load_config(session, project)
+    saved = await save_config(session, project, body)
     audit.record(
         session,
         audit.actor(caller),

@@ -42,6 +42,7 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
     config = experiment.config
     return EvalTask(
         experiment_id=experiment.id,
+        project=experiment.project_id,
         item_id=row.item_id,
         trial=row.trial,
         input=row.input,

@@ -101,6 +101,7 @@ class Finalizer:
                     )
                     session.add(
                         Comparison(
+                            project_id=experiment.project_id,
                             baseline_id=baseline.id,
                             candidate_id=experiment.id,
                             config=comparison_config,

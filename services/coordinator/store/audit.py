@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.schemas import UpsertResult
 from shared.contracts.audit import Actor, AuditAction, AuditChange, AuditEntry
 from shared.db.models import ApiKey, AuditEvent
+from shared.db.project_scope import session_project
 
 
 def actor(key: ApiKey) -> Actor:
@@ -27,10 +28,13 @@ def record(
     *,
     before: dict[str, Any] | None = None,
     after: dict[str, Any] | None = None,
+    instance_wide: bool = False,
 ) -> None:
-    """Add the row to ``session``: it commits (or rolls back) with the change it records."""
+    """Add the row to ``session``: it commits (or rolls back) with the change it records. The row
+    belongs to the session's project, unless the change is ``instance_wide`` (a project created)."""
     session.add(
         AuditEvent(
+            project_id=None if instance_wide else session_project(session),
             key_id=by.key_id,
             key_name=by.key_name,
             key_prefix=by.key_prefix,
@@ -49,9 +53,16 @@ async def entries(
     object_id: str | None = None,
     before: datetime | None = None,
     limit: int = 100,
+    include_instance_wide: bool = False,
 ) -> list[AuditEntry]:
-    """Newest first; ``before`` pages back in time."""
+    """Newest first; ``before`` pages back in time. The session's project's rows, and, for
+    ``include_instance_wide`` (owner keys), the changes to the instance itself."""
+    project = session_project(session)
     stmt = select(AuditEvent).order_by(AuditEvent.at.desc(), AuditEvent.id.desc()).limit(limit)
+    if include_instance_wide:
+        stmt = stmt.where((AuditEvent.project_id == project) | AuditEvent.project_id.is_(None))
+    else:
+        stmt = stmt.where(AuditEvent.project_id == project)
     if action is not None:
         stmt = stmt.where(AuditEvent.action == action.value)
     if object_id is not None:
@@ -67,6 +78,7 @@ async def entries(
             object_kind=row.object_kind,
             object_id=row.object_id,
             change=row.change,
+            project=row.project_id,
         )
         for row in (await session.execute(stmt)).scalars()
     ]

@@ -2,8 +2,9 @@
 (target configuration, item input, trial), so a rerun that changes only its evaluators calls no
 target.
 
-- key: sha256 of the target configuration (canonical JSON), the item's input (Postgres' jsonb
-  text, which is canonical: sorted keys, no duplicates) and the trial; for the agent, also the
+- key: sha256 of the project (one project never reads another's outputs), the target configuration
+  (canonical JSON), the item's input (Postgres' jsonb text, which is canonical: sorted keys, no
+  duplicates) and the trial; for the agent, also the
   content hash of the prompt its reference resolves to in the registry now, so moving a label
   (``@staging`` to a new version) or pushing a new ``production`` misses the cache instead of
   serving the old prompt's outputs. A reference the registry does not hold (a Langfuse prompt, or
@@ -26,8 +27,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.contracts.eval_messages import AgentTarget, TargetSpec
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.db import prompts as prompt_store
+from shared.db.project_scope import session_project
 
-CACHE_KEY_VERSION = 2  # 2: the agent's resolved prompt is part of the key
+CACHE_KEY_VERSION = 3  # 2: the agent's resolved prompt is part of the key; 3: the project too
 
 _SET_KEYS = text(
     """
@@ -70,14 +72,17 @@ _PURGE = text("DELETE FROM output_cache WHERE expires_at <= now()")
 
 
 async def key_prefix(session: AsyncSession, target: TargetSpec) -> str:
-    """What the key hashes before the item's input: the key format's version, the target and, for
-    the agent, the prompt its reference names now."""
+    """What the key hashes before the item's input: the key format's version, the project of the
+    (scoped) session, the target and, for the agent, the prompt its reference names now."""
+    project = session_project(session)
+    if project is None:
+        raise RuntimeError("the output cache key needs a session scoped to the experiment's project")
     canonical = json.dumps(target.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
     if isinstance(target, AgentTarget):
         ref = target.prompt_ref()
         resolved = await prompt_store.resolve(session, ref)
         canonical += f"|prompt:{resolved.content_hash}" if resolved else f"|prompt:{ref}:unregistered"
-    return f"v{CACHE_KEY_VERSION}|{canonical}|"
+    return f"v{CACHE_KEY_VERSION}|project:{project}|{canonical}|"
 
 
 async def attach_cached_outputs(session: AsyncSession, experiment_id: str, config: ExperimentConfig) -> int:

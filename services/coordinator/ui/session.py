@@ -20,12 +20,16 @@ from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep
-from services.coordinator.errors import Forbidden
+from services.coordinator.errors import Forbidden, ProjectNotFound
+from services.coordinator.store.projects import project_for_key, visible_projects
 from shared.contracts.audit import Actor
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.roles import Role
 from shared.db.models import ApiKey
+from shared.db.project_scope import scope_to_project
 
 SESSION_COOKIE = "ys_session"
 SIGN_IN_COOKIE = "ys_sign_in"
@@ -40,6 +44,14 @@ class UiSession(BaseModel):
     issued_at: float
     role: Role = Field(default=Role.VIEWER, description="The key's role, read from the key on every request")
     key_prefix: str = Field(default="", description="The key's first characters, read with its role")
+    project: str = Field(
+        default=DEFAULT_PROJECT,
+        description="The project the pages show (the key's own; an owner key may switch to any)",
+    )
+    key_project: str = Field(default=DEFAULT_PROJECT, description="The project the key belongs to")
+    projects: list[str] = Field(
+        default_factory=list, description="The projects the key may switch to, read on every request"
+    )
 
     @property
     def can_administer(self) -> bool:
@@ -74,8 +86,14 @@ def serializer(api_key_secret: str) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(derived, salt="ys-ui-session")
 
 
-def new_session(key_id: str, key_name: str) -> UiSession:
-    return UiSession(key_id=key_id, key_name=key_name, csrf=secrets.token_urlsafe(24), issued_at=time.time())
+def new_session(key_id: str, key_name: str, project: str = DEFAULT_PROJECT) -> UiSession:
+    return UiSession(
+        key_id=key_id,
+        key_name=key_name,
+        project=project,
+        csrf=secrets.token_urlsafe(24),
+        issued_at=time.time(),
+    )
 
 
 def set_session_cookie(response: Response, request: Request, runtime: RuntimeDep, ui: UiSession) -> None:
@@ -123,8 +141,27 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
         if key is not None and key.revoked_at is None and not _expired(key):
             if not key.role.grants(Role.VIEWER):
                 raise Forbidden(f"a {key.role} key cannot read: the web UI needs a viewer key or above")
-            return ui.model_copy(update={"role": key.role, "key_prefix": key.prefix})
+            project = await _project_of(session, key, ui.project)
+            projects = [row.id for row in await visible_projects(session, key)]
+            scope_to_project(session, project)  # every page below sees this project's rows only
+            return ui.model_copy(
+                update={
+                    "role": key.role,
+                    "key_prefix": key.prefix,
+                    "key_project": key.project_id,
+                    "project": project,
+                    "projects": projects,
+                }
+            )
     raise SignInRequired(requested_path(request))
+
+
+async def _project_of(session: AsyncSession, key: ApiKey, chosen: str) -> str:
+    """The session's chosen project if the key may still act there, else the key's own."""
+    try:
+        return await project_for_key(session, key, chosen)
+    except ProjectNotFound:  # deleted meanwhile, or chosen with another key: fall back, do not fail
+        return key.project_id
 
 
 def _expired(key: ApiKey) -> bool:

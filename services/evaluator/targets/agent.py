@@ -24,6 +24,7 @@ class AgentInvokeTarget(NatsRequestTarget[AgentInvokeRequest, AgentInvokeRespons
                 messages=[TrajectoryMessage.model_validate(m) for m in task.input.get("messages", [])],
                 model=task.target.model,
                 prompt=task.target.prompt,
+                project=task.project,
             )
         except KeyError as exc:
             raise TargetConfigError(

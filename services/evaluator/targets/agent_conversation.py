@@ -34,6 +34,7 @@ class AgentConversationTarget(NatsRequestTarget[AgentConversationRequest, AgentC
             conversation_id=task.task_id,
             model=task.target.model,
             prompt=task.target.prompt,
+            project=task.project,
         )
 
     def output(self, reply: AgentConversationResponse) -> TargetOutput:

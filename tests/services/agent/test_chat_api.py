@@ -84,7 +84,9 @@ async def test_conversation_survives_a_restart_and_every_turn_is_published(
     for seq in range(1, 4):
         raw = await js.get_msg(topology.traffic_stream, seq)
         turn = TrafficTurn.model_validate_json(raw.data or b"")
-        assert raw.headers is not None and raw.headers["Nats-Msg-Id"] == f"{conversation_id}:{seq - 1}"
+        assert (
+            raw.headers is not None and raw.headers["Nats-Msg-Id"] == f"default:{conversation_id}:{seq - 1}"
+        )
         turns.append(turn)
     assert [t.utterance for t in turns] == ["two egg mcmuffins and a large coffee", "that's all", "yes"]
     assert turns[0].tool_calls == ["lookup_menu_item"] * 2 + ["add_item_to_order"] * 2

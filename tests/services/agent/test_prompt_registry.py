@@ -11,8 +11,10 @@ from services.agent.chat_models import ModelFactory
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
 from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.prompts import PromptPush
 from shared.db import prompts as prompt_store
+from shared.db.project_scope import scope_to_project
 
 from .conftest import offline_settings
 from .test_invoke import ScriptedChatModel, egg_mcmuffin_script
@@ -48,6 +50,7 @@ async def test_named_prompts_from_the_registry(
     assert version == "builtin" and "McDonald's drive-thru assistant" in system
 
     async with session_factory() as session:
+        scope_to_project(session, DEFAULT_PROJECT)
         await prompt_store.push_prompt(
             session, PromptPush(name=NAME, template="V1 {menu_items}", labels=["production"])
         )

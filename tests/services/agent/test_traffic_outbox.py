@@ -95,7 +95,7 @@ async def test_turns_outlive_an_outage_and_the_agents_death(
     await declare_at(url, topology)
     broker, health, publisher = await _agent(url, topology, session_factory)
     await publisher.publish(turn(0))  # NATS up: published inline
-    assert await _stream_msg_ids(url, topology) == ["c1:0"]
+    assert await _stream_msg_ids(url, topology) == ["default:c1:0"]
 
     for proc in psutil.process_iter(["name", "cmdline"]):  # the outage
         if proc.info["name"] == "nats-server" and str(port) in " ".join(proc.info["cmdline"] or []):
@@ -115,10 +115,16 @@ async def test_turns_outlive_an_outage_and_the_agents_death(
         assert await successor.drain_once() == 2
         assert await _outbox(session_factory) == 0
         async with session_factory() as session:  # a crash between PubAck and delete: drained again
-            session.add(TrafficOutbox(msg_id="c1:1", turn=turn(1).model_dump(mode="json"), attempts=1))
+            session.add(
+                TrafficOutbox(msg_id="default:c1:1", turn=turn(1).model_dump(mode="json"), attempts=1)
+            )
             await session.commit()
         assert await successor.drain_once() == 1
-        assert await _stream_msg_ids(url, topology) == ["c1:0", "c1:1", "c1:2"]  # each once
+        assert await _stream_msg_ids(url, topology) == [
+            "default:c1:0",
+            "default:c1:1",
+            "default:c1:2",
+        ]  # each once
     finally:
         # else they reconnect to the dead port for the rest of the session
         await successor_broker.stop()

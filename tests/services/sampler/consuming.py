@@ -10,13 +10,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.consumer import SamplerConsumer
 from services.sampler.turn_handler import TurnHandler
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.topology import Topology
 from shared.online.sampling_config import SamplingSettings, save_config
 
 
 async def set_rate(sessions: async_sessionmaker[AsyncSession], rate: float) -> None:
     async with sessions() as session:
-        await save_config(session, SamplingSettings(rate=rate))
+        await save_config(session, DEFAULT_PROJECT, SamplingSettings(rate=rate))
         await session.commit()
 
 

@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.sampling import in_sample
 from services.stack.servers import postgres_uri_for
 from shared.contracts.agent_messages import TrafficTurn
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.topology import SAMPLER_CONSUMER, Topology
 from shared.db.models import OnlineSample, OnlineScore
 from shared.db.session import make_engine, make_session_factory, plain_url
@@ -131,7 +132,7 @@ async def stored_turns(sessions: Sessions) -> tuple[set[TurnKey], int]:
 
 async def configure(sessions: Sessions) -> None:
     async with sessions() as session:
-        await save_config(session, SamplingSettings(rate=RATE))
+        await save_config(session, DEFAULT_PROJECT, SamplingSettings(rate=RATE))
         await session.commit()
 
 

@@ -5,6 +5,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.turn_handler import TurnHandler
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.models import OnlineSample, OnlineScore
 from shared.online.sampling_config import SamplingSettings, save_config
 from tests.evaluator_registry import REGISTRY
@@ -17,7 +18,7 @@ Sessions = async_sessionmaker[AsyncSession]
 
 async def _set_config(sessions: Sessions, config: SamplingSettings) -> None:
     async with sessions() as session:
-        await save_config(session, config)
+        await save_config(session, DEFAULT_PROJECT, config)
         await session.commit()
 
 

@@ -25,7 +25,7 @@ def _insert(url: str, key_id: str, role: str | None) -> None:
 def test_0008_old_keys_become_owners_and_roles_are_checked(database_url: str) -> None:
     command.downgrade(alembic_config(database_url), "0007")
     _insert(database_url, "old", None)  # no role column before 0008
-    command.upgrade(alembic_config(database_url), "head")
+    command.upgrade(alembic_config(database_url), "0008")
     with psycopg.connect(plain_url(database_url)) as conn:
         row = conn.execute("SELECT role FROM api_keys WHERE id = 'old'").fetchone()
     assert row == ("owner",)

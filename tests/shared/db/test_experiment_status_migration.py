@@ -42,13 +42,14 @@ def _row(url: str, experiment_id: str) -> tuple[str, str | None, object]:
 
 def test_0007_checks_the_status_and_keeps_old_rows_valid(database_url: str) -> None:
     assert current_revision(database_url) >= "0007"
+    command.downgrade(alembic_config(database_url), "0007")  # rows below carry no project (0010)
     with pytest.raises(psycopg.errors.CheckViolation):
         _insert(database_url, "pending")
 
     command.downgrade(alembic_config(database_url), "0006")
     _insert(database_url, "pending")  # no constraint before 0007
     _insert(database_url, "completed")
-    command.upgrade(alembic_config(database_url), "head")
+    command.upgrade(alembic_config(database_url), "0007")
 
     status, error, completed_at = _row(database_url, "e-pending")
     assert status == "failed" and completed_at is not None

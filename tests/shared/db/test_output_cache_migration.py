@@ -27,6 +27,6 @@ def test_0006_downgrades_and_upgrades(database_url: str) -> None:
     assert current_revision(database_url) == "0005"
     assert not _columns(database_url, "output_cache")
     assert "cache_hits" not in _columns(database_url, "experiments")
-    command.upgrade(alembic_config(database_url), "head")
+    command.upgrade(alembic_config(database_url), "0006")
     assert {"key", "output", "expires_at"} <= _columns(database_url, "output_cache")
     assert "cache_hits" in _columns(database_url, "experiments")

@@ -64,7 +64,7 @@ async def online_page(
         "online.html",
         ui=ui,
         section="online",
-        config=await load_config(session),
+        config=await load_config(session, ui.project),
         charts=evaluator_charts(metrics),
         bucket_seconds=bucket.total_seconds(),
         window=window,

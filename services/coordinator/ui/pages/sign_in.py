@@ -5,11 +5,13 @@ from __future__ import annotations
 import hmac
 import secrets
 from typing import Annotated
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from services.coordinator.api.deps import RuntimeDep, SessionDep
+from services.coordinator.store.projects import project_for
 from services.coordinator.store.sign_in_links import spend_link
 from services.coordinator.ui.session import (
     SIGN_IN_COOKIE,
@@ -76,8 +78,11 @@ async def sign_in(
 
 
 def _signed_in(request: Request, runtime: RuntimeDep, key: ApiKey, path: str) -> Response:
+    """The session opens in the project the link names (``?project=``, as `yardstick ui --project`
+    makes it), else in the key's own; a project the key may not use is checked on every page."""
+    project = parse_qs(urlsplit(path).query).get("project", [key.project_id])[0]
     response = RedirectResponse(path, status_code=303)
-    set_session_cookie(response, request, runtime, new_session(key.id, key.name))
+    set_session_cookie(response, request, runtime, new_session(key.id, key.name, project))
     response.delete_cookie(SIGN_IN_COOKIE, path="/ui")
     return response
 
@@ -98,6 +103,21 @@ async def sign_in_with_link(
             410,
         )
     return _signed_in(request, runtime, key, safe_next(link.path))
+
+
+@router.post("/project")
+async def switch_project(
+    request: Request,
+    runtime: RuntimeDep,
+    session: SessionDep,
+    ui: CsrfDep,
+    project: Annotated[str, Form(max_length=64)] = "",
+) -> Response:
+    """The project switcher: show another project the key may act in (404 for any other)."""
+    chosen = await project_for(session, ui.role, ui.key_project, project)
+    response = RedirectResponse("/ui/experiments", status_code=303)
+    set_session_cookie(response, request, runtime, ui.model_copy(update={"project": chosen}))
+    return response
 
 
 @router.post("/sign-out")

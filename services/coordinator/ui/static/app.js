@@ -136,6 +136,11 @@
     });
   });
 
+  // The project switcher submits as soon as a project is picked.
+  document.addEventListener("change", function (e) {
+    if (e.target.matches("select[data-submit-on-change]")) e.target.form.submit();
+  });
+
   document.addEventListener("DOMContentLoaded", function () {
     drawCharts(document);
     liveProgress();

@@ -50,7 +50,7 @@ from yardstick.discovery import find_api
 from yardstick.errors import ApiError
 from yardstick.events import parse_sse
 from yardstick.models import TERMINAL_STATUSES, ExperimentList, ItemList
-from yardstick.resources import Keys, Online, Prompts
+from yardstick.resources import Keys, Online, Projects, Prompts
 from yardstick.tasks import TaskFunction
 from yardstick.transport import Transport, segment
 
@@ -83,8 +83,10 @@ class Client:
     """The coordinator API over HTTP.
 
     ``url`` and ``api_key`` default to ``YARDSTICK_API_URL`` / ``YARDSTICK_API_KEY``, then to the
-    local stack (``yardstick stack up``, state in ``$YARDSTICK_HOME``). Use it as a context manager
-    or call :meth:`close`.
+    local stack (``yardstick stack up``, state in ``$YARDSTICK_HOME``). ``project`` (default
+    ``YARDSTICK_PROJECT``, else the key's own project) is the project every call acts in; only an
+    owner key may name another project than its own. Use it as a context manager or call
+    :meth:`close`.
     """
 
     def __init__(
@@ -92,11 +94,14 @@ class Client:
         url: str | None = None,
         api_key: str | None = None,
         *,
+        project: str | None = None,
         timeout_s: float = 30.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self._api = Transport(find_api(url, api_key), timeout_s, transport)
+        self._api = Transport(find_api(url, api_key, project), timeout_s, transport)
         self.url = self._api.url
+        self.project = self._api.project
+        self.projects = Projects(self._api)
         self.prompts = Prompts(self._api)
         self.online = Online(self._api)
         self.keys = Keys(self._api)

@@ -20,6 +20,7 @@ class ApiLocation(BaseModel, frozen=True):
 
     url: str
     api_key: str
+    project: str | None = None
 
 
 def _state_dir() -> Path:
@@ -31,8 +32,9 @@ def local_stack() -> StackState | None:
     return StackState.load(_state_dir())
 
 
-def find_api(url: str | None = None, api_key: str | None = None) -> ApiLocation:
-    """``url``/``api_key``, else ``YARDSTICK_API_URL``/``YARDSTICK_API_KEY``, else the local stack."""
+def find_api(url: str | None = None, api_key: str | None = None, project: str | None = None) -> ApiLocation:
+    """``url``/``api_key``, else ``YARDSTICK_API_URL``/``YARDSTICK_API_KEY``, else the local stack;
+    ``project`` (else ``YARDSTICK_PROJECT``; None: the key's own) is the project requests act in."""
     url = url or os.environ.get("YARDSTICK_API_URL")
     api_key = api_key or os.environ.get("YARDSTICK_API_KEY")
     if not (url and api_key):
@@ -44,4 +46,5 @@ def find_api(url: str | None = None, api_key: str | None = None) -> ApiLocation:
             "no coordinator found: start the local stack with `yardstick stack up`, set "
             "YARDSTICK_API_URL and YARDSTICK_API_KEY, or pass Client(url=..., api_key=...)"
         )
-    return ApiLocation(url=url.rstrip("/"), api_key=api_key)
+    project = project or os.environ.get("YARDSTICK_PROJECT") or None
+    return ApiLocation(url=url.rstrip("/"), api_key=api_key, project=project)

@@ -14,6 +14,8 @@ from services.coordinator.schemas import (
     KeyCreated,
     KeyOut,
     LabelMove,
+    ProjectCreate,
+    ProjectOut,
     PromoteRequest,
     SampleOut,
     UpsertResult,
@@ -95,9 +97,13 @@ class Keys:
     def __init__(self, api: Transport) -> None:
         self._api = api
 
-    def create(self, name: str, role: Role, expires_in: str | None = None) -> KeyCreated:
-        """A new key of ``role`` (``expires_in``: 30d, 12h, 90m); ``.key`` is shown only now."""
-        return self._api.post(KeyCreated, "/keys", KeyCreate(name=name, role=role, expires_in=expires_in))
+    def create(
+        self, name: str, role: Role, expires_in: str | None = None, project: str | None = None
+    ) -> KeyCreated:
+        """A new key of ``role`` acting in ``project`` (default: the client's project) (``expires_in``:
+        30d, 12h, 90m); ``.key`` is shown only now."""
+        body = KeyCreate(name=name, role=role, expires_in=expires_in, project=project)
+        return self._api.post(KeyCreated, "/keys", body)
 
     def list(self) -> list[KeyOut]:
         return self._api.get_list(KeyOut, "/keys")
@@ -105,3 +111,16 @@ class Keys:
     def revoke(self, key: str) -> None:
         """Revoke the key with this id or prefix."""
         self._api.delete(f"/keys/{segment(key)}")
+
+
+class Projects:
+    """Projects: create one (owner keys), list the ones the key may act in."""
+
+    def __init__(self, api: Transport) -> None:
+        self._api = api
+
+    def create(self, name: str, description: str = "") -> ProjectOut:
+        return self._api.post(ProjectOut, "/projects", ProjectCreate(name=name, description=description))
+
+    def list(self) -> list[ProjectOut]:
+        return self._api.get_list(ProjectOut, "/projects")

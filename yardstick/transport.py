@@ -11,6 +11,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
+from shared.contracts.projects import PROJECT_HEADER
 from yardstick.discovery import ApiLocation
 from yardstick.errors import ApiError
 
@@ -52,10 +53,15 @@ class Transport:
         self.url = location.url
         self._http = httpx.Client(
             base_url=location.url,
-            headers={"Authorization": f"Bearer {location.api_key}"},
+            headers={
+                "Authorization": f"Bearer {location.api_key}",
+                **({PROJECT_HEADER: location.project} if location.project else {}),
+            },
             timeout=timeout_s,
             transport=transport,
         )
+
+        self.project = location.project
 
     def close(self) -> None:
         self._http.close()

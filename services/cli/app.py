@@ -9,6 +9,7 @@ from services.cli import (
     experiments_cmd,
     keys_cmd,
     online_cmd,
+    projects_cmd,
     prompts_cmd,
     stack_cmd,
     traffic_cmd,
@@ -16,6 +17,7 @@ from services.cli import (
 from services.cli.audit_cmd import audit_command
 from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
+from services.cli.coordinator import use_project
 from services.cli.demo_cmd import demo_command
 from services.cli.generate_retrieval import generate_retrieval_command
 from services.cli.plan_cmd import plan_command
@@ -32,7 +34,22 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _options(
+    project: str | None = typer.Option(
+        None,
+        "--project",
+        envvar="YARDSTICK_PROJECT",
+        help="The project to act in (default: the API key's own; only an owner key may name another)",
+    ),
+) -> None:
+    use_project(project)
+
+
 app.add_typer(stack_cmd.app, name="stack")
+app.add_typer(projects_cmd.app, name="projects")
 app.add_typer(datasets_cmd.app, name="datasets")
 app.add_typer(experiments_cmd.app, name="experiments")
 app.add_typer(prompts_cmd.app, name="prompts")

@@ -25,13 +25,27 @@ NO_COORDINATOR = (
 )
 
 
+_project: str | None = None
+
+
+def use_project(project: str | None) -> None:
+    """The project every command's calls act in (``yardstick --project NAME …``)."""
+    global _project
+    _project = project
+
+
+def selected_project() -> str | None:
+    return _project
+
+
 def connect() -> Client:
     """A client for the coordinator in ``YARDSTICK_API_URL``/``YARDSTICK_API_KEY``, else the local
-    stack's; :class:`ApiError` with what to do when there is neither."""
+    stack's, acting in the ``--project`` given (else ``YARDSTICK_PROJECT``, else the key's own);
+    :class:`ApiError` with what to do when there is neither."""
     from yardstick.client import Client
 
     try:
-        return Client()
+        return Client(project=_project)
     except NotConfigured as exc:
         raise ApiError(NO_COORDINATOR) from exc
 

@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 
 from services.cli.consoles import stderr_console, stdout_console
-from services.cli.coordinator import ApiError, connect, fail
+from services.cli.coordinator import ApiError, connect, fail, selected_project
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.roles import Role
 
 app = typer.Typer(help="API keys for the coordinator API.")
@@ -31,8 +32,15 @@ def create(
     expires_in: str | None = typer.Option(
         None, "--expires-in", help="Refuse the key after this long: 30d, 12h, 90m (default: never)"
     ),
+    project: str | None = typer.Option(
+        None,
+        "--project",
+        help="The project the key acts in (default: yardstick --project, YARDSTICK_PROJECT, else "
+        "'default'); create it first with `yardstick projects create`",
+    ),
 ) -> None:
-    """Create an API key and print it (only now: it is stored as a keyed hash)."""
+    """Create an API key and print it (only now: it is stored as a keyed hash). Made on the stack's
+    database directly, so it works before any key exists."""
     from shared.online.durations import InvalidDuration, parse_duration  # deferred: light, but unused else
 
     try:
@@ -51,9 +59,16 @@ def create(
             "folder, or set DATABASE_URL and YARDSTICK_API_KEY_SECRET"
         )
         raise typer.Exit(2)
-    from shared.db.api_keys import create_key_sync  # deferred: SQLAlchemy, psycopg
+    from shared.db.api_keys import UnknownProject, create_key_sync  # deferred: SQLAlchemy, psycopg
 
-    print(create_key_sync(database_url, secret, name, role, expires_at))
+    try:
+        key = create_key_sync(
+            database_url, secret, name, role, expires_at, project or selected_project() or DEFAULT_PROJECT
+        )
+    except UnknownProject as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    print(key)
 
 
 def _when(value: datetime | None) -> str:
@@ -67,13 +82,14 @@ def list_() -> None:
         rows = connect().keys.list()
     except ApiError as exc:
         raise fail(exc) from exc
-    table = Table("prefix", "name", "role", "created", "last used", "expires", "state", "id")
+    table = Table("prefix", "name", "role", "project", "created", "last used", "expires", "state", "id")
     for row in rows:
         state = "active" if row.active else ("revoked" if row.revoked_at else "expired")
         table.add_row(
             row.prefix,
             row.name,
             row.role,
+            row.project,
             _when(row.created_at),
             _when(row.last_used_at),
             _when(row.expires_at),

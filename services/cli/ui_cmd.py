@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import webbrowser
+from urllib.parse import urlencode
 
 import typer
 
@@ -29,7 +30,10 @@ def ui_command(
     if not path.startswith("/"):
         path = "/ui/" + path.removeprefix("ui/")
     try:
-        link = connect().sign_in_link(path)
+        client = connect()
+        if client.project and "project=" not in path:  # the session opens in the chosen project
+            path += ("&" if "?" in path else "?") + urlencode({"project": client.project})
+        link = client.sign_in_link(path)
     except (ApiError, ValueError) as exc:
         raise fail(exc) from exc
     typer.echo(link)

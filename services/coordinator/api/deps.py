@@ -18,13 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import Forbidden, Unauthorized
 from services.coordinator.runtime import Runtime
 from services.coordinator.store.projects import project_for_key
+from shared.contracts.projects import PROJECT_HEADER
 from shared.contracts.roles import Role
 from shared.db.api_keys import verify_key
 from shared.db.models import ApiKey
 from shared.db.project_scope import scope_to_project
 
 ROLE_EXTENSION = "x-yardstick-role"
-PROJECT_HEADER = "X-Yardstick-Project"
 
 
 def needs(role: Role) -> dict[str, Any]:

@@ -127,13 +127,18 @@ class Coordinator:
         await self.runtime.start()
 
     async def wait_until(
-        self, experiment_id: str, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0
+        self,
+        experiment_id: str,
+        predicate: Callable[[dict[str, Any]], bool],
+        timeout: float = 60.0,
+        headers: dict[str, str] | None = None,
     ) -> dict[str, Any]:
         """Poll the API (the only observable of the coordinator) until the predicate holds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            body: dict[str, Any] = (await self.client.get(f"/experiments/{experiment_id}")).json()
+            response = await self.client.get(f"/experiments/{experiment_id}", headers=headers)
+            body: dict[str, Any] = response.json()
             if predicate(body):
                 return body
             if loop.time() > deadline:

@@ -14,6 +14,7 @@ from services.coordinator.store import audit
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from shared.contracts.audit import AuditAction
+from shared.contracts.roles import Role
 
 router = APIRouter()
 
@@ -31,7 +32,14 @@ async def audit_page(
 ) -> HTMLResponse:
     if not ui.can_administer:
         raise Forbidden(f"this is a {ui.role} key: the audit log needs an admin key")
-    entries = await audit.entries(session, action=action, object_id=object_id, before=before, limit=PER_PAGE)
+    entries = await audit.entries(
+        session,
+        action=action,
+        object_id=object_id,
+        before=before,
+        limit=PER_PAGE,
+        include_instance_wide=ui.role is Role.OWNER,
+    )
     return render(
         request,
         "audit.html",

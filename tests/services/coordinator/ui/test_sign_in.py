@@ -108,3 +108,37 @@ async def test_a_viewer_key_sees_its_role_and_the_server_refuses_what_it_may_not
     await expect(owner.page.locator("nav")).to_contain_text("Audit")
     row = owner.page.locator("tbody tr", has_text="key.create").first
     await expect(row).to_contain_text('"role": "viewer"')
+
+
+async def test_an_owner_switches_projects_and_a_project_key_sees_only_its_own(
+    browser: Browser, api: Api
+) -> None:
+    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as client:
+        assert (await client.post("/projects", json={"name": "team-b"})).status_code == 201
+        for name, headers in (("ours", {}), ("theirs", {"X-Yardstick-Project": "team-b"})):
+            body = {"items": [{"id": "a", "input": {"q": "x"}}], "create": {"kind": "generic"}}
+            pushed = await client.post(f"/datasets/{name}/items", json=body, headers=headers)
+            assert pushed.status_code == 200, pushed.text
+        made = await client.post("/keys", json={"name": "b-viewer", "role": "viewer", "project": "team-b"})
+        assert made.status_code == 201, made.text
+
+    owner = await watched_page(browser)
+    await owner.visit(await one_time_link(api, "/ui/datasets"))
+    table = owner.page.locator("main")
+    await expect(table).to_contain_text("ours")
+    await expect(table).not_to_contain_text("theirs")
+    await owner.page.select_option("header select[name=project]", "team-b")
+    await owner.page.wait_for_url("**/ui/experiments")
+    await owner.visit(f"{api.url}/ui/datasets", "datasets-project-switched")
+    await expect(table).to_contain_text("theirs")
+    await expect(table).not_to_contain_text("ours")
+    assert await owner.page.locator("header select[name=project]").input_value() == "team-b"
+    assert owner.clean() == []
+
+    viewer = await watched_page(browser)
+    await viewer.visit(await one_time_link(Api(url=api.url, key=made.json()["key"]), "/ui/datasets"))
+    await expect(viewer.page.locator("header")).to_contain_text("project: team-b")
+    await expect(viewer.page.locator("header select[name=project]")).to_have_count(0)
+    await expect(viewer.page.locator("main")).to_contain_text("theirs")
+    missing = await viewer.page.goto(f"{api.url}/ui/datasets/ours")
+    assert missing is not None and missing.status == 404

@@ -19,6 +19,7 @@ from services.coordinator.api import (
     projects,
     prompts,
     rescore,
+    review,
     sign_in_links,
 )
 from services.coordinator.api.problems import install_problem_handlers
@@ -69,6 +70,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(projects.router)
     app.include_router(audit.router)
     app.include_router(prompts.router)
+    app.include_router(review.router)
     app.include_router(sign_in_links.router)
     install_ui(app)
 

@@ -9,7 +9,8 @@ A metric's spec is, in this order:
 2. what its evaluator declared (``register(..., metrics=…)``), as recorded in the experiment's
    ``metric_specs`` at submission;
 3. the platform's own metrics: ``latency_ms`` (lower is better, informational for items, +100 ms
-   regresses) and ``error_rate`` (lower is better, +0.02 regresses);
+   regresses), ``error_rate`` (lower is better, +0.02 regresses) and people's labels
+   ``human.<field>`` (higher is better, in [0, 1]: see ``shared.contracts.review``);
 4. the default for a metric nobody declared: higher is better, unbounded range.
 
 A spec without a pass criterion passes at the experiment's ``pass_threshold`` (``>= t``, or
@@ -21,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from shared.contracts.experiment_config import DEFAULT_PASS_THRESHOLD
-from shared.contracts.metric_spec import UNBOUNDED, MetricSpec
+from shared.contracts.metric_spec import UNBOUNDED, UNIT_RANGE, MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
+from shared.contracts.review import HUMAN_METRIC_PREFIX, HUMAN_SOURCE
 
 LATENCY_METRIC = "latency_ms"
 ERROR_RATE_METRIC = "error_rate"
@@ -30,6 +32,14 @@ LATENCY_SPEC = MetricSpec.informational("lower_is_better", regression=100.0, ran
 ERROR_RATE_SPEC = MetricSpec.informational("lower_is_better", regression=0.02)
 PLATFORM_SPECS: dict[str, MetricSpec] = {LATENCY_METRIC: LATENCY_SPEC, ERROR_RATE_METRIC: ERROR_RATE_SPEC}
 UNDECLARED_SPEC = MetricSpec.higher(range=UNBOUNDED)
+HUMAN_SPEC = MetricSpec.higher(range=UNIT_RANGE).model_copy(update={"evaluator": HUMAN_SOURCE})
+
+
+def platform_spec(metric: str) -> MetricSpec | None:
+    """The spec of a metric the platform itself reports (latency, error rate, human labels)."""
+    if metric.startswith(HUMAN_METRIC_PREFIX):
+        return HUMAN_SPEC
+    return PLATFORM_SPECS.get(metric)
 
 
 def with_criterion(spec: MetricSpec, criterion: PassCriterion) -> MetricSpec:
@@ -61,7 +71,7 @@ class MetricSpecs:
         return self._cache[metric]
 
     def _resolve(self, metric: str) -> MetricSpec:
-        spec = self.declared.get(metric) or PLATFORM_SPECS.get(metric) or UNDECLARED_SPEC
+        spec = self.declared.get(metric) or platform_spec(metric) or UNDECLARED_SPEC
         if metric in self.pass_criteria:
             spec = with_criterion(spec, self.pass_criteria[metric])
         if metric in self.regression_thresholds:

@@ -23,6 +23,10 @@ class AuditAction(StrEnum):
     PROMPT_LABEL_MOVE = "prompt.label_move"
     ONLINE_CONFIG_CHANGE = "online.config_change"
     TRAFFIC_PROMOTE = "traffic.promote"
+    REVIEW_QUEUE_CREATE = "review.queue_create"
+    REVIEW_QUEUE_DELETE = "review.queue_delete"
+    REVIEW_LABEL = "review.label"
+    REVIEW_TO_DATASET = "review.to_dataset"
 
 
 class Actor(BaseModel, frozen=True):

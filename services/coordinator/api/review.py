@@ -1,0 +1,146 @@
+"""Review queues: make one, read its items, label them (a label becomes a ``human.<field>`` score),
+turn the labelled items into a dataset version."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Response
+from pydantic import BaseModel, Field
+
+from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
+from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
+from services.coordinator.schemas import INT4_MAX, UpsertResult
+from services.coordinator.store import audit, review
+from shared.contracts.audit import AuditAction
+from shared.contracts.review import LabelIn, LabelOut, QueueCreate, QueueOut, ReviewItemOut
+from shared.contracts.roles import Role
+
+router = APIRouter(
+    prefix="/review/queues",
+    tags=["review"],
+    dependencies=[Depends(require_api_key)],
+    responses=ERROR_RESPONSES,
+)
+
+Position = Annotated[int, Path(ge=1, le=INT4_MAX, description="The item's 1-based place in the queue")]
+Reviewer = Annotated[
+    str | None, Query(min_length=1, max_length=100, description="Whose view (default: the API key's name)")
+]
+
+
+class QueueToDataset(BaseModel):
+    dataset: str = Field(min_length=1, max_length=200, description="The dataset to add the reviewed items to")
+
+
+class NextItem(BaseModel):
+    position: int | None = Field(description="The next item to label; None when the queue is done for you")
+
+
+@router.post("", status_code=201, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
+async def create_queue(body: QueueCreate, session: SessionDep, caller: CallerDep) -> QueueOut:
+    """A queue over the items its source selects now (an experiment's items, or sampled traffic)."""
+    queue = await review.create_queue(session, body, caller.name)
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.REVIEW_QUEUE_CREATE,
+        "review_queue",
+        queue.id,
+        after={"name": queue.name, "source": body.source.model_dump(mode="json")},
+    )
+    await session.commit()
+    return await review.queue_out(session, queue)
+
+
+@router.get("", **needs(Role.VIEWER))
+async def list_queues(session: SessionDep) -> list[QueueOut]:
+    """Newest first, with how many items are labelled."""
+    return await review.list_queues(session)
+
+
+@router.get("/{queue}", **needs(Role.VIEWER))
+async def get_queue(queue: str, session: SessionDep) -> QueueOut:
+    return await review.queue_out(session, await review.get_queue(session, queue))
+
+
+@router.delete("/{queue}", status_code=204, **needs(Role.ADMIN))
+async def delete_queue(queue: str, session: SessionDep, caller: CallerDep) -> Response:
+    """Delete a queue and its labels; the human scores they made stay with the items."""
+    row = await review.get_queue(session, queue)
+    await session.delete(row)
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.REVIEW_QUEUE_DELETE,
+        "review_queue",
+        row.id,
+        before={"name": row.name},
+    )
+    await session.commit()
+    return Response(status_code=204)
+
+
+@router.get("/{queue}/next", **needs(Role.VIEWER))
+async def next_item(
+    queue: str,
+    session: SessionDep,
+    caller: CallerDep,
+    after: Annotated[int, Query(ge=0, le=INT4_MAX)] = 0,
+    reviewer: Reviewer = None,
+) -> NextItem:
+    """The next item (after ``after``) this reviewer has not labelled and that still needs labels."""
+    row = await review.get_queue(session, queue)
+    return NextItem(position=await review.next_position(session, row, reviewer or caller.name, after))
+
+
+@router.get("/{queue}/items/{position}", **needs(Role.VIEWER))
+async def get_item(
+    queue: str, position: Position, session: SessionDep, caller: CallerDep, reviewer: Reviewer = None
+) -> ReviewItemOut:
+    """The item with its input, output, expected output and labels; the evaluators' scores are
+    hidden until this reviewer has labelled it when the queue says ``hide_scores``."""
+    row = await review.get_queue(session, queue)
+    return await review.item_view(session, row, position, reviewer or caller.name)
+
+
+@router.put("/{queue}/items/{position}/label", **needs(Role.RUNNER))
+async def put_label(
+    queue: str, position: Position, body: LabelIn, session: SessionDep, caller: CallerDep
+) -> LabelOut:
+    """Label the item (422 naming the field that does not fit the rubric); labelling again replaces
+    this reviewer's label (the audit log keeps the earlier one)."""
+    row = await review.get_queue(session, queue)
+    reviewer = body.reviewer or caller.name
+    label, before = await review.put_label(session, row, position, body, reviewer)
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.REVIEW_LABEL,
+        "review_item",
+        f"{row.name}#{position}",
+        before=None if before is None else {"reviewer": reviewer, "values": before},
+        after={"reviewer": reviewer, "values": label.values},
+    )
+    await session.commit()
+    return label
+
+
+@router.post("/{queue}/dataset", responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
+async def to_dataset(
+    queue: str, body: QueueToDataset, session: SessionDep, caller: CallerDep
+) -> UpsertResult:
+    """The queue's fully labelled items as a new version of a dataset (labels under
+    ``expected_output.human``, ``metadata.source = review``)."""
+    row = await review.get_queue(session, queue)
+    result = await review.queue_to_dataset(session, row, body.dataset)
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.REVIEW_TO_DATASET,
+        "review_queue",
+        row.id,
+        after={"dataset": result.dataset, "version": result.version},
+    )
+    await session.commit()
+    return result

@@ -1,0 +1,32 @@
+"""Review queues: made from a source, labelled by people, turned into human scores and datasets."""
+
+from services.coordinator.store.review.items import item_view, next_position
+from services.coordinator.store.review.labels import InvalidLabel, ReviewItemNotFound, put_label
+from services.coordinator.store.review.queues import (
+    QueueExists,
+    QueueNotFound,
+    create_queue,
+    get_queue,
+    list_queues,
+    queue_out,
+)
+from services.coordinator.store.review.selection import AlertNotFound, EmptyQueue
+from services.coordinator.store.review.to_dataset import NothingReviewed, queue_to_dataset
+
+__all__ = [
+    "AlertNotFound",
+    "EmptyQueue",
+    "InvalidLabel",
+    "NothingReviewed",
+    "QueueExists",
+    "QueueNotFound",
+    "ReviewItemNotFound",
+    "create_queue",
+    "get_queue",
+    "item_view",
+    "list_queues",
+    "next_position",
+    "put_label",
+    "queue_out",
+    "queue_to_dataset",
+]

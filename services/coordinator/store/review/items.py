@@ -1,0 +1,104 @@
+"""One queue item as a reviewer sees it: what was asked, what came back, what was expected, the
+evaluators' scores (hidden until this reviewer has labelled, when the queue asks so), the labels."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.store.review.labels import labels_of, review_item
+from shared.contracts.review import HUMAN_METRIC_PREFIX, ReviewItemOut
+from shared.db.models import ExperimentItem, OnlineSample, OnlineScore, Score
+from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
+
+
+async def queue_size(session: AsyncSession, queue: ReviewQueue) -> int:
+    stmt = (
+        select(ReviewItem.position)
+        .where(ReviewItem.queue_id == queue.id)
+        .order_by(ReviewItem.position.desc())
+    )
+    return int((await session.execute(stmt.limit(1))).scalar_one_or_none() or 0)
+
+
+async def next_position(
+    session: AsyncSession, queue: ReviewQueue, reviewer: str, after: int = 0
+) -> int | None:
+    """The first item after ``after`` that ``reviewer`` has not labelled and that still needs a
+    label (fewer than ``reviewers_per_item``); None when the queue holds no such item."""
+    mine = select(ReviewLabel.review_item_id).where(ReviewLabel.reviewer == reviewer)
+    counts = (
+        select(ReviewLabel.review_item_id, func.count().label("n"))
+        .group_by(ReviewLabel.review_item_id)
+        .subquery()
+    )
+    stmt = (
+        select(ReviewItem.position)
+        .outerjoin(counts, counts.c.review_item_id == ReviewItem.id)
+        .where(
+            ReviewItem.queue_id == queue.id,
+            ReviewItem.position > after,
+            ReviewItem.id.not_in(mine),
+            func.coalesce(counts.c.n, 0) < queue.definition.reviewers_per_item,
+        )
+        .order_by(ReviewItem.position)
+        .limit(1)
+    )
+    position = (await session.execute(stmt)).scalar_one_or_none()
+    return None if position is None else int(position)
+
+
+async def item_view(session: AsyncSession, queue: ReviewQueue, position: int, reviewer: str) -> ReviewItemOut:
+    item = await review_item(session, queue, position)
+    labels = await labels_of(session, item.id)
+    show_scores = not queue.definition.hide_scores or any(label.reviewer == reviewer for label in labels)
+    view = ReviewItemOut(
+        queue_id=queue.id,
+        position=position,
+        total=await queue_size(session, queue),
+        experiment_id=item.experiment_id,
+        item_id=item.item_id,
+        trial=item.trial,
+        sample_id=item.sample_id,
+        labels=labels,
+        assigned_to=item.assigned_to,
+    )
+    if item.experiment_id is not None:
+        row = (
+            await session.execute(
+                select(ExperimentItem).where(
+                    ExperimentItem.experiment_id == item.experiment_id,
+                    ExperimentItem.item_id == item.item_id,
+                    ExperimentItem.trial == item.trial,
+                )
+            )
+        ).scalar_one_or_none()
+        scores = await session.execute(
+            select(Score.name, Score.value).where(
+                Score.experiment_id == item.experiment_id,
+                Score.item_id == item.item_id,
+                Score.trial == item.trial,
+            )
+        )
+        if row is not None:
+            view.input, view.output = row.input, row.output
+            view.expected_output, view.metadata = row.expected_output, row.item_metadata
+    else:
+        sample = await session.get(OnlineSample, item.sample_id)
+        scores = await session.execute(
+            select(OnlineScore.name, OnlineScore.value).where(OnlineScore.sample_id == item.sample_id)
+        )
+        if sample is not None:
+            turn = sample.turn
+            view.input = {"utterance": turn.get("utterance"), "conversation_id": sample.conversation_id}
+            view.output = {k: turn.get(k) for k in ("response", "tool_calls", "order_items", "trajectory")}
+            view.metadata = {
+                "model": sample.model,
+                "prompt_version": sample.prompt_version,
+                **turn.get("metadata", {}),
+            }
+    if show_scores:
+        view.scores = {
+            name: value for name, value in scores.all() if not name.startswith(HUMAN_METRIC_PREFIX)
+        }
+    return view

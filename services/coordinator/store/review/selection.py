@@ -1,0 +1,115 @@
+"""Which items a new review queue holds: its source's filter, then a seeded random sample.
+
+The same source and seed select the same items (the sample is drawn with NumPy's generator over
+the candidates in a stable order), so a queue can be made again and reviewed the same way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from sqlalchemy import select, tuple_
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.errors import CoordinatorError
+from services.coordinator.store.experiments import get_experiment
+from services.coordinator.store.items import fails
+from shared.analysis.pass_rule import policy_for
+from shared.contracts.review import MAX_QUEUE_ITEMS, ExperimentItemsSource, OnlineTrafficSource, ReviewSource
+from shared.db.models import DriftAlertRow, ExperimentItem, OnlineSample, OnlineScore, Score
+
+
+class EmptyQueue(CoordinatorError):
+    """The source selects no item: nothing to review."""
+
+    status_code = 422
+
+
+class AlertNotFound(CoordinatorError):
+    status_code = 404
+
+
+@dataclass(frozen=True)
+class Selected:
+    """One item to review: an experiment's (item, trial) or a sampled turn."""
+
+    experiment_id: str | None = None
+    item_id: str | None = None
+    trial: int | None = None
+    sample_id: int | None = None
+
+
+def _sample(candidates: list[Selected], n: int | None, seed: int) -> list[Selected]:
+    if n is None or n >= len(candidates):
+        return candidates[:MAX_QUEUE_ITEMS]
+    picked = np.random.default_rng(seed).choice(len(candidates), size=n, replace=False)
+    return [candidates[i] for i in sorted(picked.tolist())]
+
+
+async def _experiment_items(session: AsyncSession, source: ExperimentItemsSource) -> list[Selected]:
+    experiment = await get_experiment(session, source.experiment_id)  # 404 outside the project
+    stmt = select(ExperimentItem.item_id, ExperimentItem.trial).where(
+        ExperimentItem.experiment_id == experiment.id, ExperimentItem.status == "ok"
+    )
+    if source.category:
+        stmt = stmt.where(ExperimentItem.item_metadata["category"].astext == source.category)
+    if source.failing:
+        failing_keys = select(Score.item_id, Score.trial).where(
+            Score.experiment_id == experiment.id,
+            Score.name == source.failing,
+            fails(policy_for(experiment.config).criterion(source.failing), Score.value),
+        )
+        stmt = stmt.where(tuple_(ExperimentItem.item_id, ExperimentItem.trial).in_(failing_keys))
+    rows = await session.execute(stmt.order_by(ExperimentItem.position, ExperimentItem.trial))
+    return [Selected(experiment_id=experiment.id, item_id=i, trial=t) for i, t in rows.all()]
+
+
+async def _window(session: AsyncSession, source: OnlineTrafficSource) -> OnlineTrafficSource:
+    """A drift alert's window, model and evaluator, where the source names one."""
+    if source.alert_id is None:
+        return source
+    alert = await session.get(DriftAlertRow, source.alert_id)
+    if alert is None:
+        raise AlertNotFound(f"drift alert {source.alert_id!r} not found: GET /online/alerts lists them")
+    detail = alert.detail
+    return source.model_copy(
+        update={
+            "since": source.since or datetime.fromisoformat(str(detail["window_start"])),
+            "until": source.until or datetime.fromisoformat(str(detail["window_end"])),
+            "model": source.model or alert.model,
+        }
+    )
+
+
+async def _online_turns(session: AsyncSession, source: OnlineTrafficSource) -> list[Selected]:
+    source = await _window(session, source)
+    stmt = select(OnlineSample.id)
+    if source.since is not None:
+        stmt = stmt.where(OnlineSample.turn_at >= source.since)
+    if source.until is not None:
+        stmt = stmt.where(OnlineSample.turn_at < source.until)
+    if source.model is not None:
+        stmt = stmt.where(OnlineSample.model == source.model)
+    if source.evaluator is not None and source.below is not None:
+        low = select(OnlineScore.sample_id).where(
+            OnlineScore.name == source.evaluator, OnlineScore.value < source.below
+        )
+        stmt = stmt.where(OnlineSample.id.in_(low))
+    rows = await session.execute(stmt.order_by(OnlineSample.turn_at, OnlineSample.id))
+    return [Selected(sample_id=sample_id) for sample_id in rows.scalars()]
+
+
+async def select_items(session: AsyncSession, source: ReviewSource) -> list[Selected]:
+    """The items ``source`` selects now (at most ``MAX_QUEUE_ITEMS``); 422 when there are none."""
+    if isinstance(source, ExperimentItemsSource):
+        candidates = await _experiment_items(session, source)
+    else:
+        candidates = await _online_turns(session, source)
+    picked = _sample(candidates, source.sample, source.seed)
+    if not picked:
+        raise EmptyQueue(
+            "the source selects no item to review: widen the filter (an experiment's ok items, or "
+            "sampled turns in the window)"
+        )
+    return picked

@@ -1,0 +1,161 @@
+"""Review queues against a real coordinator: a queue from an experiment's failing items and one from
+online traffic; labels checked against the rubric, replacing a reviewer's earlier label, stored as
+``human`` scores (two reviewers averaged); scores hidden until labelled; the labelled items become a
+dataset version an experiment runs; every decision audited; another project's queue is a 404."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from services.evaluator.worker import EvalWorker
+from services.sampler.turn_handler import TurnHandler
+from shared.online.sampling_config import SamplingSettings, save_config
+from tests.services.coordinator.conftest import experiment_body
+from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+from tests.services.sampler.turns import make_turn
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+RUBRIC: dict[str, Any] = {
+    "instructions": "Is the order right?",
+    "fields": [
+        {"name": "correct", "kind": "binary", "instructions": "The order matches what was asked"},
+        {"name": "helpfulness", "kind": "ordinal", "scale": [1, 5]},
+        {"name": "note", "kind": "text", "required": False},
+    ],
+}
+
+
+async def _finished_run(coordinator: Coordinator, agent: ScriptedAgent) -> str:
+    await coordinator.push("syn", synthetic_items(12))
+    agent.drop_fraction = 0.5
+    run = (await coordinator.client.post("/experiments", json=experiment_body(name="r"))).json()["id"]
+    assert (await coordinator.finished(run))["status"] == "completed"
+    return str(run)
+
+
+async def test_a_queue_of_failing_items_labelled_by_two_people(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
+) -> None:
+    c = coordinator.client
+    run = await _finished_run(coordinator, agent)
+    source = {"kind": "experiment", "experiment_id": run, "failing": "order_correctness"}
+    made = await c.post(
+        "/review/queues",
+        json={"name": "wrong-orders", "source": source, "rubric": RUBRIC, "reviewers_per_item": 2},
+    )
+    assert made.status_code == 201, made.text
+    queue = made.json()
+    failing = (await c.get(f"/experiments/{run}/items", params={"failing": "order_correctness"})).json()
+    assert queue["items"] == failing["total"] > 0 and queue["labelled"] == 0
+
+    first = (await c.get("/review/queues/wrong-orders/next")).json()["position"]
+    assert first == 1
+    hidden = (await c.get("/review/queues/wrong-orders/items/1", params={"reviewer": "ann"})).json()
+    assert hidden["scores"] is None and hidden["output"] is not None and hidden["total"] == queue["items"]
+
+    bad = await c.put(
+        "/review/queues/wrong-orders/items/1/label", json={"values": {"correct": True, "helpfulness": 7}}
+    )
+    assert (
+        bad.status_code == 422
+        and "'helpfulness'" in bad.json()["detail"]
+        and "1 to 5" in bad.json()["detail"]
+    )
+    missing = await c.put("/review/queues/wrong-orders/items/1/label", json={"values": {"helpfulness": 3}})
+    assert missing.status_code == 422 and "'correct' is required" in missing.json()["detail"]
+    url = "/review/queues/wrong-orders/items/1/label"
+    for values in (
+        {"correct": True, "helpfulness": 5},
+        {"correct": False, "helpfulness": 2, "note": "wrong"},
+    ):
+        labelled = await c.put(url, json={"values": values, "reviewer": "ann"})
+        assert labelled.status_code == 200, labelled.text
+    shown = (await c.get("/review/queues/wrong-orders/items/1", params={"reviewer": "ann"})).json()
+    assert shown["scores"] is not None and "order_correctness" in shown["scores"]
+    assert [(lab["reviewer"], lab["values"]["correct"]) for lab in shown["labels"]] == [("ann", False)]
+    # ann is done with item 1; it still needs a second reviewer, so bob is sent there.
+    assert (await c.get("/review/queues/wrong-orders/next", params={"reviewer": "ann"})).json()[
+        "position"
+    ] == 2
+    assert (await c.get("/review/queues/wrong-orders/next", params={"reviewer": "bob"})).json()[
+        "position"
+    ] == 1
+    await c.put(url, json={"values": {"correct": True, "helpfulness": 4}, "reviewer": "bob"})
+
+    item_id = shown["item_id"]
+    page = (await c.get(f"/experiments/{run}/items", params={"limit": 1000})).json()["items"]
+    scores = {s["name"]: s for s in next(i for i in page if i["item_id"] == item_id)["scores"]}
+    assert scores["human.correct"]["value"] == pytest.approx(0.5)  # ann False, bob True
+    assert scores["human.helpfulness"]["value"] == pytest.approx(((2 - 1) / 4 + (4 - 1) / 4) / 2)
+    assert scores["human.correct"]["metadata"]["source"] == "human"
+    assert {r["reviewer"] for r in scores["human.correct"]["metadata"]["reviewers"]} == {"ann", "bob"}
+    assert (await c.get("/review/queues/wrong-orders")).json()["labelled"] == 1
+
+    log = (await c.get("/audit", params={"action": "review.label"})).json()
+    replaced = [e for e in log if e["change"]["before"] is not None]
+    assert len(log) == 3 and replaced[0]["change"]["before"]["values"]["correct"] is True
+
+    for position in range(2, queue["items"] + 1):
+        for reviewer in ("ann", "bob"):
+            await c.put(
+                f"/review/queues/wrong-orders/items/{position}/label",
+                json={"values": {"correct": True, "helpfulness": 3}, "reviewer": reviewer},
+            )
+    assert (await c.get("/review/queues/wrong-orders/next", params={"reviewer": "cy"})).json()[
+        "position"
+    ] is None
+    version = await c.post("/review/queues/wrong-orders/dataset", json={"dataset": "reviewed"})
+    assert version.status_code == 200, version.text
+    assert version.json()["item_count"] == queue["items"]
+    rerun = await c.post("/experiments", json=experiment_body(name="on-reviewed", dataset="reviewed"))
+    assert rerun.status_code == 202, rerun.text
+    assert (await coordinator.finished(rerun.json()["id"]))["status"] == "completed"
+
+
+async def test_a_queue_of_production_turns_and_isolation(coordinator: Coordinator) -> None:
+    c = coordinator.client
+    async with coordinator.runtime.sessions() as session:
+        await save_config(session, "default", SamplingSettings(rate=1.0))
+        await session.commit()
+    handler = TurnHandler(coordinator.runtime.sessions)
+    now = datetime.now(UTC)
+    for n in range(5):
+        await handler.handle(make_turn(f"conv-{n}", at=now))
+    made = await c.post(
+        "/review/queues",
+        json={"name": "prod", "source": {"kind": "online", "sample": 3, "seed": 7}, "rubric": RUBRIC},
+    )
+    assert made.status_code == 201, made.text
+    again = await c.post(
+        "/review/queues",
+        json={"name": "prod-2", "source": {"kind": "online", "sample": 3, "seed": 7}, "rubric": RUBRIC},
+    )
+    ids = [
+        (await c.get(f"/review/queues/{q}/items/{p}")).json()["sample_id"]
+        for q in ("prod", "prod-2")
+        for p in (1, 2, 3)
+    ]
+    assert ids[:3] == ids[3:] and again.status_code == 201  # same seed, same turns
+    labelled = await c.put(
+        "/review/queues/prod/items/1/label", json={"values": {"correct": False, "helpfulness": 1}}
+    )
+    assert labelled.status_code == 200, labelled.text
+    samples = (await c.get("/online/samples", params={"limit": 10})).json()
+    assert any(s["id"] == ids[0] for s in samples)
+    metrics = (await c.get("/online/metrics", params={"window": "1h", "bucket": "5m"})).json()
+    human = next(s for s in metrics["series"] if s["evaluator"] == "human.correct")
+    assert human["n"] == 1 and human["mean"] == 0.0
+
+    empty = await c.post(
+        "/review/queues",
+        json={"name": "none", "source": {"kind": "online", "model": "nobody"}, "rubric": RUBRIC},
+    )
+    assert empty.status_code == 422 and "selects no item" in empty.json()["detail"]
+    assert (await c.post("/projects", json={"name": "other"})).status_code == 201
+    elsewhere = {"X-Yardstick-Project": "other"}
+    assert (await c.get("/review/queues/prod", headers=elsewhere)).status_code == 404
+    assert (await c.get("/review/queues", headers=elsewhere)).json() == []

@@ -51,6 +51,7 @@ from yardstick.errors import ApiError
 from yardstick.events import parse_sse
 from yardstick.models import TERMINAL_STATUSES, ExperimentList, ItemList
 from yardstick.resources import Keys, Online, Projects, Prompts
+from yardstick.review import Review
 from yardstick.tasks import TaskFunction
 from yardstick.transport import Transport, segment
 
@@ -102,6 +103,7 @@ class Client:
         self.url = self._api.url
         self.project = self._api.project
         self.projects = Projects(self._api)
+        self.review = Review(self._api)
         self.prompts = Prompts(self._api)
         self.online = Online(self._api)
         self.keys = Keys(self._api)

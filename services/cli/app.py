@@ -11,6 +11,7 @@ from services.cli import (
     online_cmd,
     projects_cmd,
     prompts_cmd,
+    review_cmd,
     stack_cmd,
     traffic_cmd,
 )
@@ -56,6 +57,7 @@ app.add_typer(prompts_cmd.app, name="prompts")
 app.add_typer(keys_cmd.app, name="keys")
 app.add_typer(traffic_cmd.app, name="traffic")
 app.add_typer(online_cmd.app, name="online")
+app.add_typer(review_cmd.app, name="review")
 datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
 app.command("run")(run_command)
 app.command("rescore")(rescore_command)

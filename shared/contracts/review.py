@@ -246,3 +246,11 @@ class ReviewItemOut(BaseModel):
     )
     labels: list[LabelOut] = Field(default_factory=list)
     assigned_to: str | None = None
+
+
+class NextItem(BaseModel):
+    position: int | None = Field(description="The next item to label; None when the queue is done for you")
+
+
+class QueueToDataset(BaseModel):
+    dataset: str = Field(min_length=1, max_length=200, description="The dataset to add the reviewed items to")

@@ -6,14 +6,21 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Response
-from pydantic import BaseModel, Field
 
 from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.schemas import INT4_MAX, UpsertResult
 from services.coordinator.store import audit, review
 from shared.contracts.audit import AuditAction
-from shared.contracts.review import LabelIn, LabelOut, QueueCreate, QueueOut, ReviewItemOut
+from shared.contracts.review import (
+    LabelIn,
+    LabelOut,
+    NextItem,
+    QueueCreate,
+    QueueOut,
+    QueueToDataset,
+    ReviewItemOut,
+)
 from shared.contracts.roles import Role
 
 router = APIRouter(
@@ -27,14 +34,6 @@ Position = Annotated[int, Path(ge=1, le=INT4_MAX, description="The item's 1-base
 Reviewer = Annotated[
     str | None, Query(min_length=1, max_length=100, description="Whose view (default: the API key's name)")
 ]
-
-
-class QueueToDataset(BaseModel):
-    dataset: str = Field(min_length=1, max_length=200, description="The dataset to add the reviewed items to")
-
-
-class NextItem(BaseModel):
-    position: int | None = Field(description="The next item to label; None when the queue is done for you")
 
 
 @router.post("", status_code=201, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))

@@ -1,0 +1,60 @@
+"""Review queues from Python: ``Client().review``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.coordinator.schemas import UpsertResult
+from shared.contracts.review import (
+    LabelIn,
+    LabelOut,
+    LabelValue,
+    NextItem,
+    QueueCreate,
+    QueueOut,
+    QueueToDataset,
+    ReviewItemOut,
+)
+from yardstick.transport import Transport, segment
+
+
+class Review:
+    """Make review queues, read their items, label them, turn them into datasets."""
+
+    def __init__(self, api: Transport) -> None:
+        self._api = api
+
+    def create(self, name: str, source: dict[str, Any], rubric: dict[str, Any], **options: Any) -> QueueOut:
+        """A queue over what ``source`` selects (``{"kind": "experiment", "experiment_id": …}`` or
+        ``{"kind": "online", …}``), labelled with ``rubric`` (``{"fields": [{"name", "kind", …}]}``)."""
+        body = QueueCreate.model_validate({"name": name, "source": source, "rubric": rubric, **options})
+        return self._api.post(QueueOut, "/review/queues", body)
+
+    def list(self) -> list[QueueOut]:
+        return self._api.get_list(QueueOut, "/review/queues")
+
+    def get(self, queue: str) -> QueueOut:
+        return self._api.get(QueueOut, f"/review/queues/{segment(queue)}")
+
+    def next(self, queue: str, *, after: int = 0, reviewer: str | None = None) -> int | None:
+        """The next item for ``reviewer`` (default: the key's name); None when none is left."""
+        path = f"/review/queues/{segment(queue)}/next"
+        return self._api.get(NextItem, path, after=after, reviewer=reviewer).position
+
+    def item(self, queue: str, position: int, *, reviewer: str | None = None) -> ReviewItemOut:
+        return self._api.get(
+            ReviewItemOut, f"/review/queues/{segment(queue)}/items/{position}", reviewer=reviewer
+        )
+
+    def label(
+        self, queue: str, position: int, values: dict[str, LabelValue], *, reviewer: str | None = None
+    ) -> LabelOut:
+        """Label the item (replacing this reviewer's earlier label)."""
+        path = f"/review/queues/{segment(queue)}/items/{position}/label"
+        return self._api.put(LabelOut, path, LabelIn(values=values, reviewer=reviewer))
+
+    def to_dataset(self, queue: str, dataset: str) -> UpsertResult:
+        """The fully labelled items as a new version of ``dataset``."""
+        return self._api.post(
+            UpsertResult, f"/review/queues/{segment(queue)}/dataset", QueueToDataset(dataset=dataset)
+        )

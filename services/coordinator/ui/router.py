@@ -22,6 +22,7 @@ from services.coordinator.ui.pages import (
     experiments,
     item,
     online,
+    review,
     sign_in,
 )
 from services.coordinator.ui.session import CsrfRefused, SignInRequired, sign_in_url
@@ -97,7 +98,7 @@ async def _csrf_refused(request: Request, _: Exception) -> Response:
 
 def install_ui(app: FastAPI) -> None:
     app.mount("/ui/static", StaticFiles(directory=STATIC_DIR), name="ui-static")
-    for module in (sign_in, experiments, experiment, item, compare, datasets, online, audit):
+    for module in (sign_in, experiments, experiment, item, compare, datasets, online, review, audit):
         app.include_router(module.router, prefix="/ui", include_in_schema=False)
 
     @app.get("/", include_in_schema=False)

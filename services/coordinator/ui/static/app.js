@@ -136,6 +136,66 @@
     });
   });
 
+  // The review page: keys pick each rubric field's answer (the focused field first, then any field
+  // with that key), a label is saved as soon as every required field is answered (Enter saves too),
+  // then the next item opens; s skips, ← → go to the previous / next item.
+  function reviewForm() {
+    const form = document.querySelector("[data-review]");
+    if (!form) return;
+    const fields = Array.from(form.querySelectorAll(".rubric-field"));
+    const status = form.querySelector("[data-status]");
+    const hasText = fields.some((f) => f.dataset.kind === "text");
+    let focus = 0;
+    const setFocus = (i) => { focus = Math.max(0, Math.min(i, fields.length - 1)); fields.forEach((f, n) => f.classList.toggle("focused", n === focus)); };
+    const pick = (field, button) => field.querySelectorAll(".choice").forEach((b) => b.classList.toggle("picked", b === button));
+    const values = () => {
+      const out = {};
+      fields.forEach((f) => {
+        if (f.dataset.kind === "text") { const t = f.querySelector("textarea").value.trim(); if (t) out[f.dataset.field] = t; return; }
+        const picked = f.querySelector(".choice.picked");
+        if (picked) out[f.dataset.field] = JSON.parse(picked.dataset.value);
+      });
+      return out;
+    };
+    const complete = (v) => fields.every((f) => !f.hasAttribute("data-required") || f.dataset.field in v);
+    async function save() {
+      const v = values();
+      if (!complete(v)) { if (status) status.textContent = "Answer every required field first."; return; }
+      if (!form.querySelector("[data-save]")) return;  // a key that may not label
+      if (status) status.textContent = "Saving…";
+      const csrf = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRF-Token"];
+      const response = await fetch(form.dataset.labelUrl, {
+        method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ values: v }),
+      });
+      if (response.ok) { if (status) status.textContent = "Saved."; window.location.href = response.headers.get("X-Next") || form.dataset.nextUrl; }
+      else if (status) status.textContent = "Not saved: " + (await response.text()).slice(0, 300);
+    }
+    const chosen = (field, button) => {
+      pick(field, button);
+      const next = fields.findIndex((f, n) => n > fields.indexOf(field) && !f.querySelector(".choice.picked"));
+      setFocus(next === -1 ? fields.indexOf(field) : next);
+      if (!hasText && complete(values())) save();
+    };
+    fields.forEach((f) => f.querySelectorAll(".choice").forEach((b) => b.addEventListener("click", () => chosen(f, b))));
+    form.querySelector("[data-save]")?.addEventListener("click", save);
+    document.addEventListener("keydown", (e) => {
+      if (e.target.matches("textarea, input, select")) {
+        if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) save();
+        if (e.key === "Escape") e.target.blur();
+        return;
+      }
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "Enter") { e.preventDefault(); save(); return; }
+      if (e.key === "s" || e.key === "ArrowRight") { window.location.href = form.dataset.nextUrl; return; }
+      if (e.key === "ArrowLeft" && form.dataset.prevUrl) { window.location.href = form.dataset.prevUrl; return; }
+      const selector = `.choice[data-key="${CSS.escape(e.key)}"]`;
+      const field = [fields[focus], ...fields].find((f) => f && f.querySelector(selector));
+      if (field) { e.preventDefault(); chosen(field, field.querySelector(selector)); }
+    });
+    const firstOpen = fields.findIndex((f) => f.dataset.kind !== "text" && !f.querySelector(".choice.picked"));
+    setFocus(firstOpen === -1 ? 0 : firstOpen);
+  }
+
   // The project switcher submits as soon as a project is picked.
   document.addEventListener("change", function (e) {
     if (e.target.matches("select[data-submit-on-change]")) e.target.form.submit();
@@ -145,6 +205,7 @@
     drawCharts(document);
     liveProgress();
     comparePicker();
+    reviewForm();
     document.body.addEventListener("htmx:afterSettle", (e) => drawCharts(e.target));
   });
 })();

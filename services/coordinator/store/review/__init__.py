@@ -5,6 +5,7 @@ from services.coordinator.store.review.labels import InvalidLabel, ReviewItemNot
 from services.coordinator.store.review.queues import (
     QueueExists,
     QueueNotFound,
+    alert_queue,
     create_queue,
     get_queue,
     list_queues,
@@ -21,6 +22,7 @@ __all__ = [
     "QueueExists",
     "QueueNotFound",
     "ReviewItemNotFound",
+    "alert_queue",
     "create_queue",
     "get_queue",
     "item_view",

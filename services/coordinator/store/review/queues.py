@@ -7,7 +7,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.store.review.selection import select_items
-from shared.contracts.review import QueueCreate, QueueDefinition, QueueOut
+from shared.contracts.review import (
+    OnlineTrafficSource,
+    QueueCreate,
+    QueueDefinition,
+    QueueOut,
+    Rubric,
+    RubricField,
+)
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 
 
@@ -102,3 +109,24 @@ async def _with_progress(session: AsyncSession, queues: list[ReviewQueue]) -> li
             )
         )
     return out
+
+
+DRIFT_RUBRIC = Rubric(
+    instructions="A drift alert flagged this window: is each turn acceptable?",
+    fields=[
+        RubricField(
+            name="acceptable", kind="binary", instructions="The reply is what a good agent would say"
+        ),
+        RubricField(name="note", kind="text", required=False, instructions="What went wrong, if anything"),
+    ],
+)
+
+
+def alert_queue(alert_id: str) -> QueueCreate:
+    """A queue of a drift alert's window, with a pass/fail rubric (what the web UI's button makes)."""
+    return QueueCreate(
+        name=f"drift-{alert_id[:8]}",
+        description=f"The sampled turns of drift alert {alert_id}",
+        source=OnlineTrafficSource(alert_id=alert_id),
+        rubric=DRIFT_RUBRIC,
+    )

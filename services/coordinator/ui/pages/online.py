@@ -14,9 +14,11 @@ from services.coordinator.api.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
 from services.coordinator.store import audit
 from services.coordinator.store.promotion import PROMOTED_KIND, promote
+from services.coordinator.store.review import alert_queue, create_queue
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
+from shared.contracts.audit import AuditAction
 from shared.db.models import Dataset, DriftAlertRow, OnlineSample, OnlineScore
 from shared.online.durations import parse_duration
 from shared.online.metrics import online_metrics
@@ -89,3 +91,21 @@ async def promote_sample(
     await session.commit()
     message = f"turn added to {result.dataset} as version {result.version} (needs review)"
     return RedirectResponse("/ui/online?" + urlencode({"promoted": message}), status_code=303)
+
+
+@router.post("/online/alerts/{alert_id}/review")
+async def review_alert(
+    alert_id: Annotated[str, Path(max_length=36)], ui: RunnerDep, session: SessionDep
+) -> Response:
+    """One action from a drift alert to a review queue over its window (its model's sampled turns)."""
+    queue = await create_queue(session, alert_queue(alert_id), ui.key_name)
+    audit.record(
+        session,
+        ui.actor,
+        AuditAction.REVIEW_QUEUE_CREATE,
+        "review_queue",
+        queue.id,
+        after={"name": queue.name},
+    )
+    await session.commit()
+    return RedirectResponse(f"/ui/review/{queue.id}", status_code=303)

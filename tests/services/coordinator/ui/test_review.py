@@ -4,11 +4,20 @@ scores hidden until labelled, labels visible through the API as human scores; no
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from playwright.async_api import Browser, expect
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.sampler.turn_handler import TurnHandler
+from shared.db.models import DriftAlertRow
+from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
+from tests.services.coordinator.ui.test_sign_in import one_time_link
+from tests.services.live_api import Api
+from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration
 
@@ -60,3 +69,39 @@ async def test_labelling_a_queue_with_the_keyboard(browser: Browser, ui_data: Ui
     assert scores["human.correct"] == 1.0 and scores["human.helpfulness"] == 0.75
     progress = (await c.get(f"/review/queues/{queue['id']}")).json()
     assert progress["labelled"] == 2
+
+
+async def test_a_drift_alert_opens_a_review_queue_in_one_click(
+    browser: Browser, api: Api, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    async with session_factory() as session:
+        await save_config(session, "default", SamplingSettings(rate=1.0))
+        await session.commit()
+    handler = TurnHandler(session_factory)
+    now = datetime.now(UTC)
+    for n in range(3):
+        await handler.handle(make_turn(f"drifting-{n}", at=now - timedelta(minutes=n)))
+    await handler.handle(make_turn("before-the-window", at=now - timedelta(hours=3)))
+    window = {
+        "window_start": (now - timedelta(hours=1)).isoformat(),
+        "window_end": (now + timedelta(minutes=1)).isoformat(),
+    }
+    async with session_factory() as session:
+        session.add(
+            DriftAlertRow(
+                evaluator="no_hallucinated_items",
+                model="offline:ask",
+                prompt_version="v1",
+                reference="offline",
+                detail={**window, "delta": -0.3, "p_value": 0.001},
+            )
+        )
+        await session.commit()
+
+    view = await watched_page(browser)
+    await view.visit(await one_time_link(api, "/ui/online"))
+    await view.page.get_by_role("button", name="Review its turns").click()
+    await view.page.wait_for_url("**/ui/review/*/1")
+    await expect(view.page.locator("main")).to_contain_text("acceptable")
+    await expect(view.page.locator("h1")).to_contain_text("of 3")  # the window's turns only
+    assert view.clean() == []

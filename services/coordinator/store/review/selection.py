@@ -72,14 +72,21 @@ async def _window(session: AsyncSession, source: OnlineTrafficSource) -> OnlineT
     alert = await session.get(DriftAlertRow, source.alert_id)
     if alert is None:
         raise AlertNotFound(f"drift alert {source.alert_id!r} not found: GET /online/alerts lists them")
-    detail = alert.detail
     return source.model_copy(
         update={
-            "since": source.since or datetime.fromisoformat(str(detail["window_start"])),
-            "until": source.until or datetime.fromisoformat(str(detail["window_end"])),
+            "since": source.since or _when(alert.detail.get("window_start")),
+            "until": source.until or _when(alert.detail.get("window_end")),
             "model": source.model or alert.model,
         }
     )
+
+
+def _when(value: object) -> datetime | None:
+    """A time stored in an alert's detail; None when it holds none (the window is then open)."""
+    try:
+        return datetime.fromisoformat(str(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 async def _online_turns(session: AsyncSession, source: OnlineTrafficSource) -> list[Selected]:

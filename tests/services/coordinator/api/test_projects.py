@@ -91,6 +91,12 @@ async def test_projects_are_isolated(
     assert moved.status_code == 200, moved.text
     ours_prompt = (await c.get("/prompts/resolve", params={"ref": "greet@production"})).json()
     assert ours_prompt["template"] == "hi"
+    await c.post(
+        "/prompts", json={"name": "only-b", "template": "b", "labels": ["production"]}, headers=team_b
+    )
+    assert (await c.get("/prompts/only-b/versions")).status_code == 404
+    assert (await c.get("/prompts/resolve", params={"ref": "only-b"})).status_code == 404
+    assert "only-b" not in {p["name"] for p in (await c.get("/prompts")).json()}
     # Keys: an admin lists and revokes its own project's keys only, and cannot create elsewhere.
     assert {k["project"] for k in (await c.get("/keys", headers=team_b)).json()} == {"team-b"}
     default_key = next(k for k in (await c.get("/keys")).json() if k["name"] == "tests")

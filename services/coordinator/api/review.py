@@ -112,15 +112,7 @@ async def put_label(
     row = await review.get_queue(session, queue)
     reviewer = body.reviewer or caller.name
     label, before = await review.put_label(session, row, position, body, reviewer)
-    audit.record(
-        session,
-        audit.actor(caller),
-        AuditAction.REVIEW_LABEL,
-        "review_item",
-        f"{row.name}#{position}",
-        before=None if before is None else {"reviewer": reviewer, "values": before},
-        after={"reviewer": reviewer, "values": label.values},
-    )
+    audit.record_label(session, audit.actor(caller), row.name, position, reviewer, before, label.values)
     await session.commit()
     return label
 

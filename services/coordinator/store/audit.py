@@ -94,3 +94,24 @@ def record_promotion(session: AsyncSession, by: Actor, sample_id: int, into: Ups
         str(sample_id),
         after={"dataset": into.dataset, "version": into.version},
     )
+
+
+def record_label(
+    session: AsyncSession,
+    by: Actor,
+    queue: str,
+    position: int,
+    reviewer: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any],
+) -> None:
+    """A review label given or replaced (the API and the web UI both record it here)."""
+    record(
+        session,
+        by,
+        AuditAction.REVIEW_LABEL,
+        "review_item",
+        f"{queue}#{position}",
+        before=None if before is None else {"reviewer": reviewer, "values": before},
+        after={"reviewer": reviewer, "values": after},
+    )

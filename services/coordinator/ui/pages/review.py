@@ -15,7 +15,6 @@ from services.coordinator.store import audit, review
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.review import review_page
-from shared.contracts.audit import AuditAction
 from shared.contracts.review import LabelIn
 
 router = APIRouter()
@@ -72,15 +71,7 @@ async def label(
             f"the label is not a JSON object of field values: {exc.errors()[0]['msg']}"
         ) from exc
     saved, before = await review.put_label(session, row, position, body, ui.key_name)
-    audit.record(
-        session,
-        ui.actor,
-        AuditAction.REVIEW_LABEL,
-        "review_item",
-        f"{row.name}#{position}",
-        before=None if before is None else {"reviewer": ui.key_name, "values": before},
-        after={"reviewer": ui.key_name, "values": saved.values},
-    )
+    audit.record_label(session, ui.actor, row.name, position, ui.key_name, before, saved.values)
     await session.commit()
     following = await review.next_position(session, row, ui.key_name, position)
     return Response(

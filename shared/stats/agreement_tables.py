@@ -1,0 +1,158 @@
+"""Agreement statistics as functions of contingency tables, vectorised over leading axes.
+
+Every statistic here (observed agreement, Cohen's κ plain or weighted, Spearman's ρ with mid-ranks)
+depends on the items only through the k x k table of (reference, judge) counts, so a stack of
+tables of shape ``(..., k, k)`` gives a stack of statistics in one pass: the observed table, a
+thousand bootstrap tables, or a thousand simulated studies alike.
+
+Resampling the items with replacement gives a table drawn from Multinomial(n, observed cell shares),
+so the bootstrap draws those tables directly (over the distinct observed cells only) instead of
+an (B, n) index matrix: the same distribution, at a cost independent of n.
+
+Undefined values (κ when the expected agreement is 1, ρ when a rater is constant) come back as NaN
+from these kernels; the public functions in ``shared.stats.agreement`` turn them into ``None``
+with a reason.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from scipy.special import ndtri  # type: ignore[import-untyped]
+
+from shared.stats.cleaning import FloatArray
+
+IntArray = npt.NDArray[np.int64]
+KappaWeights = Literal["none", "linear", "quadratic"]
+_EPS = 1e-12
+
+
+def agreement_weights(k: int, weights: KappaWeights) -> FloatArray:
+    """Agreement weights w_ij in [0, 1] (1 on the diagonal) for k ordered categories.
+
+    ``linear``: 1 - |i - j| / (k - 1); ``quadratic``: 1 - (i - j)² / (k - 1)²; ``none``: identity.
+    Positions, not values, as scikit-learn's ``cohen_kappa_score`` does: κ is
+    1 - Σ d·O / Σ d·E with disagreement weights d = 1 - w, the same number either way.
+    """
+    if weights == "none":
+        return np.eye(k)
+    power = 1 if weights == "linear" else 2
+    pos = np.arange(k, dtype=np.float64)
+    distance = np.abs(pos[:, None] - pos[None, :]) ** power
+    scaled: FloatArray = 1.0 - distance / float((k - 1) ** power)
+    return scaled
+
+
+def contingency(reference: IntArray, judge: IntArray, k: int) -> IntArray:
+    """The k x k table of counts: rows are the reference's category index, columns the judge's."""
+    table: IntArray = np.bincount(reference * k + judge, minlength=k * k).reshape(k, k).astype(np.int64)
+    return table
+
+
+def kappa_parts(tables: npt.NDArray[np.floating | np.integer], w: FloatArray) -> tuple[FloatArray, ...]:
+    """(κ, p_o, p_e, n) of each table; κ is NaN where p_e = 1 (or the table is empty)."""
+    t = np.asarray(tables, dtype=np.float64)
+    n = t.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = t / n[..., None, None]
+        rows, cols = p.sum(axis=-1), p.sum(axis=-2)
+        p_o = (p * w).sum(axis=(-2, -1))
+        p_e = np.einsum("...i,ij,...j->...", rows, w, cols)
+        undefined = ~(1.0 - p_e > _EPS)
+        kappa = np.where(undefined, np.nan, (p_o - p_e) / np.where(undefined, 1.0, 1.0 - p_e))
+    return kappa, p_o, p_e, n
+
+
+def kappa_standard_error(tables: npt.NDArray[np.floating | np.integer], w: FloatArray) -> FloatArray:
+    """Large-sample (non-null) standard error of κ or weighted κ, Fleiss, Cohen & Everitt (1969):
+
+    var = [Σ p_ij (w_ij - (w̄_i. + w̄_.j)(1 - κ))² - (κ - p_e (1 - κ))²] / (n (1 - p_e)²),
+    with w̄_i. = Σ_j w_ij p_.j and w̄_.j = Σ_i w_ij p_i. . NaN where κ is undefined.
+    """
+    t = np.asarray(tables, dtype=np.float64)
+    kappa, _, p_e, n = kappa_parts(t, w)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = t / n[..., None, None]
+        rows, cols = p.sum(axis=-1), p.sum(axis=-2)
+        w_row = np.einsum("ij,...j->...i", w, cols)  # w̄_i.
+        w_col = np.einsum("ij,...i->...j", w, rows)  # w̄_.j
+        one_minus = (1.0 - kappa)[..., None, None]
+        spread = (p * (w - (w_row[..., :, None] + w_col[..., None, :]) * one_minus) ** 2).sum(axis=(-2, -1))
+        var = (spread - (kappa - p_e * (1.0 - kappa)) ** 2) / (n * (1.0 - p_e) ** 2)
+    se: FloatArray = np.sqrt(np.maximum(var, 0.0))
+    return se
+
+
+def spearman_from_tables(tables: npt.NDArray[np.floating | np.integer]) -> FloatArray:
+    """Spearman's ρ of the (row category, column category) pairs of each table, with mid-ranks for
+    ties (what ``scipy.stats.spearmanr`` computes on the items); NaN where a rater is constant."""
+    t = np.asarray(tables, dtype=np.float64)
+    n = t.sum(axis=(-2, -1))
+    rows, cols = t.sum(axis=-1), t.sum(axis=-2)
+    centre = ((n + 1.0) / 2.0)[..., None]
+    a = np.cumsum(rows, axis=-1) - rows + (rows + 1.0) / 2.0 - centre  # centred mid-rank of row i
+    b = np.cumsum(cols, axis=-1) - cols + (cols + 1.0) / 2.0 - centre
+    cov = np.einsum("...i,...ij,...j->...", a, t, b)
+    var_a = (rows * a**2).sum(axis=-1)
+    var_b = (cols * b**2).sum(axis=-1)
+    denom = np.sqrt(var_a * var_b)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(denom > 0.0, cov / np.where(denom > 0.0, denom, 1.0), np.nan)
+    out: FloatArray = np.clip(rho, -1.0, 1.0)
+    return out
+
+
+def fisher_z_interval(
+    rho: FloatArray, n: FloatArray | float, confidence: float
+) -> tuple[FloatArray, FloatArray]:
+    """Fisher-z interval of Spearman's ρ with the Bonett & Wright (2000) standard error
+    sqrt((1 + ρ²/2) / (n - 3)); NaN below four items or at |ρ| = 1."""
+    z_crit = float(ndtri(0.5 + confidence / 2.0))
+    n_arr = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt((1.0 + rho**2 / 2.0) / (n_arr - 3.0))
+        z = np.arctanh(rho)
+        ok = (n_arr > 3) & (np.abs(rho) < 1.0)
+        low = np.where(ok, np.tanh(z - z_crit * se), np.nan)
+        high = np.where(ok, np.tanh(z + z_crit * se), np.nan)
+    return low, high
+
+
+def kappa_interval(
+    tables: npt.NDArray[np.floating | np.integer], w: FloatArray, confidence: float
+) -> tuple[FloatArray, FloatArray]:
+    """Adjusted Wald interval of κ (plain or weighted) for each table, NaN where κ is undefined.
+
+    κ̃ ± z·SE(κ̃), where κ̃ and its Fleiss-Cohen-Everitt standard error are computed on the table
+    plus z² pseudo-items spread evenly over its k² cells (the Agresti-Coull idea for a proportion),
+    clipped to [-1, 1] and widened if needed to contain the observed κ. The plain Wald interval
+    collapses to [1, 1] when every item agrees (at n = 30 and 10 % prevalence its coverage was 0.76)
+    and under-covers small skewed tables; the pseudo-items fix both (simulated coverage in the tests).
+    """
+    t = np.asarray(tables, dtype=np.float64)
+    k = t.shape[-1]
+    z_crit = float(ndtri(0.5 + confidence / 2.0))
+    kappa = kappa_parts(t, w)[0]
+    smoothed = t + z_crit**2 / k**2
+    centre = kappa_parts(smoothed, w)[0]
+    half = z_crit * kappa_standard_error(smoothed, w)
+    low = np.minimum(np.clip(centre - half, -1.0, 1.0), kappa)
+    high = np.maximum(np.clip(centre + half, -1.0, 1.0), kappa)
+    return low, high
+
+
+def bootstrap_cell_counts(counts: IntArray, resamples: int, seed: int) -> IntArray:
+    """``resamples`` bootstrap resamples of items summarised as ``counts`` per cell (any shape):
+    rows of Multinomial(n, counts / n), drawn over the non-empty cells only, shape
+    ``(resamples, *counts.shape)``."""
+    flat = counts.ravel()
+    cells = np.flatnonzero(flat)
+    n = int(flat.sum())
+    out = np.zeros((resamples, flat.size), dtype=np.int64)
+    if n > 0:
+        rng = np.random.default_rng(seed)
+        out[:, cells] = rng.multinomial(n, flat[cells] / n, size=resamples)
+    shaped: IntArray = out.reshape((resamples, *counts.shape))
+    return shaped

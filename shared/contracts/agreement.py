@@ -13,7 +13,9 @@ Label = str | bool | int
 """One rater's label for one item: pass/fail as a bool (or 0/1, or two strings), a point of an
 integer scale, or one of a fixed set of names."""
 
-IntervalMethod = Literal["wilson", "fce_adjusted_wald", "fisher_z_bonett_wright", "paired_bootstrap_percentile"]
+IntervalMethod = Literal[
+    "wilson", "fce_adjusted_wald", "fisher_z_bonett_wright", "paired_bootstrap_percentile"
+]
 KappaWeighting = Literal["linear", "quadratic"]
 AgreementStatistic = Literal["agreement", "kappa", "linear_kappa", "quadratic_kappa"]
 
@@ -30,7 +32,7 @@ class Estimate(BaseModel, frozen=True):
         description="How the interval was computed: wilson (score interval of a proportion); "
         "fce_adjusted_wald (κ ± z·SE with the Fleiss-Cohen-Everitt large-sample variance, centre and "
         "variance taken on the table plus z² pseudo-items spread over its cells, clipped to [-1, 1]); "
-        "fisher_z_bonett_wright (Fisher z of Spearman's ρ, SE sqrt((1 + ρ²/2)/(n - 3))); "
+        "fisher_z_bonett_wright (Fisher z of Spearman's rho, SE sqrt((1 + rho²/2)/(n - 3))); "
         "paired_bootstrap_percentile (percentile interval of resampled items)"
     )
     reason: str | None = Field(default=None, description="Why the value or the interval is missing")
@@ -82,7 +84,7 @@ class OrdinalAgreement(BaseModel, frozen=True):
     weights: KappaWeighting = Field(description="Weighting of ``weighted_kappa`` by distance on the scale")
     weighted_kappa: Estimate = Field(description="Weighted Cohen's κ: near misses count as partial agreement")
     kappa: Estimate = Field(description="Unweighted Cohen's κ: only exact matches agree")
-    spearman: Estimate = Field(description="Spearman's rank correlation ρ (mid-ranks for ties)")
+    spearman: Estimate = Field(description="Spearman's rank correlation rho (mid-ranks for ties)")
     observed_agreement: Proportion = Field(description="Share of items with exactly the same label")
     confusion: ConfusionMatrix = Field(description="Reference (rows) x judge (columns), the scale in order")
 

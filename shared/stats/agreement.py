@@ -9,13 +9,14 @@ a label outside them is a ``StatsInputError``.
 Intervals (the tests check their coverage by simulation at n = 30 and n = 200):
 - proportions (agreement, true-positive and true-negative rates): Wilson score;
 - κ and weighted κ: adjusted Wald with the Fleiss-Cohen-Everitt variance (``kappa_interval``);
-- Spearman's ρ: Fisher z with the Bonett-Wright standard error sqrt((1 + ρ²/2) / (n - 3)).
+- Spearman's rho: Fisher z with the Bonett-Wright standard error sqrt((1 + rho²/2) / (n - 3)).
 Undefined numbers are ``None`` with a reason, never NaN: κ below two items or when the expected
-agreement is 1 (both raters gave one and the same label throughout), ρ when a rater is constant.
+agreement is 1 (both raters gave one and the same label throughout), rho when a rater is constant.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -45,6 +46,7 @@ from shared.stats.errors import StatsInputError
 
 Labels = Sequence[Label | float | None]
 """One rater's labels in item order; ``None`` (or NaN) marks an item the rater did not label."""
+_NO_ITEMS = "no item has both labels"
 
 
 def binary_agreement(
@@ -65,7 +67,7 @@ def binary_agreement(
         n_dropped=dropped,
         positive=positive,
         negative=negative,
-        observed_agreement=proportion(tp + tn, int(ref.size), confidence, "no item has both labels"),
+        observed_agreement=proportion(tp + tn, int(ref.size), confidence, _NO_ITEMS),
         kappa=kappa_estimate(table, "none", confidence),
         true_positive_rate=proportion(tp, tp + fn, confidence, f"the reference never said {positive!r}"),
         true_negative_rate=proportion(tn, tn + fp, confidence, f"the reference never said {negative!r}"),
@@ -85,13 +87,13 @@ def ordinal_agreement(
     weights: KappaWeighting = "quadratic",
     confidence: float = 0.95,
 ) -> OrdinalAgreement:
-    """Weighted κ (quadratic by default), plain κ and Spearman's ρ on an integer scale.
+    """Weighted κ (quadratic by default), plain κ and Spearman's rho on an integer scale.
 
     ``categories`` is the whole scale in increasing order (e.g. ``range(1, 6)``); the κ weights use
     positions on it, as scikit-learn's ``cohen_kappa_score(..., labels=categories)`` does.
     """
     scale = list(categories)
-    if any(not isinstance(c, int) for c in scale) or any(b <= a for a, b in zip(scale, scale[1:], strict=False)):
+    if any(not isinstance(c, int) for c in scale) or any(b <= a for a, b in itertools.pairwise(scale)):
         raise StatsInputError(f"an ordinal scale is increasing integers, e.g. [1, 2, 3, 4, 5]; got {scale}")
     (ref, jud), dropped = encode_labels([reference, judge], scale)
     table = contingency(ref, jud, len(scale))
@@ -102,7 +104,7 @@ def ordinal_agreement(
         weighted_kappa=kappa_estimate(table, weights, confidence),
         kappa=kappa_estimate(table, "none", confidence),
         spearman=spearman_estimate(table, confidence),
-        observed_agreement=proportion(int(np.trace(table)), int(ref.size), confidence, "no item has both labels"),
+        observed_agreement=proportion(int(np.trace(table)), int(ref.size), confidence, _NO_ITEMS),
         confusion=confusion_matrix(table, scale),
     )
 
@@ -117,7 +119,7 @@ def categorical_agreement(
         n=int(ref.size),
         n_dropped=dropped,
         kappa=kappa_estimate(table, "none", confidence),
-        observed_agreement=proportion(int(np.trace(table)), int(ref.size), confidence, "no item has both labels"),
+        observed_agreement=proportion(int(np.trace(table)), int(ref.size), confidence, _NO_ITEMS),
         confusion=confusion_matrix(table, list(categories)),
     )
 
@@ -132,18 +134,20 @@ def encode_labels(raters: Sequence[Labels], categories: Sequence[Label]) -> tupl
         raise StatsInputError(f"categories must be distinct, got {list(categories)}")
     lengths = {len(r) for r in raters}
     if len(lengths) != 1:
-        raise StatsInputError(f"every rater needs one label per item; got sequences of lengths {sorted(lengths)}")
+        raise StatsInputError(f"every rater needs one label per item; got lengths {sorted(lengths)}")
     codes = np.full((len(raters), lengths.pop()), -1, dtype=np.int64)
     for r, labels in enumerate(raters):
         for i, label in enumerate(labels):
             if label is None or (isinstance(label, float) and math.isnan(label)):
                 continue
-            try:
-                codes[r, i] = index[label]
-            except (KeyError, TypeError):
+            if isinstance(label, float):  # 3.0 from a float column is the scale point 3
+                label = int(label) if label.is_integer() else str(label)
+            code = index.get(label)
+            if code is None:
                 raise StatsInputError(
                     f"label {label!r} (item {i}) is not one of the categories {list(categories)}"
-                ) from None
+                )
+            codes[r, i] = code
     complete = np.all(codes >= 0, axis=0)
     kept: IntArray = codes[:, complete]
     return kept, int(np.count_nonzero(~complete))
@@ -170,12 +174,12 @@ def proportion(count: int, total: int, confidence: float, empty_reason: str) -> 
 def kappa_estimate(table: IntArray, weights: str, confidence: float) -> Estimate:
     """κ of one table (``weights``: none, linear, quadratic) with its adjusted Wald interval."""
     w = agreement_weights(table.shape[0], weights)  # type: ignore[arg-type]
-    kappa, _, p_e, n = (float(x) for x in kappa_parts(table, w))
+    kappa, _, _, n = (float(x) for x in kappa_parts(table, w))
     reason = None
     if n < 2:
         reason = f"κ needs at least 2 items labelled by both raters, got {int(n)}"
     elif math.isnan(kappa):
-        reason = "κ is undefined: the expected agreement is 1 (both raters gave the same single label throughout)"
+        reason = "κ is undefined: the expected agreement is 1 (both raters gave one and the same label)"
     if reason is not None:
         return Estimate(value=None, ci_low=None, ci_high=None, confidence=confidence,
                         method="fce_adjusted_wald", reason=reason)  # fmt: skip
@@ -184,15 +188,21 @@ def kappa_estimate(table: IntArray, weights: str, confidence: float) -> Estimate
 
 
 def spearman_estimate(table: IntArray, confidence: float) -> Estimate:
-    """Spearman's ρ of the table's pairs with its Fisher z (Bonett-Wright) interval."""
+    """Spearman's rho of the table's pairs with its Fisher z (Bonett-Wright) interval."""
     n = int(table.sum())
     rho = float(spearman_from_tables(table))
-    common = {"confidence": confidence, "method": "fisher_z_bonett_wright"}
     if n < 2 or math.isnan(rho):
         why = f"got {n} items" if n < 2 else "a rater gave the same label to every item"
-        return Estimate(value=None, ci_low=None, ci_high=None, reason=f"ρ is undefined: {why}", **common)
-    low, high = (float(x) for x in fisher_z_interval(np.float64(rho), float(n), confidence))
+        return _spearman(None, None, None, confidence, f"rho is undefined: {why}")
+    low, high = (float(x) for x in fisher_z_interval(np.array(rho), float(n), confidence))
     if math.isnan(low):
-        why = "ρ = ±1 (Fisher z is infinite)" if abs(rho) >= 1.0 else f"the interval needs at least 4 items, got {n}"
-        return Estimate(value=rho, ci_low=None, ci_high=None, reason=why, **common)
-    return Estimate(value=rho, ci_low=low, ci_high=high, **common)
+        why = "rho = ±1 (Fisher z is infinite)" if abs(rho) >= 1.0 else f"an interval needs 4 items, got {n}"
+        return _spearman(rho, None, None, confidence, why)
+    return _spearman(rho, low, high, confidence, None)
+
+
+def _spearman(
+    rho: float | None, low: float | None, high: float | None, confidence: float, reason: str | None
+) -> Estimate:
+    return Estimate(value=rho, ci_low=low, ci_high=high, confidence=confidence,
+                    method="fisher_z_bonett_wright", reason=reason)  # fmt: skip

@@ -1,6 +1,6 @@
 """Agreement statistics as functions of contingency tables, vectorised over leading axes.
 
-Every statistic here (observed agreement, Cohen's κ plain or weighted, Spearman's ρ with mid-ranks)
+Every statistic here (observed agreement, Cohen's κ plain or weighted, Spearman's rho with mid-ranks)
 depends on the items only through the k x k table of (reference, judge) counts, so a stack of
 tables of shape ``(..., k, k)`` gives a stack of statistics in one pass: the observed table, a
 thousand bootstrap tables, or a thousand simulated studies alike.
@@ -9,7 +9,7 @@ Resampling the items with replacement gives a table drawn from Multinomial(n, ob
 so the bootstrap draws those tables directly (over the distinct observed cells only) instead of
 an (B, n) index matrix: the same distribution, at a cost independent of n.
 
-Undefined values (κ when the expected agreement is 1, ρ when a rater is constant) come back as NaN
+Undefined values (κ when the expected agreement is 1, rho when a rater is constant) come back as NaN
 from these kernels; the public functions in ``shared.stats.agreement`` turn them into ``None``
 with a reason.
 """
@@ -86,7 +86,7 @@ def kappa_standard_error(tables: npt.NDArray[np.floating | np.integer], w: Float
 
 
 def spearman_from_tables(tables: npt.NDArray[np.floating | np.integer]) -> FloatArray:
-    """Spearman's ρ of the (row category, column category) pairs of each table, with mid-ranks for
+    """Spearman's rho of the (row category, column category) pairs of each table, with mid-ranks for
     ties (what ``scipy.stats.spearmanr`` computes on the items); NaN where a rater is constant."""
     t = np.asarray(tables, dtype=np.float64)
     n = t.sum(axis=(-2, -1))
@@ -107,8 +107,8 @@ def spearman_from_tables(tables: npt.NDArray[np.floating | np.integer]) -> Float
 def fisher_z_interval(
     rho: FloatArray, n: FloatArray | float, confidence: float
 ) -> tuple[FloatArray, FloatArray]:
-    """Fisher-z interval of Spearman's ρ with the Bonett & Wright (2000) standard error
-    sqrt((1 + ρ²/2) / (n - 3)); NaN below four items or at |ρ| = 1."""
+    """Fisher-z interval of Spearman's rho with the Bonett & Wright (2000) standard error
+    sqrt((1 + rho²/2) / (n - 3)); NaN below four items or at |rho| = 1."""
     z_crit = float(ndtri(0.5 + confidence / 2.0))
     n_arr = np.asarray(n, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):

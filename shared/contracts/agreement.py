@@ -14,7 +14,11 @@ Label = str | bool | int
 integer scale, or one of a fixed set of names."""
 
 IntervalMethod = Literal[
-    "wilson", "fce_adjusted_wald", "fisher_z_bonett_wright", "paired_bootstrap_percentile"
+    "wilson",
+    "fce_adjusted_wald",
+    "fisher_z_jackknife",
+    "fisher_z_bonett_wright",
+    "paired_bootstrap_percentile",
 ]
 KappaWeighting = Literal["linear", "quadratic"]
 AgreementStatistic = Literal["agreement", "kappa", "linear_kappa", "quadratic_kappa"]
@@ -32,7 +36,9 @@ class Estimate(BaseModel, frozen=True):
         description="How the interval was computed: wilson (score interval of a proportion); "
         "fce_adjusted_wald (κ ± z·SE with the Fleiss-Cohen-Everitt large-sample variance, centre and "
         "variance taken on the table plus z² pseudo-items spread over its cells, clipped to [-1, 1]); "
-        "fisher_z_bonett_wright (Fisher z of Spearman's rho, SE sqrt((1 + rho²/2)/(n - 3))); "
+        "fisher_z_jackknife (tanh(atanh(rho) ± z·SE), SE the delete-one-item jackknife of atanh(rho)); "
+        "fisher_z_bonett_wright (the same with SE sqrt((1 + rho²/2)/(n - 3)), used when the jackknife is "
+        "undefined because one item carries all of a rater's variation); "
         "paired_bootstrap_percentile (percentile interval of resampled items)"
     )
     reason: str | None = Field(default=None, description="Why the value or the interval is missing")

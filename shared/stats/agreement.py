@@ -9,7 +9,8 @@ a label outside them is a ``StatsInputError``.
 Intervals (the tests check their coverage by simulation at n = 30 and n = 200):
 - proportions (agreement, true-positive and true-negative rates): Wilson score;
 - κ and weighted κ: adjusted Wald with the Fleiss-Cohen-Everitt variance (``kappa_interval``);
-- Spearman's rho: Fisher z with the Bonett-Wright standard error sqrt((1 + rho²/2) / (n - 3)).
+- Spearman's rho: Fisher z with the delete-one jackknife standard error of z (the textbook
+  Bonett-Wright and Fieller errors assume untied ranks and under-cover on a 1-5 scale).
 Undefined numbers are ``None`` with a reason, never NaN: κ below two items or when the expected
 agreement is 1 (both raters gave one and the same label throughout), rho when a rater is constant.
 """
@@ -27,6 +28,7 @@ from shared.contracts.agreement import (
     CategoricalAgreement,
     ConfusionMatrix,
     Estimate,
+    IntervalMethod,
     KappaWeighting,
     Label,
     OrdinalAgreement,
@@ -36,10 +38,10 @@ from shared.stats.agreement_tables import (
     IntArray,
     agreement_weights,
     contingency,
-    fisher_z_interval,
     kappa_interval,
     kappa_parts,
     spearman_from_tables,
+    spearman_interval,
 )
 from shared.stats.descriptive import wilson_bounds
 from shared.stats.errors import StatsInputError
@@ -188,21 +190,22 @@ def kappa_estimate(table: IntArray, weights: str, confidence: float) -> Estimate
 
 
 def spearman_estimate(table: IntArray, confidence: float) -> Estimate:
-    """Spearman's rho of the table's pairs with its Fisher z (Bonett-Wright) interval."""
+    """Spearman's rho of the table's pairs with its Fisher-z interval (jackknife SE, else Bonett-Wright)."""
     n = int(table.sum())
     rho = float(spearman_from_tables(table))
     if n < 2 or math.isnan(rho):
         why = f"got {n} items" if n < 2 else "a rater gave the same label to every item"
-        return _spearman(None, None, None, confidence, f"rho is undefined: {why}")
-    low, high = (float(x) for x in fisher_z_interval(np.array(rho), float(n), confidence))
+        return _spearman(None, None, None, confidence, f"rho is undefined: {why}", jackknife=True)
+    low, high, jack = (x.item() for x in spearman_interval(table, confidence))
     if math.isnan(low):
         why = "rho = ±1 (Fisher z is infinite)" if abs(rho) >= 1.0 else f"an interval needs 4 items, got {n}"
-        return _spearman(rho, None, None, confidence, why)
-    return _spearman(rho, low, high, confidence, None)
+        return _spearman(rho, None, None, confidence, why, jackknife=True)
+    return _spearman(rho, low, high, confidence, None, jackknife=bool(jack))
 
 
 def _spearman(
-    rho: float | None, low: float | None, high: float | None, confidence: float, reason: str | None
-) -> Estimate:
-    return Estimate(value=rho, ci_low=low, ci_high=high, confidence=confidence,
-                    method="fisher_z_bonett_wright", reason=reason)  # fmt: skip
+    rho: float | None, low: float | None, high: float | None, confidence: float, reason: str | None,
+    *, jackknife: bool,
+) -> Estimate:  # fmt: skip
+    method: IntervalMethod = "fisher_z_jackknife" if jackknife else "fisher_z_bonett_wright"
+    return Estimate(value=rho, ci_low=low, ci_high=high, confidence=confidence, method=method, reason=reason)

@@ -108,7 +108,10 @@ def fisher_z_interval(
     rho: FloatArray, n: FloatArray | float, confidence: float
 ) -> tuple[FloatArray, FloatArray]:
     """Fisher-z interval of Spearman's rho with the Bonett & Wright (2000) standard error
-    sqrt((1 + rho²/2) / (n - 3)); NaN below four items or at |rho| = 1."""
+    sqrt((1 + rho²/2) / (n - 3)); NaN below four items or at |rho| = 1.
+
+    It assumes untied ranks: on a 1-5 scale with skewed use its coverage fell to 0.84 at n = 200
+    (simulated), so ``spearman_interval`` uses it only where the jackknife cannot be computed."""
     z_crit = float(ndtri(0.5 + confidence / 2.0))
     n_arr = np.asarray(n, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -118,6 +121,46 @@ def fisher_z_interval(
         low = np.where(ok, np.tanh(z - z_crit * se), np.nan)
         high = np.where(ok, np.tanh(z + z_crit * se), np.nan)
     return low, high
+
+
+def jackknife_z_se(tables: npt.NDArray[np.floating | np.integer]) -> FloatArray:
+    """Delete-one-item jackknife standard error of z = atanh(rho) for each (..., k, k) table.
+
+    Items in the same cell give the same leave-one-out table, so the k² of them are enough:
+    var = (n - 1)/n · Σ_c t_c (z_(c) - z̄)², z̄ = Σ_c t_c z_(c) / n. NaN when a leave-one-out rho is
+    undefined (one item carries all of a rater's variation) or |rho| is 1.
+    """
+    t = np.asarray(tables, dtype=np.float64)
+    k = t.shape[-1]
+    n = t.sum(axis=(-2, -1))
+    cells = t.reshape(*t.shape[:-2], k * k)
+    loo = t[..., None, :, :] - np.eye(k * k).reshape(k * k, k, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z_loo = np.arctanh(spearman_from_tables(np.maximum(loo, 0.0)))
+        z_loo = np.where(cells > 0, z_loo, 0.0)  # empty cells have no item to leave out
+        z_bar = (cells * z_loo).sum(axis=-1) / n
+        var = (n - 1.0) / n * (cells * (z_loo - z_bar[..., None]) ** 2).sum(axis=-1)
+    se: FloatArray = np.sqrt(var)
+    return se
+
+
+def spearman_interval(
+    tables: npt.NDArray[np.floating | np.integer], confidence: float
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """Interval of Spearman's rho for each table: tanh(atanh(rho) ± z·SE) with the jackknife SE of
+    ``jackknife_z_se``; where that is undefined, the Bonett-Wright interval (the third array says
+    which tables used the jackknife). NaN where neither can be computed."""
+    t = np.asarray(tables, dtype=np.float64)
+    rho = spearman_from_tables(t)
+    se = jackknife_z_se(t)
+    z_crit = float(ndtri(0.5 + confidence / 2.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.arctanh(rho)
+        jack = np.isfinite(se) & np.isfinite(z) & (t.sum(axis=(-2, -1)) > 3)
+    bw_low, bw_high = fisher_z_interval(rho, t.sum(axis=(-2, -1)), confidence)
+    low = np.where(jack, np.tanh(z - z_crit * np.where(jack, se, 0.0)), bw_low)
+    high = np.where(jack, np.tanh(z + z_crit * np.where(jack, se, 0.0)), bw_high)
+    return low, high, jack
 
 
 def kappa_interval(

@@ -36,9 +36,10 @@ class Estimate(BaseModel, frozen=True):
         description="How the interval was computed: wilson (score interval of a proportion); "
         "fce_adjusted_wald (κ ± z·SE with the Fleiss-Cohen-Everitt large-sample variance, centre and "
         "variance taken on the table plus z² pseudo-items spread over its cells, clipped to [-1, 1]); "
-        "fisher_z_jackknife (tanh(atanh(rho) ± z·SE), SE the delete-one-item jackknife of atanh(rho)); "
-        "fisher_z_bonett_wright (the same with SE sqrt((1 + rho²/2)/(n - 3)), used when the jackknife is "
-        "undefined because one item carries all of a rater's variation); "
+        "fisher_z_jackknife (tanh(atanh(x) ± z·SE) for x = κ or Spearman's rho, SE the delete-one-item "
+        "jackknife of atanh(x)); fce_adjusted_wald for κ and fisher_z_bonett_wright (SE "
+        "sqrt((1 + rho²/2)/(n - 3))) for rho are used where the jackknife is degenerate (an estimate "
+        "of ±1, or one item carrying all of a rater's variation); "
         "paired_bootstrap_percentile (percentile interval of resampled items)"
     )
     reason: str | None = Field(default=None, description="Why the value or the interval is missing")

@@ -8,7 +8,8 @@ a label outside them is a ``StatsInputError``.
 
 Intervals (the tests check their coverage by simulation at n = 30 and n = 200):
 - proportions (agreement, true-positive and true-negative rates): Wilson score;
-- κ and weighted κ: adjusted Wald with the Fleiss-Cohen-Everitt variance (``kappa_interval``);
+- κ and weighted κ: Fisher z with the delete-one jackknife standard error of z; where that is
+  degenerate (κ = 1, e.g. every item agrees) an adjusted Wald interval (``kappa_interval``);
 - Spearman's rho: Fisher z with the delete-one jackknife standard error of z (the textbook
   Bonett-Wright and Fieller errors assume untied ranks and under-cover on a 1-5 scale).
 Undefined numbers are ``None`` with a reason, never NaN: κ below two items or when the expected
@@ -184,9 +185,10 @@ def kappa_estimate(table: IntArray, weights: str, confidence: float) -> Estimate
         reason = "κ is undefined: the expected agreement is 1 (both raters gave one and the same label)"
     if reason is not None:
         return Estimate(value=None, ci_low=None, ci_high=None, confidence=confidence,
-                        method="fce_adjusted_wald", reason=reason)  # fmt: skip
-    low, high = (float(x) for x in kappa_interval(table, w, confidence))
-    return Estimate(value=kappa, ci_low=low, ci_high=high, confidence=confidence, method="fce_adjusted_wald")
+                        method="fisher_z_jackknife", reason=reason)  # fmt: skip
+    low, high, jack = (x.item() for x in kappa_interval(table, w, confidence))
+    method: IntervalMethod = "fisher_z_jackknife" if jack else "fce_adjusted_wald"
+    return Estimate(value=kappa, ci_low=low, ci_high=high, confidence=confidence, method=method)
 
 
 def spearman_estimate(table: IntArray, confidence: float) -> Estimate:

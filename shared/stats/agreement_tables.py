@@ -194,8 +194,11 @@ def kappa_interval(
     kappa = kappa_parts(t, w)[0]
     se = jackknife_z_se(t, lambda x: kappa_parts(x, w)[0])
     low, high, jack = _fisher_z(kappa, se, confidence)
-    wald_low, wald_high = adjusted_wald_kappa(t, w, confidence)
     undefined = np.isnan(kappa)
+    if bool(np.all(jack | undefined)):
+        wald_low = wald_high = low
+    else:
+        wald_low, wald_high = adjusted_wald_kappa(t, w, confidence)
     low = np.where(undefined, np.nan, np.where(jack, low, wald_low))
     high = np.where(undefined, np.nan, np.where(jack, high, wald_high))
     return low, high, jack & ~undefined

@@ -18,6 +18,7 @@ IntervalMethod = Literal[
     "fce_adjusted_wald",
     "fisher_z_jackknife",
     "fisher_z_bonett_wright",
+    "paired_jackknife_t",
     "paired_bootstrap_percentile",
 ]
 KappaWeighting = Literal["linear", "quadratic"]
@@ -40,7 +41,9 @@ class Estimate(BaseModel, frozen=True):
         "jackknife of atanh(x)); fce_adjusted_wald for κ and fisher_z_bonett_wright (SE "
         "sqrt((1 + rho²/2)/(n - 3))) for rho are used where the jackknife is degenerate (an estimate "
         "of ±1, or one item carrying all of a rater's variation); "
-        "paired_bootstrap_percentile (percentile interval of resampled items)"
+        "paired_jackknife_t (difference ± t(n - 1)·SE, SE the delete-one-item jackknife); "
+        "paired_bootstrap_percentile (percentile interval of resampled items, where the jackknife is "
+        "undefined)"
     )
     reason: str | None = Field(default=None, description="Why the value or the interval is missing")
 
@@ -109,10 +112,12 @@ class CategoricalAgreement(BaseModel, frozen=True):
 class JudgeComparison(BaseModel, frozen=True):
     """Two judges scored against the same reference labels on the same items: which agrees better.
 
-    ``difference`` = statistic(judge B) - statistic(judge A), with the percentile interval of a paired
-    bootstrap over items. ``p_value`` is two-sided from the paired swap (permutation) test: under the
-    null hypothesis that the two judges are exchangeable on every item, swapping their labels on a
-    random subset of items leaves the distribution unchanged; p = (1 + #{|d*| ≥ |d|}) / (R + 1).
+    ``difference`` = statistic(judge B) - statistic(judge A), with a paired jackknife interval over
+    items (paired bootstrap percentile where the jackknife is undefined). ``p_value`` is two-sided,
+    from the paired swap (permutation) test: under the null hypothesis that the two judges are
+    exchangeable on every item, swapping their labels on a random subset of items leaves the
+    distribution unchanged; p = (1 + #{|d*| ≥ |d|}) / (R + 1). ``better`` and ``verdict`` follow
+    the p-value at level 1 - confidence.
     """
 
     n: int = Field(description="Items labelled by the reference and by both judges")
@@ -122,7 +127,7 @@ class JudgeComparison(BaseModel, frozen=True):
     name_b: str = Field(description="Display name of judge B (the candidate)")
     judge_a: Estimate = Field(description="The statistic for judge A against the reference")
     judge_b: Estimate = Field(description="The statistic for judge B against the reference")
-    difference: Estimate = Field(description="B - A with its paired bootstrap percentile interval")
+    difference: Estimate = Field(description="B - A with its paired interval (method says which)")
     p_value: float | None = Field(description="Two-sided paired swap-permutation p-value; None if untestable")
     test: Literal["paired_swap_permutation"] = Field(
         default="paired_swap_permutation", description="The test that gave ``p_value``"
@@ -131,5 +136,7 @@ class JudgeComparison(BaseModel, frozen=True):
         description="The judge that agrees better at level 1 - confidence; None when not detectable"
     )
     verdict: str = Field(description="One sentence for the report, with the numbers it rests on")
-    resamples: int = Field(description="Bootstrap resamples and permutations drawn (each)")
-    seed: int = Field(description="Seed of numpy.random.default_rng for both")
+    resamples: int = Field(description="Random swaps drawn for the p-value (and bootstrap resamples if used)")
+    seed: int = Field(
+        description="Seed of numpy.random.default_rng: seed for the bootstrap, seed + 1 for swaps"
+    )

@@ -3,10 +3,14 @@
 Each item is a triple (reference, judge A, judge B) of category indices; both statistics depend on
 the items only through the counts of the distinct triples, so resampling works on those counts:
 
-- Interval of the difference B - A: paired bootstrap over items (an item keeps its three labels),
-  drawn as Multinomial(n, triple shares) - the same distribution as resampling item indices - and
-  the percentile interval of the resampled differences (resamples where a κ is undefined are left
-  out; if more than half are, there is no interval). Seeded with ``seed``.
+- Interval of the difference B - A: d ± t(n - 1)·SE with the delete-one-item jackknife SE of d
+  (an item leaves with its three labels; items with the same triple give the same leave-one-out
+  value, so one per distinct triple is computed). In simulation (tests) it covered 0.95-0.96 at
+  n = 30 where the paired bootstrap percentile interval covered 0.91 (κ) and 0.92 (agreement).
+  Where a leave-one-out statistic is undefined, the paired bootstrap percentile interval instead:
+  resampled items drawn as Multinomial(n, triple shares) - the same distribution as resampling
+  item indices - with resamples whose statistic is undefined left out (no interval if more than
+  half are). Seeded with ``seed``.
 - p-value: paired swap test. Under the null hypothesis that the judges are exchangeable on every
   item, swapping A's and B's labels on any subset of items is as likely as the data; on the items
   where they differ, the number swapped per distinct triple is Binomial(m, 1/2).
@@ -18,10 +22,12 @@ the items only through the counts of the distinct triples, so resampling works o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from scipy import stats as sps  # type: ignore[import-untyped]
 
 from shared.contracts.agreement import AgreementStatistic, Estimate, JudgeComparison, Label
 from shared.stats.agreement import Labels, encode_labels, kappa_estimate, proportion
@@ -79,12 +85,14 @@ def compare_judges(
     if est_a.value is None or est_b.value is None:
         why = est_a.reason or est_b.reason
         diff = Estimate(value=None, ci_low=None, ci_high=None, confidence=confidence,
-                        method="paired_bootstrap_percentile", reason=why)  # fmt: skip
+                        method="paired_jackknife_t", reason=why)  # fmt: skip
         return JudgeComparison(difference=diff, p_value=None, better=None,
                                verdict=f"Cannot compare {name_a} and {name_b}: {why}.", **common)  # fmt: skip
     items = _Triples(codes, k, _WEIGHTS[statistic], statistic)
     observed = est_b.value - est_a.value
-    diff = _bootstrap_difference(items, observed, confidence, resamples, seed)
+    diff = _jackknife_difference(items, observed, confidence) or _bootstrap_difference(
+        items, observed, confidence, resamples, seed
+    )
     p_value = _swap_p_value(items, observed, resamples, seed + 1)
     better = None if p_value > 1.0 - confidence else ("b" if observed > 0 else "a")
     verdict = _verdict(better, name_a, name_b, _LABELS[statistic], est_a, est_b, diff, p_value, n)
@@ -123,6 +131,22 @@ class _Triples:
         b = kappa_parts(table_b.reshape(shape), self.w)[part]
         out: FloatArray = b - a
         return out
+
+
+def _jackknife_difference(items: _Triples, observed: float, confidence: float) -> Estimate | None:
+    """d ± t(n - 1)·SE_jackknife, clipped to the statistic's range; None if a leave-one-out
+    statistic is undefined (or there are fewer than 3 items)."""
+    n = int(items.counts.sum())
+    table_a, table_b = items.counts @ items.to_a, items.counts @ items.to_b
+    loo = items.difference(table_a - items.to_a, table_b - items.to_b)  # one per distinct triple
+    if n < 3 or np.isnan(loo).any():
+        return None
+    mean = float(items.counts @ loo) / n
+    se = math.sqrt((n - 1) / n * float(items.counts @ (loo - mean) ** 2))
+    half = float(sps.t.ppf(0.5 + confidence / 2.0, df=n - 1)) * se
+    bound = 1.0 if items.statistic == "agreement" else 2.0
+    return Estimate(value=observed, ci_low=max(observed - half, -bound), ci_high=min(observed + half, bound),
+                    confidence=confidence, method="paired_jackknife_t")  # fmt: skip
 
 
 def _bootstrap_difference(

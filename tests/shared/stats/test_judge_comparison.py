@@ -93,7 +93,47 @@ def test_weighted_kappa_on_a_scale_and_missing_labels() -> None:
         reference[keep], a[keep], weights="quadratic"
     )
     assert result.difference.value == pytest.approx(expected, abs=1e-9)
-    assert result.difference.method == "paired_bootstrap_percentile" and result.resamples == 2000
+    assert result.difference.method == "paired_jackknife_t" and result.resamples == 2000
+
+
+@pytest.mark.parametrize("statistic", ["kappa", "agreement"])
+@pytest.mark.parametrize("n", [30, 200])
+def test_difference_interval_covers(n: int, statistic: str) -> None:
+    """Judge A is 80 % accurate, judge B 90 %, independently, 40 % of items pass: the true difference
+    is known (κ: 0.7934 - 0.5902; agreement: 0.10). Over 500 simulated studies the 95 % interval must
+    cover it in 0.92-0.98 of them (Monte Carlo SE 0.01). Measured: the paired bootstrap percentile
+    interval used before covered 0.908 (κ) and 0.924 (agreement) at n = 30."""
+    truth = {"kappa": _kappa(0.9) - _kappa(0.8), "agreement": 0.1}[statistic]
+    rng = np.random.default_rng(n)
+    covered = 0
+    replications = 500
+    for _ in range(replications):
+        reference = rng.random(n) < 0.4
+        diff = compare_judges(
+            reference.tolist(), _judge(reference, 0.8, rng), _judge(reference, 0.9, rng),
+            categories=[False, True], statistic=statistic, resamples=199,
+        ).difference  # fmt: skip
+        assert diff.ci_low is not None and diff.ci_high is not None
+        covered += diff.ci_low <= truth <= diff.ci_high
+    print(f"difference interval {statistic} n={n}: {covered / replications:.3f}")
+    assert 0.92 <= covered / replications <= 0.98
+
+
+def _kappa(accuracy: float, prevalence: float = 0.4) -> float:
+    """Population κ of a judge with this accuracy on both classes."""
+    judge_pass = prevalence * accuracy + (1 - prevalence) * (1 - accuracy)
+    expected = prevalence * judge_pass + (1 - prevalence) * (1 - judge_pass)
+    return (accuracy - expected) / (1 - expected)
+
+
+def test_bootstrap_interval_where_the_jackknife_is_undefined() -> None:
+    # leaving out the one item the reference failed leaves judge A and the reference all-pass: κ undefined
+    reference = [True] * 9 + [False]
+    judge_a = [True] * 9 + [False]
+    judge_b = [True] * 8 + [False, False]
+    result = compare_judges(reference, judge_a, judge_b, categories=[False, True])
+    assert result.difference.method == "paired_bootstrap_percentile"
+    assert result.difference.ci_low is not None and result.difference.value is not None
 
 
 def test_undefined_statistic_gives_none_with_a_reason() -> None:

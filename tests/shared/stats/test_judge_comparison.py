@@ -3,11 +3,14 @@ null, and the better judge found when there is one."""
 
 from __future__ import annotations
 
+import json
 import math
 import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score  # type: ignore[import-untyped]
 
 from shared.stats import binary_agreement, compare_judges
@@ -142,3 +145,29 @@ def test_undefined_statistic_gives_none_with_a_reason() -> None:
     assert result.verdict.startswith("Cannot compare") and "undefined" in result.verdict
     empty = compare_judges([None, True], [True, None], [True, True], categories=[False, True])
     assert (empty.n, empty.n_dropped) == (0, 2) and empty.difference.reason
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda k: st.tuples(
+            st.just(k),
+            st.sampled_from(["agreement", "kappa", "linear_kappa", "quadratic_kappa"]),
+            st.lists(st.tuples(*[st.one_of(st.none(), st.integers(1, k))] * 3), max_size=40),
+        )
+    )
+)
+def test_any_input_gives_numbers_or_reasons_never_nan(
+    data: tuple[int, str, list[tuple[int | None, ...]]],
+) -> None:
+    k, statistic, items = data
+    ref, a, b = ([item[i] for item in items] for i in range(3))
+    result = compare_judges(ref, a, b, categories=list(range(1, k + 1)), statistic=statistic, resamples=99)  # type: ignore[arg-type]
+    json.dumps(result.model_dump(), allow_nan=False)
+    diff = result.difference
+    if diff.value is None:
+        assert diff.reason and result.verdict.startswith("Cannot compare")
+    else:
+        assert result.p_value is not None and 0.0 < result.p_value <= 1.0
+        if diff.ci_low is not None and diff.ci_high is not None:
+            assert -2.0 <= diff.ci_low <= diff.ci_high <= 2.0

@@ -125,8 +125,11 @@ class JudgeComparison(BaseModel, frozen=True):
     statistic: AgreementStatistic = Field(description="What is compared: agreement, or κ (plain or weighted)")
     name_a: str = Field(description="Display name of judge A (the baseline)")
     name_b: str = Field(description="Display name of judge B (the candidate)")
-    judge_a: Estimate = Field(description="The statistic for judge A against the reference")
-    judge_b: Estimate = Field(description="The statistic for judge B against the reference")
+    judge_a: Proportion | Estimate = Field(
+        description="The statistic for judge A against the reference, with its own interval (a Proportion "
+        "with counts for agreement)"
+    )
+    judge_b: Proportion | Estimate = Field(description="The statistic for judge B against the reference")
     difference: Estimate = Field(description="B - A with its paired interval (method says which)")
     p_value: float | None = Field(description="Two-sided paired swap-permutation p-value; None if untestable")
     test: Literal["paired_swap_permutation"] = Field(

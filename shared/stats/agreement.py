@@ -37,6 +37,7 @@ from shared.contracts.agreement import (
 )
 from shared.stats.agreement_tables import (
     IntArray,
+    KappaWeights,
     agreement_weights,
     contingency,
     kappa_interval,
@@ -61,6 +62,7 @@ def binary_agreement(
     confidence: float = 0.95,
 ) -> BinaryAgreement:
     """Agreement, κ, and the judge's true-positive / true-negative rates against the reference."""
+    check_confidence(confidence)
     categories = [negative, positive]
     (ref, jud), dropped = encode_labels([reference, judge], categories)
     table = contingency(ref, jud, 2)
@@ -95,6 +97,7 @@ def ordinal_agreement(
     ``categories`` is the whole scale in increasing order (e.g. ``range(1, 6)``); the κ weights use
     positions on it, as scikit-learn's ``cohen_kappa_score(..., labels=categories)`` does.
     """
+    check_confidence(confidence)
     scale = list(categories)
     if any(not isinstance(c, int) for c in scale) or any(b <= a for a, b in itertools.pairwise(scale)):
         raise StatsInputError(f"an ordinal scale is increasing integers, e.g. [1, 2, 3, 4, 5]; got {scale}")
@@ -116,6 +119,7 @@ def categorical_agreement(
     reference: Labels, judge: Labels, *, categories: Sequence[Label], confidence: float = 0.95
 ) -> CategoricalAgreement:
     """Cohen's κ and the share of equal labels over a fixed set of categories."""
+    check_confidence(confidence)
     (ref, jud), dropped = encode_labels([reference, judge], list(categories))
     table = contingency(ref, jud, len(categories))
     return CategoricalAgreement(
@@ -125,6 +129,11 @@ def categorical_agreement(
         observed_agreement=proportion(int(np.trace(table)), int(ref.size), confidence, _NO_ITEMS),
         confusion=confusion_matrix(table, list(categories)),
     )
+
+
+def check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise StatsInputError(f"confidence must be strictly between 0 and 1, got {confidence} (e.g. 0.95)")
 
 
 def encode_labels(raters: Sequence[Labels], categories: Sequence[Label]) -> tuple[IntArray, int]:
@@ -174,9 +183,9 @@ def proportion(count: int, total: int, confidence: float, empty_reason: str) -> 
     )  # fmt: skip
 
 
-def kappa_estimate(table: IntArray, weights: str, confidence: float) -> Estimate:
-    """κ of one table (``weights``: none, linear, quadratic) with its adjusted Wald interval."""
-    w = agreement_weights(table.shape[0], weights)  # type: ignore[arg-type]
+def kappa_estimate(table: IntArray, weights: KappaWeights, confidence: float) -> Estimate:
+    """κ of one table (``weights``: none, linear, quadratic) with its interval (``kappa_interval``)."""
+    w = agreement_weights(table.shape[0], weights)
     kappa, _, _, n = (float(x) for x in kappa_parts(table, w))
     reason = None
     if n < 2:

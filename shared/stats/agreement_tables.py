@@ -2,12 +2,12 @@
 
 Every statistic here (observed agreement, Cohen's κ plain or weighted, Spearman's rho with mid-ranks)
 depends on the items only through the k x k table of (reference, judge) counts, so a stack of
-tables of shape ``(..., k, k)`` gives a stack of statistics in one pass: the observed table, a
-thousand bootstrap tables, or a thousand simulated studies alike.
+tables of shape ``(..., k, k)`` gives a stack of statistics in one pass: the observed table, its
+k² leave-one-out tables (items in one cell are interchangeable), or a thousand simulated studies.
 
-Resampling the items with replacement gives a table drawn from Multinomial(n, observed cell shares),
-so the bootstrap draws those tables directly (over the distinct observed cells only) instead of
-an (B, n) index matrix: the same distribution, at a cost independent of n.
+Intervals, chosen by simulation (figures in ``tests/shared/stats/test_agreement.py``):
+- κ: Fisher z with the jackknife standard error, an adjusted Wald interval where that is degenerate;
+- Spearman's rho: Fisher z with the jackknife standard error, Bonett-Wright where that is undefined.
 
 Undefined values (κ when the expected agreement is 1, rho when a rater is constant) come back as NaN
 from these kernels; the public functions in ``shared.stats.agreement`` turn them into ``None``
@@ -221,18 +221,3 @@ def adjusted_wald_kappa(
     low = np.minimum(np.clip(centre - half, -1.0, 1.0), kappa)
     high = np.maximum(np.clip(centre + half, -1.0, 1.0), kappa)
     return low, high
-
-
-def bootstrap_cell_counts(counts: IntArray, resamples: int, seed: int) -> IntArray:
-    """``resamples`` bootstrap resamples of items summarised as ``counts`` per cell (any shape):
-    rows of Multinomial(n, counts / n), drawn over the non-empty cells only, shape
-    ``(resamples, *counts.shape)``."""
-    flat = counts.ravel()
-    cells = np.flatnonzero(flat)
-    n = int(flat.sum())
-    out = np.zeros((resamples, flat.size), dtype=np.int64)
-    if n > 0:
-        rng = np.random.default_rng(seed)
-        out[:, cells] = rng.multinomial(n, flat[cells] / n, size=resamples)
-    shaped: IntArray = out.reshape((resamples, *counts.shape))
-    return shaped

@@ -1,8 +1,23 @@
 """Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing, power.
 
 Pure NumPy / SciPy, vectorised; every function drops ``None`` / NaN and reports how many.
+Agreement between raters (a judge against people's labels): ``binary_agreement``,
+``ordinal_agreement``, ``categorical_agreement`` and ``compare_judges``.
 """
 
+from shared.contracts.agreement import (
+    AgreementStatistic,
+    BinaryAgreement,
+    CategoricalAgreement,
+    ConfusionMatrix,
+    Estimate,
+    IntervalMethod,
+    JudgeComparison,
+    KappaWeighting,
+    Label,
+    OrdinalAgreement,
+    Proportion,
+)
 from shared.contracts.statistics import (
     CiMethod,
     McNemarResult,
@@ -12,12 +27,14 @@ from shared.contracts.statistics import (
     Summary,
     TestName,
 )
+from shared.stats.agreement import Labels, binary_agreement, categorical_agreement, ordinal_agreement
 from shared.stats.attainable import min_p_at_n, min_p_given, pairs_needed_for
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means, paired_bootstrap, percentile_interval
 from shared.stats.cleaning import FloatArray, PairedArrays, Values, drop_missing, is_binary, pair_values
 from shared.stats.descriptive import clip_to_range, percentiles, summarize, t_interval, wilson_interval
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.errors import StatsInputError
+from shared.stats.judge_comparison import compare_judges
 from shared.stats.mcnemar import mcnemar_exact
 from shared.stats.multiple_testing import holm_adjust, holm_reject, holm_tarone_adjust, tarone_size
 from shared.stats.paired_comparison import compare_paired
@@ -40,23 +57,38 @@ __all__ = [
     "DEFAULT_POWER",
     "DEFAULT_RESAMPLES",
     "EXACT_MAX_PAIRS",
+    "AgreementStatistic",
+    "BinaryAgreement",
     "BucketMean",
+    "CategoricalAgreement",
     "CiMethod",
+    "ConfusionMatrix",
+    "Estimate",
     "FloatArray",
+    "IntervalMethod",
+    "JudgeComparison",
+    "KappaWeighting",
+    "Label",
+    "Labels",
     "McNemarResult",
+    "OrdinalAgreement",
     "PairedArrays",
     "PairedBootstrapResult",
     "PairedComparison",
     "Percentiles",
+    "Proportion",
     "StatsInputError",
     "Summary",
     "TestName",
     "Values",
+    "binary_agreement",
     "bootstrap_means",
     "bucketed_means",
+    "categorical_agreement",
     "clip_to_range",
     "cohens_d",
     "cohens_dz",
+    "compare_judges",
     "compare_paired",
     "compare_paired_many",
     "drop_missing",
@@ -70,6 +102,7 @@ __all__ = [
     "mde_pass_fail",
     "min_p_at_n",
     "min_p_given",
+    "ordinal_agreement",
     "pair_values",
     "paired_bootstrap",
     "pairs_for_continuous",

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from services.coordinator.api import (
     audit,
+    calibration,
     comparisons,
     datasets,
     experiments,
@@ -71,6 +72,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(audit.router)
     app.include_router(prompts.router)
     app.include_router(review.router)
+    app.include_router(calibration.router)
     app.include_router(sign_in_links.router)
     install_ui(app)
 

@@ -159,3 +159,53 @@ async def test_a_queue_of_production_turns_and_isolation(coordinator: Coordinato
     elsewhere = {"X-Yardstick-Project": "other"}
     assert (await c.get("/review/queues/prod", headers=elsewhere)).status_code == 404
     assert (await c.get("/review/queues", headers=elsewhere)).json() == []
+
+
+async def test_calibration_of_an_evaluator_against_two_reviewers(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
+) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    c = coordinator.client
+    run = await _finished_run(coordinator, agent)
+    binary = {"fields": [{"name": "correct", "kind": "binary"}]}
+    source = {"kind": "experiment", "experiment_id": run}
+    queue = (
+        await c.post(
+            "/review/queues",
+            json={"name": "cal", "source": source, "rubric": binary, "reviewers_per_item": 2},
+        )
+    ).json()
+    judged: list[bool] = []
+    humans: list[bool | None] = []
+    for position in range(1, queue["items"] + 1):
+        item = (await c.get(f"/review/queues/cal/items/{position}", params={"reviewer": "x"})).json()
+        passed = item["output"]["order_items"] != []  # the scripted agent is right unless it dropped
+        ann = passed if position not in (2, 5) else not passed  # ann disagrees with the run twice
+        bob = ann if position != 7 else not ann  # and bob with ann once
+        for reviewer, value in (("ann", ann), ("bob", bob)):
+            await c.put(
+                f"/review/queues/cal/items/{position}/label",
+                json={"values": {"correct": value}, "reviewer": reviewer},
+            )
+        judged.append(passed)
+        humans.append(ann if ann == bob else None)
+
+    report = (await c.get("/calibration", params={"queue": "cal", "evaluator": "order_correctness"})).json()
+    versus = report["judge_vs_human"]
+    pairs = [(h, j) for h, j in zip(humans, judged, strict=True) if h is not None]
+    assert versus["n"] == len(pairs) == queue["items"] - 1
+    expected = cohen_kappa_score([h for h, _ in pairs], [j for _, j in pairs])
+    assert versus["kappa"]["value"] == pytest.approx(expected)
+    assert -1 <= versus["kappa"]["ci_low"] <= versus["kappa"]["value"] <= versus["kappa"]["ci_high"] <= 1
+    assert report["disagreement_count"] == 2 and {d["position"] for d in report["disagreements"]} == {2, 5}
+    assert report["between_reviewers"]["n"] == queue["items"]
+    assert report["between_reviewers"]["observed_agreement"]["count"] == queue["items"] - 1
+    assert "order_correctness" in report["evaluators"] and "1 item(s) left out" in report["notes"][0]
+    versus_itself = await c.get(
+        "/calibration",
+        params={"queue": "cal", "evaluator": "order_correctness", "against": "order_correctness"},
+    )
+    assert versus_itself.json()["comparison"]["difference"]["value"] == 0
+    unknown = await c.get("/calibration", params={"queue": "cal", "field": "nope"})
+    assert unknown.status_code == 422 and "no field 'nope'" in unknown.json()["detail"]

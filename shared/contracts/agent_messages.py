@@ -52,8 +52,13 @@ class OfflineBehaviour(BaseModel, frozen=True, extra="forbid"):
 class ModelConfig(BaseModel, frozen=True, extra="forbid"):
     """Which chat model drives the agent for one request."""
 
-    provider: Literal["offline", "mistral"] = Field(default="offline", description="Model family")
-    name: str | None = Field(default=None, description="Model name, e.g. 'mistral-small-latest'")
+    provider: Literal["offline", "mistral", "openai"] = Field(
+        default="offline",
+        description="Model family: 'openai' is any OpenAI-compatible endpoint (OPENAI_BASE_URL on the agent)",
+    )
+    name: str | None = Field(
+        default=None, description="Model name, e.g. 'mistral-small-latest' (None: the provider's default)"
+    )
     temperature: float = Field(default=0.0, ge=0, le=2)
     offline: OfflineBehaviour = Field(default_factory=OfflineBehaviour)
 

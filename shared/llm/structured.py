@@ -17,6 +17,7 @@ import aiohttp
 from pydantic import BaseModel
 
 from shared.llm.call_stats import LlmCallStats
+from shared.llm.completion import NotACompletion, read_completion
 from shared.llm.config import LlmConfig
 from shared.llm.json_reply import ReplyUnparsable, parse_reply
 from shared.llm.response_formats import (
@@ -48,29 +49,6 @@ class _NoReply(Exception):
     def __init__(self, reason: str, stats: LlmCallStats) -> None:
         super().__init__(reason)
         self.stats = stats
-
-
-def _message_text(body: dict[str, Any]) -> str:
-    """The reply's text; a reply that put its JSON in a tool call's arguments gives those."""
-    choices = body.get("choices") or [{}]
-    message = choices[0].get("message") or {} if isinstance(choices[0], dict) else {}
-    content = message.get("content")
-    if isinstance(content, str) and content.strip():
-        return content
-    if isinstance(content, list):  # content parts
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    for call in message.get("tool_calls") or []:
-        arguments = (call.get("function") or {}).get("arguments")
-        if isinstance(arguments, str):
-            return arguments
-    return content if isinstance(content, str) else ""
-
-
-def _usage(body: dict[str, Any]) -> tuple[int, int]:
-    usage = body.get("usage") or {}
-    if not isinstance(usage, dict):
-        return 0, 0
-    return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
 
 
 class StructuredLlm:
@@ -113,14 +91,19 @@ class StructuredLlm:
                 way = way.simpler()
                 continue
             self._formats.accepted(self.config, way)
-            tokens_in, tokens_out = _usage(reply.body)
-            return _message_text(reply.body), stats + LlmCallStats(
+            spent = LlmCallStats(
                 requests=reply.requests,
                 retries=reply.retries,
                 waited_s=reply.waited_s,
-                input_tokens=tokens_in,
-                output_tokens=tokens_out,
                 response_format=way.value,
+            )
+            try:
+                completion = read_completion(reply.body)
+            except NotACompletion as exc:
+                raise _NoReply(str(exc), stats + spent) from exc
+            tokens_in, tokens_out = completion.tokens
+            return completion.text, stats + spent + LlmCallStats(
+                input_tokens=tokens_in, output_tokens=tokens_out
             )
         raise _NoReply("every response format was refused: " + " | ".join(refusals), stats)
 

@@ -154,3 +154,10 @@ async def test_no_server_at_all_is_not_measured(provider: BadDayProvider) -> Non
     reply = await StructuredLlm(config).ask(Verdict, "Grade this.")
     assert reply.value is None and reply.reason is not None and "connection failed" in reply.reason
     assert reply.stats.retries == 1
+
+
+async def test_a_200_that_is_not_a_chat_completion_is_not_measured(provider: BadDayProvider) -> None:
+    provider.then(Reply(body='{"choices": {"0": "surprise"}}'))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None
+    assert reply.reason.startswith("the reply is not a chat completion (choices:")

@@ -119,6 +119,16 @@ class AgentInvokeResponse(BaseModel):
     finalized: bool = False
     latency_ms: float = 0.0
     usage: TokenUsage | None = None
+    llm_requests: int | None = Field(
+        default=None,
+        description="HTTP requests sent to the model's endpoint this turn "
+        "(provider 'openai'; None: not counted)",
+    )
+    llm_retries: int | None = Field(
+        default=None,
+        description="Of those, failed requests that were sent again (the client's retries after 429, 5xx "
+        "and timeouts, and the graph's retries of the model step)",
+    )
     model: str = Field(default="offline", description="Model identity, e.g. 'offline:ask' or 'mistral:…'")
     prompt_version: str = Field(default="builtin", description="Prompt version used ('builtin' = fallback)")
 

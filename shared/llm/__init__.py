@@ -7,7 +7,8 @@ OpenAI-compatible endpoint, or ``offline``).
 - :class:`StructuredLlm` asks for a pydantic model and never raises for provider trouble: the reply
   is the value, or None with the reason and the raw text; :class:`LlmCallStats` counts tokens,
   requests and retries.
-- :func:`chat_model` builds the LangChain tool-calling model (``ChatMistralAI`` / ``ChatOpenAI``).
+- :func:`chat_model` builds the LangChain tool-calling model (``ChatMistralAI`` / ``ChatOpenAI``);
+  :func:`counting` counts the requests the OpenAI one sends (its SDK retries out of sight).
 - :class:`StructuredModel` gives :class:`StructuredLlm` LangChain's ``with_structured_output`` shape.
 """
 
@@ -22,6 +23,7 @@ from shared.llm.config import (
     llm_config,
 )
 from shared.llm.json_reply import ReplyUnparsable, parse_reply
+from shared.llm.request_count import RequestCount, counting
 from shared.llm.response_formats import PROCESS_FORMATS, FormatMemory, ResponseFormat
 from shared.llm.structured import StructuredLlm, StructuredReply
 from shared.llm.structured_runnable import LlmReplyInvalid, StructuredModel
@@ -37,11 +39,13 @@ __all__ = [
     "Provider",
     "ProviderChoice",
     "ReplyUnparsable",
+    "RequestCount",
     "ResponseFormat",
     "StructuredLlm",
     "StructuredModel",
     "StructuredReply",
     "chat_model",
+    "counting",
     "llm_config",
     "parse_reply",
 ]

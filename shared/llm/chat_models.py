@@ -3,7 +3,8 @@
 ``mistral`` → ``ChatMistralAI``; ``openai`` → ``ChatOpenAI(base_url=…)``, which speaks to any
 OpenAI-compatible endpoint. Both get the configuration's timeout and retries explicitly (their
 own defaults retry for tens of seconds). The OpenAI SDK's retries honour ``Retry-After`` on 429
-and back off on 5xx and connection errors. ``offline`` has no LangChain model here: the agent
+and back off on 5xx and connection errors; its requests are counted (see
+:mod:`shared.llm.request_count`). ``offline`` has no LangChain model here: the agent
 brings its own deterministic one.
 """
 
@@ -14,6 +15,7 @@ import math
 from langchain_core.language_models import BaseChatModel
 
 from shared.llm.config import KEYLESS_PLACEHOLDER, LlmConfig, LlmNotConfigured
+from shared.llm.request_count import counted_async_client
 
 
 def chat_model(config: LlmConfig) -> BaseChatModel:
@@ -42,5 +44,6 @@ def chat_model(config: LlmConfig) -> BaseChatModel:
             max_retries=config.max_retries,
             api_key=config.api_key or SecretStr(KEYLESS_PLACEHOLDER),
             base_url=config.base_url,
+            http_async_client=counted_async_client(),
         )
     raise LlmNotConfigured("the offline provider has no LangChain chat model: the caller brings its own")

@@ -26,6 +26,10 @@ ADD = Reply.tool_call(
 FAST_RETRY = {"Retry-After": "0.02"}  # the OpenAI SDK honours Retry-After up to 60 s
 
 
+COUNTS: list[tuple[int | None, int | None]] = []
+"""(llm_requests, llm_retries) of each turn, in order."""
+
+
 def runtime() -> AgentRuntime:
     settings = offline_settings()
     return AgentRuntime.from_settings(settings, ModelFactory(settings))
@@ -33,6 +37,7 @@ def runtime() -> AgentRuntime:
 
 async def order(request: str = "two hash browns please") -> tuple[object, ...]:
     response = await invoke_agent(AgentInvokeRequest(customer_utterance=request, model=OPENAI), runtime())
+    COUNTS.append((response.llm_requests, response.llm_retries))
     return (
         response.ok,
         [(line.item_id, line.quantity) for line in response.order_items],
@@ -51,6 +56,7 @@ async def test_tool_calls_through_an_openai_compatible_endpoint(provider: BadDay
     assert lines == [("hash-browns", 2)] and tools == ["lookup_menu_item", "add_item_to_order"]
     assert reply == "Two hash browns. Anything else?" and model == "openai:bad-day-model"
     assert usage is not None and (usage.input_tokens, usage.output_tokens) == (33, 21)  # three calls
+    assert COUNTS[-1] == (3, 0)
     first = provider.seen[0].body
     assert first["model"] == "bad-day-model" and {t["function"]["name"] for t in first["tools"]} >= {
         "lookup_menu_item",
@@ -69,6 +75,7 @@ async def test_429_and_500_are_retried_by_the_client_within_its_bound(provider: 
     ok, lines, *_ = await order()
     assert ok and lines == [("hash-browns", 2)]
     assert provider.statuses() == [429, 200, 500, 200, 200]  # each failure re-sent once
+    assert COUNTS[-1] == (5, 2)  # recorded in the response
 
 
 async def test_a_provider_that_stays_down_ends_ok_false_with_the_reason(
@@ -81,6 +88,17 @@ async def test_a_provider_that_stays_down_ends_ok_false_with_the_reason(
     assert error is not None and "503" in error
     # the client's 1 retry, under the graph's 3 attempts of the orchestrator node
     assert len(provider.seen) == 2 * 3
+    assert COUNTS[-1] == (6, 5)  # every request failed; the last one was not sent again
+
+
+async def test_a_slow_reply_times_out_and_is_sent_again(
+    provider: BadDayProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_TIMEOUT_S", "0.3")
+    provider.then(Reply(content="too late", delay_s=3), Reply(content="Hi! What can I get you?"))
+    ok, lines, _tools, reply, *_ = await order("hello")
+    assert ok and lines == [] and reply == "Hi! What can I get you?"
+    assert COUNTS[-1] == (2, 1)
 
 
 async def test_odd_tool_arguments_come_back_to_the_model_as_a_tool_error(provider: BadDayProvider) -> None:

@@ -35,6 +35,10 @@ async def faithfulness(j: Judging, *, input: Any, output: Any, expected_output: 
     if not claims:
         return j.result(0.0, "answer contains no verifiable claims", claims=[])
     verdicts = await j.ask(prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, context_texts(output)))
+    if len(verdicts.verifications) < len(claims):
+        raise NotMeasured(
+            f"the judge returned {len(verdicts.verifications)} verdicts for {len(claims)} claims", j.last_raw
+        )
     supported = min(len(claims), sum(v.supported for v in verdicts.verifications))
     unsupported = [v.claim for v in verdicts.verifications if not v.supported]
     return j.result(

@@ -173,6 +173,17 @@ async def test_faithfulness_edge_cases(install: Any) -> None:
     assert none.value is None and none.comment == "no answer in output"
 
 
+async def test_faithfulness_with_verdicts_missing_is_not_measured(install: Any) -> None:
+    install(
+        {
+            "Claims": {"claims": ["a", "b", "c"]},
+            "ClaimVerdicts": {"verifications": [{"claim": "a", "supported": True}]},
+        }
+    )
+    ev = await faithfulness(output={"answer": "A. B. C."})
+    assert ev.value is None and ev.comment == "not measured: the judge returned 1 verdicts for 3 claims"
+
+
 async def test_answer_relevancy(install: Any) -> None:
     judge, _ = install({"Score": {"score": 0.8, "reasoning": "mostly answers"}})
     ev = await answer_relevancy(input={"query": "why did redis fail"}, output=RAG_OUTPUT)

@@ -4,7 +4,8 @@
   ``max_retry_after_s``; a longer wait is not honoured: the call gives up at once, saying so.
   Without the header they back off like other failures.
 - Other 5xx, a timeout, a refused or dropped connection, a body that is not JSON: exponential
-  backoff (``backoff_s`` doubling, at most 8 s), at most ``max_retries`` re-sends.
+  backoff (``backoff_s`` doubling, at most 8 s, ±20 % jitter so that workers do not retry in
+  step), at most ``max_retries`` re-sends.
 - A request that carries a ``response_format`` and gets 400, 422, 500 or 501 is *refused*
   (:class:`FormatRefused`) without retrying: llama.cpp's server answers 500 to ``json_schema``;
   the caller then tries a simpler format.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import random
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -111,7 +113,7 @@ class _Attempts:
                 f"{reason}; asked to retry after {delay:g} s, more than the {allowed:g} s allowed "
                 "(LLM_MAX_RETRY_AFTER_S)"
             )
-        pause = backoff_s(self.config, self.retries) if delay is None else delay
+        pause = backoff_s(self.config, self.retries) * random.uniform(0.8, 1.2) if delay is None else delay
         self.retries += 1
         self.waited_s += pause
         await asyncio.sleep(pause)

@@ -3,7 +3,8 @@
 :meth:`StructuredLlm.ask` never raises for what providers do on a bad day: an endpoint that stays
 down, refuses every response format, or keeps writing something that is not the schema gives a
 :class:`StructuredReply` with ``value`` None, the ``reason`` in words and the last ``raw`` reply.
-Each reply that does not parse is asked again, at most ``max_parse_attempts`` replies in all.
+Each reply that does not parse is asked again, with the bad reply and what was wrong with it
+(at most ``max_parse_attempts`` replies in all).
 Every reply carries :class:`~shared.llm.call_stats.LlmCallStats` (tokens, requests, retries).
 """
 
@@ -51,6 +52,18 @@ class _NoReply(Exception):
         self.stats = stats
 
 
+def _correction(raw: str, problem: str) -> list[dict[str, str]]:
+    """The bad reply, and what was wrong with it: the next try sees both."""
+    return [
+        {"role": "assistant", "content": raw[:4000]},
+        {
+            "role": "user",
+            "content": f"That reply could not be used ({problem}). Reply again with the JSON object "
+            "only, matching the schema.",
+        },
+    ]
+
+
 class StructuredLlm:
     """Structured chat calls to one configured model (see the module docstring)."""
 
@@ -60,11 +73,13 @@ class StructuredLlm:
         self.config = config
         self._formats = formats
 
-    def _body(self, prompt: str, schema: type[BaseModel], way: ResponseFormat) -> dict[str, Any]:
+    def _body(
+        self, messages: list[dict[str, str]], schema: type[BaseModel], way: ResponseFormat
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.config.model,
             "temperature": self.config.temperature,
-            "messages": [{"role": "user", "content": prompt + json_instruction(schema)}],
+            "messages": messages,
         }
         response_format = response_format_field(way, schema)
         if response_format is not None:
@@ -72,14 +87,18 @@ class StructuredLlm:
         return body
 
     async def _one_reply(
-        self, session: aiohttp.ClientSession, prompt: str, schema: type[BaseModel], stats: LlmCallStats
+        self,
+        session: aiohttp.ClientSession,
+        messages: list[dict[str, str]],
+        schema: type[BaseModel],
+        stats: LlmCallStats,
     ) -> tuple[str, LlmCallStats]:
         """The text of one reply, falling back through the response formats the endpoint refuses."""
         way: ResponseFormat | None = self._formats.first_way(self.config)
         refusals: list[str] = []
         while way is not None:
             try:
-                reply = await post_chat(session, self.config, self._body(prompt, schema, way))
+                reply = await post_chat(session, self.config, self._body(messages, schema, way))
             except ProviderUnavailable as exc:
                 spent = LlmCallStats(requests=exc.requests, retries=exc.retries, waited_s=exc.waited_s)
                 raise _NoReply(f"provider unavailable: {exc}", stats + spent) from exc
@@ -113,10 +132,11 @@ class StructuredLlm:
         stats = LlmCallStats()
         raw: str | None = None
         reason = ""
+        messages = [{"role": "user", "content": prompt + json_instruction(schema)}]
         async with aiohttp.ClientSession() as session:
             for _ in range(self.config.max_parse_attempts):
                 try:
-                    raw, stats = await self._one_reply(session, prompt, schema, stats)
+                    raw, stats = await self._one_reply(session, messages, schema, stats)
                 except _NoReply as exc:
                     return self._reply(None, raw, str(exc), exc.stats, started)
                 try:
@@ -124,6 +144,7 @@ class StructuredLlm:
                 except ReplyUnparsable as exc:
                     stats = stats + LlmCallStats(parse_failures=1)
                     reason = str(exc)
+                    messages = [*messages[:1], *_correction(raw, reason)]
         tries = self.config.max_parse_attempts
         return self._reply(None, raw, f"reply did not parse after {tries} tries: {reason}", stats, started)
 

@@ -72,6 +72,10 @@ async def test_malformed_json_is_asked_again_then_not_measured_with_the_raw_repl
     assert reply.raw == "I would say four out of five."
     assert (reply.stats.requests, reply.stats.parse_failures, reply.stats.retries) == (2, 2, 0)
     assert (reply.stats.input_tokens, reply.stats.output_tokens) == (22, 14)  # both replies counted
+    retry_messages = provider.seen[1].body["messages"]
+    assert [m["role"] for m in retry_messages] == ["user", "assistant", "user"]
+    assert retry_messages[1]["content"] == '{"reason": "fine", "score": '
+    assert "could not be used (no JSON object found in the reply)" in retry_messages[2]["content"]
 
 
 async def test_a_second_reply_that_parses_is_used(provider: BadDayProvider) -> None:

@@ -11,11 +11,13 @@ brings its own deterministic one.
 from __future__ import annotations
 
 import math
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING
 
 from shared.llm.config import KEYLESS_PLACEHOLDER, LlmConfig, LlmNotConfigured
 from shared.llm.request_count import counted_async_client
+
+if TYPE_CHECKING:  # LangChain loads only when a model is built (the CLI starts without it)
+    from langchain_core.language_models import BaseChatModel
 
 
 def chat_model(config: LlmConfig) -> BaseChatModel:

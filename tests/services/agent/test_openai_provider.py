@@ -94,8 +94,8 @@ async def test_a_provider_that_stays_down_ends_ok_false_with_the_reason(
 async def test_a_slow_reply_times_out_and_is_sent_again(
     provider: BadDayProvider, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("LLM_TIMEOUT_S", "0.3")
-    provider.then(Reply(content="too late", delay_s=3), Reply(content="Hi! What can I get you?"))
+    monkeypatch.setenv("LLM_TIMEOUT_S", "1.5")
+    provider.then(Reply(content="too late", delay_s=6), Reply(content="Hi! What can I get you?"))
     ok, lines, _tools, reply, *_ = await order("hello")
     assert ok and lines == [] and reply == "Hi! What can I get you?"
     assert COUNTS[-1] == (2, 1)

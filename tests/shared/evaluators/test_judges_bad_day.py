@@ -59,9 +59,9 @@ async def test_a_rubric_experiment_on_a_bad_day(
         ("429 Retry-After", [Reply.error(429, retry_after="0.05"), verdict(3)], 0.5, None),
         ("502 then ok", [Reply.error(502), verdict(3)], 0.5, None),
         ("down", [Reply.error(503)] * 4, None, "provider unavailable"),
-        ("slow then ok", [verdict(5, "late", delay_s=3), verdict(5)], 1.0, None),
+        ("slow then ok", [verdict(5, "late", delay_s=6), verdict(5)], 1.0, None),
     ]
-    monkeypatch.setenv("LLM_TIMEOUT_S", "0.5")
+    monkeypatch.setenv("LLM_TIMEOUT_S", "1.5")
     results: dict[str, Evaluation] = {}
     for name, replies, _value, _reason in cases:
         provider.then(*replies)

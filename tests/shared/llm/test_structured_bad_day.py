@@ -120,8 +120,8 @@ async def test_a_transient_500_in_text_mode_is_retried(provider: BadDayProvider)
 
 
 async def test_a_slow_reply_times_out_and_is_retried(provider: BadDayProvider) -> None:
-    provider.then(Reply.json(GOOD, delay_s=5), Reply.json(GOOD))
-    reply = await client(timeout_s=0.3).ask(Verdict, "Grade this.")
+    provider.then(Reply.json(GOOD, delay_s=6), Reply.json(GOOD))
+    reply = await client(timeout_s=1.5).ask(Verdict, "Grade this.")
     assert reply.value is not None and reply.stats.retries == 1 and reply.stats.requests == 2
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from shared.llm import LlmConfig, LlmNotConfigured, LlmSettings, ProviderChoice, StructuredLlm, llm_config
 from shared.llm.structured import StructuredReply
@@ -37,7 +37,11 @@ def judge_config(
 ) -> LlmConfig:
     """The judge's model: arguments first, then ``JUDGE_PROVIDER``/``JUDGE_MODEL``, then ``auto``.
     Raises :class:`~shared.llm.LlmNotConfigured` when an explicit provider lacks its key or URL."""
-    env = LlmSettings()
+    try:
+        env = LlmSettings()
+    except ValidationError as exc:  # e.g. JUDGE_PROVIDER=anthropic: said on every judge score
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
+        raise LlmNotConfigured(f"invalid LLM settings: {problems}") from exc
     provider = judge_provider or env.judge_provider
     model = judge_model or env.judge_model or env.yardstick_judge_model
     return llm_config(provider, model, temperature=temperature, settings=env)

@@ -11,7 +11,13 @@ import pytest
 from pydantic import BaseModel
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators.judge_model import SKIPPED, default_judge_factory, judge_config, set_judge_factory
+from shared.evaluators.judge_model import (
+    SKIPPED,
+    default_judge_factory,
+    judge_available,
+    judge_config,
+    set_judge_factory,
+)
 from shared.evaluators.judges import (
     answer_relevancy,
     citation_precision,
@@ -129,6 +135,14 @@ def test_default_factory_asks_the_configured_provider(monkeypatch: pytest.Monkey
     assert judge_config("mistral-medium", 0.0).model == "mistral-medium"  # the argument wins
     monkeypatch.delenv("MISTRAL_API_KEY")
     assert default_judge_factory(judge_config(None, 0.0)) is None  # auto: offline
+
+
+async def test_an_invalid_judge_setting_is_not_measured_saying_which(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_PROVIDER", "anthropic")
+    ev = await answer_relevancy(input={"query": "q"}, output={"answer": "a"})
+    assert ev.value is None and ev.comment is not None
+    assert ev.comment.startswith("not measured: invalid LLM settings: JUDGE_PROVIDER: Input should be")
+    assert not judge_available()
 
 
 async def test_a_provider_named_but_not_configured_is_not_measured_saying_what_to_set(

@@ -15,6 +15,7 @@ from services.coordinator.settings import CoordinatorSettings
 from services.evaluator.settings import WorkerSettings
 from services.sampler.settings import SamplerSettings
 from services.search_proxy.settings import SearchProxySettings
+from shared.llm import LlmSettings
 from shared.settings import CommonSettings
 from yardstick.worker_settings import TaskWorkerSettings
 
@@ -26,6 +27,10 @@ SERVICES: list[tuple[str, type[BaseSettings]]] = [
     ("search-proxy", SearchProxySettings),
     ("sampler", SamplerSettings),
     ("task workers (`yardstick worker`)", TaskWorkerSettings),
+    (
+        "LLM providers (every process that calls a model: agent, eval workers, sampler, search-proxy)",
+        LlmSettings,
+    ),
 ]
 
 

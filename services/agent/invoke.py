@@ -28,6 +28,7 @@ from services.agent.transcript import (
 )
 from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse
 from shared.contracts.prompts import PromptRef
+from shared.llm import RequestCount, counting
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +38,13 @@ async def invoke_agent(request: AgentInvokeRequest, runtime: AgentRuntime) -> Ag
 
     Never raises for agent failures: they come back as ``ok=False`` with ``error`` set.
     """
+    with counting() as calls:
+        return await _invoke(request, runtime, calls)
+
+
+async def _invoke(
+    request: AgentInvokeRequest, runtime: AgentRuntime, calls: RequestCount
+) -> AgentInvokeResponse:
     started = time.perf_counter()
     identity = runtime.models.identity(request.model)
     prompt_version = BUILTIN_VERSION
@@ -63,13 +71,13 @@ async def invoke_agent(request: AgentInvokeRequest, runtime: AgentRuntime) -> Ag
             timeout=runtime.settings.invoke_timeout_s,
         )
     except (ModelUnavailableError, PromptUnavailable, ValueError) as exc:
-        return _failure(str(exc), identity, prompt_version, started)
+        return _failure(str(exc), identity, prompt_version, started, calls)
     except TimeoutError:
         error = f"agent did not finish within {runtime.settings.invoke_timeout_s} s (INVOKE_TIMEOUT_S)"
-        return _failure(error, identity, prompt_version, started)
+        return _failure(error, identity, prompt_version, started, calls)
     except Exception as exc:  # any agent failure is reported to the caller, never a hung request
         logger.exception("agent invocation failed", extra={"model": identity})
-        return _failure(f"{type(exc).__name__}: {exc}", identity, prompt_version, started)
+        return _failure(f"{type(exc).__name__}: {exc}", identity, prompt_version, started, calls)
     messages = state["messages"][len(prior) :]
     lines = order_lines(state["current_order"])
     return AgentInvokeResponse(
@@ -81,6 +89,7 @@ async def invoke_agent(request: AgentInvokeRequest, runtime: AgentRuntime) -> Ag
         finalized=bool(state.get("finalized", False)),
         latency_ms=_elapsed_ms(started),
         usage=usage_of(messages),
+        **_counted(calls, gave_up=False),
         model=identity,
         prompt_version=prompt_version,
     )
@@ -90,7 +99,21 @@ def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
-def _failure(error: str, model: str, prompt_version: str, started: float) -> AgentInvokeResponse:
+def _counted(calls: RequestCount, gave_up: bool) -> dict[str, int | None]:
+    """``llm_requests``/``llm_retries`` when requests were counted (None: offline or not counted)."""
+    if not calls.requests:
+        return {"llm_requests": None, "llm_retries": None}
+    return {"llm_requests": calls.requests, "llm_retries": calls.retries(gave_up)}
+
+
+def _failure(
+    error: str, model: str, prompt_version: str, started: float, calls: RequestCount
+) -> AgentInvokeResponse:
     return AgentInvokeResponse(
-        ok=False, error=error, model=model, prompt_version=prompt_version, latency_ms=_elapsed_ms(started)
+        ok=False,
+        error=error,
+        model=model,
+        prompt_version=prompt_version,
+        latency_ms=_elapsed_ms(started),
+        **_counted(calls, gave_up=True),
     )

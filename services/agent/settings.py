@@ -38,8 +38,10 @@ class AgentSettings(CommonSettings):
         default=True, description="Look named prompts up in Yardstick's registry (this Postgres)"
     )
     menu_path: Path = Field(default=DEFAULT_MENU_PATH, description="Menu JSON (the drive-thru Menu shape)")
-    chat_model: Literal["auto", "offline", "mistral"] = Field(
-        default="auto", description="Model of the chat API; 'auto' = mistral when a key is set, else offline"
+    chat_model: Literal["auto", "offline", "mistral", "openai"] = Field(
+        default="auto",
+        description="Model of the chat API; 'auto' = mistral when a key is set, else openai when "
+        "OPENAI_BASE_URL (or OPENAI_API_KEY) and OPENAI_MODEL are set, else offline",
     )
     chat_offline: OfflineBehaviour = Field(
         default_factory=OfflineBehaviour,

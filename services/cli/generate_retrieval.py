@@ -1,13 +1,14 @@
 """``yardstick datasets generate-retrieval``: LLM-generated golden retrieval dataset (
-phase 1) written as a new golden file version. Needs MISTRAL_API_KEY."""
+phase 1) written as a new golden file version. Needs a model: Mistral (``MISTRAL_API_KEY``) or any
+OpenAI-compatible endpoint (``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, ``--provider openai --model …``).
+Structured replies go through the provider layer (response-format fallback, tolerant parsing)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -19,17 +20,44 @@ from services.search_proxy.generation.pipeline import (
     run_generation,
 )
 from services.search_proxy.settings import DEFAULT_CORPUS
+from shared.llm import (
+    LlmConfig,
+    LlmNotConfigured,
+    ProviderChoice,
+    StructuredLlm,
+    StructuredModel,
+    llm_config,
+)
 
 _VERSIONED = re.compile(r"golden-v(\d+)\.json$")
 
 
-def build_models(generator_model: str, critic_model: str) -> tuple[StructuredChatModel, StructuredChatModel]:
-    """Mistral chat models (the key is read from MISTRAL_API_KEY by langchain-mistralai)."""
-    from langchain_mistralai import ChatMistralAI
+GENERATION_TIMEOUT_S = 60.0
+MISTRAL_GENERATOR = "mistral-small-latest"
+MISTRAL_CRITIC = "mistral-large-latest"
 
-    generator = ChatMistralAI(model_name=generator_model, temperature=0.8, max_retries=2, timeout=60)
-    critic = ChatMistralAI(model_name=critic_model, temperature=0.2, max_retries=2, timeout=60)
-    return generator, critic
+
+def generation_configs(
+    provider: ProviderChoice, model: str | None, critic_model: str | None
+) -> tuple[LlmConfig, LlmConfig]:
+    """The generator (temperature 0.8) and critic (0.2) models; :class:`LlmNotConfigured` without one.
+    Mistral defaults to mistral-small-latest / mistral-large-latest; openai's critic defaults to
+    the generator's model."""
+    generator = llm_config(provider, model, temperature=0.8, default_mistral_model=MISTRAL_GENERATOR)
+    if generator.provider == "offline":
+        raise LlmNotConfigured(
+            "dataset generation needs a model: set MISTRAL_API_KEY, or OPENAI_BASE_URL / OPENAI_API_KEY "
+            "and pass --provider openai --model NAME. Or use the hand-curated datasets/search/golden-v1.json."
+        )
+    default_critic = MISTRAL_CRITIC if generator.provider == "mistral" else generator.model
+    critic = llm_config(generator.provider, critic_model or default_critic, temperature=0.2)
+    limits = {"timeout_s": max(generator.timeout_s, GENERATION_TIMEOUT_S)}
+    return generator.model_copy(update=limits), critic.model_copy(update=limits)
+
+
+def build_models(generator: LlmConfig, critic: LlmConfig) -> tuple[StructuredChatModel, StructuredChatModel]:
+    """The two models on the provider layer (``with_structured_output`` shape)."""
+    return StructuredModel(StructuredLlm(generator)), StructuredModel(StructuredLlm(critic))
 
 
 def next_version_path(out: Path) -> tuple[Path, int]:
@@ -50,20 +78,28 @@ def generate_retrieval_command(
     count: Annotated[int, typer.Option(help="Queries to generate")] = 60,
     min_score: Annotated[int, typer.Option(help="Keep critic overall score >= this (1-5)")] = 3,
     max_cases: Annotated[int, typer.Option(help="At most this many cases in the file")] = 50,
-    model: Annotated[str, typer.Option(help="Mistral model that writes queries")] = "mistral-small-latest",
-    critic_model: Annotated[str, typer.Option(help="Mistral model that critics")] = "mistral-large-latest",
+    provider: Annotated[
+        str, typer.Option(help="auto, mistral or openai (any OpenAI-compatible endpoint, OPENAI_BASE_URL)")
+    ] = "auto",
+    model: Annotated[
+        str | None, typer.Option(help="Model that writes queries (mistral: mistral-small-latest)")
+    ] = None,
+    critic_model: Annotated[
+        str | None, typer.Option(help="Model that critics (mistral: mistral-large-latest; else --model)")
+    ] = None,
     workspace_id: Annotated[str, typer.Option(help="workspaceId written into the file")] = "yardstick-eval",
     overwrite: Annotated[bool, typer.Option(help="Replace an existing output file")] = False,
 ) -> None:
     """Generate queries over the corpus with an LLM, filter them with an LLM critic, resolve their
     ground truth against the corpus and write a validated golden dataset file."""
-    if not os.environ.get("MISTRAL_API_KEY"):
-        typer.echo(
-            "MISTRAL_API_KEY is not set: dataset generation needs a Mistral key. "
-            "Set it, or use the hand-curated datasets/search/golden-v1.json.",
-            err=True,
-        )
+    if provider not in ("auto", "mistral", "openai"):
+        typer.echo(f"--provider {provider!r}: choose auto, mistral or openai", err=True)
         raise typer.Exit(2)
+    try:
+        configs = generation_configs(cast(ProviderChoice, provider), model, critic_model)
+    except LlmNotConfigured as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
     try:
         corpus_data = load_corpus(corpus)
     except CorpusFileError as exc:
@@ -80,7 +116,7 @@ def generate_retrieval_command(
         version=f"{number}.0.0",
         workspace_id=workspace_id,
     )
-    generator, critic = build_models(model, critic_model)
+    generator, critic = build_models(*configs)
     try:
         report = asyncio.run(run_generation(generator, critic, corpus_data, config))
     except GenerationError as exc:
@@ -89,7 +125,8 @@ def generate_retrieval_command(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report.dataset.to_json(), encoding="utf-8")
     typer.echo(
-        f"generated {report.generated}, passed critic {report.passed_critic}, "
+        f"generated {report.generated} ({report.unparsable_replies} unparsable model replies skipped), "
+        f"passed critic {report.passed_critic}, "
         f"with ground truth {report.resolved}; wrote {len(report.dataset.cases)} cases to {path}"
     )
 

@@ -22,12 +22,13 @@ class OfflineReference(BaseModel):
 
 
 def target_model_identity(config: ExperimentConfig) -> str | None:
-    """The agent's model identity (``offline:ask``, ``mistral:<name>``) an experiment config targets."""
+    """The agent's model identity (``offline:ask``, ``mistral:<name>``, ``openai:<name>``) an
+    experiment config targets."""
     target = config.target
     if not isinstance(target, AgentTarget):
         return None
-    if target.model.provider == "mistral":
-        return f"mistral:{target.model.name}" if target.model.name else None
+    if target.model.provider != "offline":
+        return f"{target.model.provider}:{target.model.name}" if target.model.name else None
     return target.model.offline.identity
 
 

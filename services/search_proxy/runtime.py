@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.search_proxy.answering import AnswerService, ExtractiveAnswerer, PassageLookup
-from services.search_proxy.answering.mistral import mistral_answerer
+from services.search_proxy.answering import (
+    AnswerService,
+    ExtractiveAnswerer,
+    LlmAnswerer,
+    PassageLookup,
+    llm_answerer,
+)
 from services.search_proxy.corpus import load_corpus
 from services.search_proxy.corpus_backend import CorpusSearchBackend
 from services.search_proxy.corpus_store import ensure_corpus_loaded
@@ -17,6 +22,7 @@ from services.search_proxy.search_service import SearchBackend, SearchService
 from services.search_proxy.settings import SearchProxySettings
 from services.search_proxy.upstream_backend import HttpSearchBackend, UpstreamConfig
 from shared.db.session import make_engine, make_session_factory
+from shared.llm import LlmNotConfigured, LlmSettings, llm_config
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +39,21 @@ class SearchRuntime:
         if self.upstream is not None:
             await self.upstream.aclose()
         await self.engine.dispose()
+
+
+def answering_model(settings: SearchProxySettings, llm: LlmSettings | None = None) -> LlmAnswerer | None:
+    """The LLM answerer ``ANSWER_PROVIDER``/``ANSWER_MODEL`` name (None: extractive answers only;
+    a provider named but not configured is logged and left out)."""
+    env = (llm or LlmSettings()).model_copy(update={"mistral_api_key": settings.mistral_api_key})
+    try:
+        config = llm_config(settings.answer_provider, settings.answer_model, settings=env)
+    except LlmNotConfigured as exc:
+        log.warning("LLM answerer not configured: %s; answers are extractive", exc)
+        return None
+    if config.provider == "offline":
+        return None
+    limits = {"timeout_s": settings.answer_timeout_s, "max_retries": settings.answer_max_retries}
+    return llm_answerer(config.model_copy(update=limits))
 
 
 async def start_runtime(settings: SearchProxySettings) -> SearchRuntime:
@@ -61,15 +82,9 @@ async def start_runtime(settings: SearchProxySettings) -> SearchRuntime:
         default_degrade=settings.search_degrade,
         request_timeout_s=settings.search_request_timeout_s,
     )
-    mistral = None
-    if settings.mistral_api_key is not None:
-        mistral = mistral_answerer(
-            settings.mistral_api_key,
-            settings.answer_model,
-            settings.answer_timeout_s,
-            settings.answer_max_retries,
-        )
-    answers = AnswerService(service, PassageLookup(corpus.documents()), ExtractiveAnswerer(), mistral)
+    answers = AnswerService(
+        service, PassageLookup(corpus.documents()), ExtractiveAnswerer(), answering_model(settings)
+    )
     log.info(
         "search-proxy ready",
         extra={

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 
+from shared.llm import ProviderChoice
 from shared.settings import CommonSettings
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "datasets" / "search" / "corpus-v1.json"
@@ -29,8 +30,16 @@ class SearchProxySettings(CommonSettings):
     mistral_api_key: SecretStr | None = Field(
         default=None, description="MISTRAL_API_KEY: answers are written by Mistral (else extractive)"
     )
-    answer_model: str = Field(default="mistral-small-latest", description="ANSWER_MODEL (Mistral)")
-    answer_timeout_s: int = Field(default=30, ge=1, description="Per-request timeout of a Mistral call")
+    answer_provider: ProviderChoice = Field(
+        default="auto",
+        description="ANSWER_PROVIDER: the LLM answerer's provider; 'auto' = mistral with MISTRAL_API_KEY, "
+        "openai with OPENAI_BASE_URL/OPENAI_API_KEY, else extractive only",
+    )
+    answer_model: str | None = Field(
+        default=None,
+        description="ANSWER_MODEL (None: mistral-small-latest for mistral, OPENAI_MODEL for openai)",
+    )
+    answer_timeout_s: int = Field(default=30, ge=1, description="Per-request timeout of an LLM call")
     answer_max_retries: int = Field(default=2, ge=0)
 
     @model_validator(mode="after")

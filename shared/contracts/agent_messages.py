@@ -54,8 +54,13 @@ class OfflineBehaviour(BaseModel, frozen=True, extra="forbid"):
 class ModelConfig(BaseModel, frozen=True, extra="forbid"):
     """Which chat model drives the agent for one request."""
 
-    provider: Literal["offline", "mistral"] = Field(default="offline", description="Model family")
-    name: str | None = Field(default=None, description="Model name, e.g. 'mistral-small-latest'")
+    provider: Literal["offline", "mistral", "openai"] = Field(
+        default="offline",
+        description="Model family: 'openai' is any OpenAI-compatible endpoint (OPENAI_BASE_URL on the agent)",
+    )
+    name: str | None = Field(
+        default=None, description="Model name, e.g. 'mistral-small-latest' (None: the provider's default)"
+    )
     temperature: float = Field(default=0.0, ge=0, le=2)
     offline: OfflineBehaviour = Field(default_factory=OfflineBehaviour)
 
@@ -121,6 +126,16 @@ class AgentInvokeResponse(BaseModel):
     finalized: bool = False
     latency_ms: float = 0.0
     usage: TokenUsage | None = None
+    llm_requests: int | None = Field(
+        default=None,
+        description="HTTP requests sent to the model's endpoint this turn "
+        "(provider 'openai'; None: not counted)",
+    )
+    llm_retries: int | None = Field(
+        default=None,
+        description="Of those, failed requests that were sent again (the client's retries after 429, 5xx "
+        "and timeouts, and the graph's retries of the model step)",
+    )
     model: str = Field(default="offline", description="Model identity, e.g. 'offline:ask' or 'mistral:…'")
     prompt_version: str = Field(default="builtin", description="Prompt version used ('builtin' = fallback)")
 

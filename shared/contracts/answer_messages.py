@@ -15,7 +15,7 @@ from shared.contracts.search_messages import SearchHit, SearchMode
 
 SCHEMA_VERSION = 1
 
-Answerer = Literal["extractive", "mistral"]
+Answerer = Literal["extractive", "mistral", "openai"]
 
 
 class AnswerRequest(BaseModel):
@@ -29,7 +29,9 @@ class AnswerRequest(BaseModel):
         default=0.0, ge=0, le=1, description="FAULT INJECTION: retrieval returns nothing for this fraction"
     )
     answerer: Answerer | None = Field(
-        default=None, description="None: mistral when the proxy has MISTRAL_API_KEY, else extractive"
+        default=None,
+        description="None: the proxy's LLM answerer (mistral or openai, ANSWER_PROVIDER) when it has one, "
+        "else extractive",
     )
     max_sentences: int = Field(default=3, ge=1, le=10, description="Sentences in the answer at most")
 
@@ -50,7 +52,7 @@ class AnswerResponse(BaseModel):
     abstained: bool = Field(default=False, description="True when nothing retrieved answers the question")
     contexts: list[str] = Field(default_factory=list, description="Passages of the retrieved documents")
     results: list[SearchHit] = Field(default_factory=list, description="The retrieval step's hits")
-    answerer: str = Field(default="", description="'extractive' or 'mistral:<model>'")
+    answerer: str = Field(default="", description="'extractive', 'mistral:<model>' or 'openai:<model>'")
     latency_ms: float = 0.0
     retrieval_latency_ms: float = 0.0
     backend: str = "corpus"

@@ -5,6 +5,7 @@ there: it loads every built-in evaluator module, which this package's door must 
 from shared.contracts.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
 from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import EvaluatorArgumentsError
+from shared.evaluators.judging import Judging, NotMeasured, run_judge
 from shared.evaluators.plugins import PluginLoadError
 from shared.evaluators.registry import (
     EvaluatorRegistry,
@@ -20,12 +21,15 @@ __all__ = [
     "EvaluatorFailure",
     "EvaluatorRegistry",
     "EvaluatorSpec",
+    "Judging",
     "MetricSpec",
+    "NotMeasured",
     "PluginLoadError",
     "RegisteredEvaluator",
     "UnknownEvaluator",
     "failure",
     "register",
     "run_item_evaluators",
+    "run_judge",
     "run_run_evaluators",
 ]

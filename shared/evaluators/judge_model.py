@@ -1,93 +1,75 @@
-"""The chat model behind the LLM judges, built by a replaceable factory.
+"""Which model the LLM judges ask, built by a replaceable factory on the provider layer.
 
-The default factory returns ``ChatMistralAI`` when ``MISTRAL_API_KEY`` is set and None otherwise
-(judges then report "skipped: no judge model configured"). Tests install a fake with
-:func:`set_judge_factory`. The default model name comes from ``YARDSTICK_JUDGE_MODEL``
-(default ``mistral-small-latest``); an evaluator's ``judge_model`` arg overrides it.
+A judge's model comes from its arguments ``judge_provider`` / ``judge_model``, else from
+``JUDGE_PROVIDER`` / ``JUDGE_MODEL`` (``YARDSTICK_JUDGE_MODEL``, the older name, still works), else
+``auto``: Mistral with ``MISTRAL_API_KEY``, an OpenAI-compatible endpoint with ``OPENAI_BASE_URL``
+or ``OPENAI_API_KEY``, else none, and the judges record "skipped: no judge model configured" (see
+:mod:`shared.llm.config`). The default factory returns a :class:`~shared.llm.StructuredLlm`; tests
+install a fake with :func:`set_judge_factory`.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from langchain_core.runnables import Runnable
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ValidationError
 
-DEFAULT_JUDGE_MODEL = "mistral-small-latest"
+from shared.llm import LlmConfig, LlmNotConfigured, LlmSettings, ProviderChoice, StructuredLlm, llm_config
+from shared.llm.structured import StructuredReply
+
 SKIPPED = "skipped: no judge model configured"
 
 T = TypeVar("T", bound=BaseModel)
 
 
-class JudgeConfig(BaseModel, frozen=True):
-    model: str = Field(description="Judge model name, e.g. 'mistral-small-latest'")
-    temperature: float = Field(default=0.0, ge=0, le=2)
-    timeout_s: float = Field(default=30.0, gt=0)
-    max_retries: int = Field(default=2, ge=0)
+class JudgeModel(Protocol):
+    """What a judge asks: one prompt, one reply parsed as ``schema`` (or None with the reason)."""
+
+    async def ask(self, schema: type[T], prompt: str) -> StructuredReply[T]: ...
 
 
-class StructuredChatModel(Protocol):
-    """Anything with LangChain's ``with_structured_output`` (every ``BaseChatModel``)."""
-
-    def with_structured_output(self, schema: Any, **kwargs: Any) -> Runnable[Any, Any]: ...
+JudgeFactory = Callable[[LlmConfig], JudgeModel | None]
 
 
-JudgeFactory = Callable[[JudgeConfig], StructuredChatModel | None]
+def judge_config(
+    judge_model: str | None, temperature: float, judge_provider: ProviderChoice | None = None
+) -> LlmConfig:
+    """The judge's model: arguments first, then ``JUDGE_PROVIDER``/``JUDGE_MODEL``, then ``auto``.
+    Raises :class:`~shared.llm.LlmNotConfigured` when an explicit provider lacks its key or URL."""
+    try:
+        env = LlmSettings()
+    except ValidationError as exc:  # e.g. JUDGE_PROVIDER=anthropic: said on every judge score
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
+        raise LlmNotConfigured(f"invalid LLM settings: {problems}") from exc
+    provider = judge_provider or env.judge_provider
+    model = judge_model or env.judge_model or env.yardstick_judge_model
+    return llm_config(provider, model, temperature=temperature, settings=env)
 
 
-class JudgeAnswerInvalid(ValueError):
-    """The judge model's structured answer did not match the expected schema."""
+def default_judge_factory(config: LlmConfig) -> JudgeModel | None:
+    """A :class:`StructuredLlm` for ``config``; None for the offline provider (the judge skips)."""
+    return None if config.provider == "offline" else StructuredLlm(config)
 
 
-def judge_config(judge_model: str | None, temperature: float) -> JudgeConfig:
-    model = judge_model or os.environ.get("YARDSTICK_JUDGE_MODEL") or DEFAULT_JUDGE_MODEL
-    return JudgeConfig(model=model, temperature=temperature)
-
-
-_mistral_cache: dict[JudgeConfig, StructuredChatModel] = {}
-
-
-def mistral_judge_factory(config: JudgeConfig) -> StructuredChatModel | None:
-    """``ChatMistralAI`` for ``config`` (cached), or None without ``MISTRAL_API_KEY``."""
-    key = os.environ.get("MISTRAL_API_KEY")
-    if not key:
-        return None
-    if config not in _mistral_cache:
-        from langchain_mistralai import ChatMistralAI
-
-        _mistral_cache[config] = ChatMistralAI(
-            model=config.model,
-            temperature=config.temperature,
-            timeout=int(config.timeout_s),
-            max_retries=config.max_retries,
-            api_key=SecretStr(key),
-        )
-    return _mistral_cache[config]
-
-
-_factory: JudgeFactory = mistral_judge_factory
+_factory: JudgeFactory = default_judge_factory
 
 
 def set_judge_factory(factory: JudgeFactory | None) -> JudgeFactory:
-    """Install ``factory`` (None restores the Mistral default); returns the previous one."""
+    """Install ``factory`` (None restores the default); returns the previous one."""
     global _factory
     previous = _factory
-    _factory = factory or mistral_judge_factory
+    _factory = factory or default_judge_factory
     return previous
 
 
-def judge_model_for(config: JudgeConfig) -> StructuredChatModel | None:
+def judge_model_for(config: LlmConfig) -> JudgeModel | None:
     return _factory(config)
 
 
-async def ask_judge(model: StructuredChatModel, schema: type[T], prompt: str) -> T:
-    """One structured judge call; :class:`JudgeAnswerInvalid` when the answer has the wrong shape."""
-    answer = await model.with_structured_output(schema).ainvoke(prompt)
-    if isinstance(answer, schema):
-        return answer
+def judge_available() -> bool:
+    """Whether the default judge configuration reaches a model (online sampling adds judges then)."""
     try:
-        return schema.model_validate(answer)
-    except ValueError as exc:
-        raise JudgeAnswerInvalid(f"judge answer is not a valid {schema.__name__}: {exc}") from exc
+        return judge_model_for(judge_config(None, 0.0)) is not None
+    except LlmNotConfigured:
+        return False

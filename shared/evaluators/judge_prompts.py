@@ -1,17 +1,21 @@
 """Versioned judge prompts and the structured answers the judges must return.
 
-Change a prompt → bump its version: the version is stored with every judge score.
+Change a prompt or its answer model → bump its version: the version is the judge's registered
+version, stored with every judge score (``evaluator_version`` and ``metadata.prompt_version``).
+v2: asked through the provider layer (the answer model's JSON schema is part of the prompt);
+scores are no longer bounded in the answer model: a judge checks the scale and calls an
+out-of-scale score "not measured", with the reason.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-FAITHFULNESS_VERSION = "faithfulness-v1"
-ANSWER_RELEVANCY_VERSION = "answer-relevancy-v1"
-CITATION_PRECISION_VERSION = "citation-precision-v1"
-TRAJECTORY_VERSION = "trajectory-judge-v1"
-TONE_VERSION = "drive-thru-tone-v1"
+FAITHFULNESS_VERSION = "faithfulness-v2"
+ANSWER_RELEVANCY_VERSION = "answer-relevancy-v2"
+CITATION_PRECISION_VERSION = "citation-precision-v2"
+TRAJECTORY_VERSION = "trajectory-judge-v2"
+TONE_VERSION = "drive-thru-tone-v2"
 
 
 class Claims(BaseModel):
@@ -40,14 +44,14 @@ class CitationVerdicts(BaseModel):
 
 
 class Score(BaseModel):
-    score: float = Field(ge=0, le=1, description="0 = worst, 1 = best")
     reasoning: str = ""
+    score: float = Field(description="0 = worst, 1 = best")
 
 
 class ToneVerdict(BaseModel):
-    friendliness: int = Field(ge=1, le=5, description="1 = rude/cold, 5 = warm and polite")
-    conciseness: int = Field(ge=1, le=5, description="1 = rambling, 5 = short and to the point")
     reasoning: str = ""
+    friendliness: float = Field(description="1 = rude/cold, 5 = warm and polite")
+    conciseness: float = Field(description="1 = rambling, 5 = short and to the point")
 
 
 def _numbered(items: list[str]) -> str:

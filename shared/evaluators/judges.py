@@ -1,22 +1,16 @@
-"""LLM-as-judge evaluators (RAG answer quality; the drive-thru reply's tone).
+"""LLM-as-judge evaluators (RAG answer quality; the agent's trajectory; the drive-thru reply's tone).
 
-Each judge records ``judge_model``, ``prompt_version`` and ``temperature`` in its metadata.
-Without a judge model (no ``MISTRAL_API_KEY``) the value is None with comment
-"skipped: no judge model configured" — never an invented number. Common args:
-``judge_model`` (name) and ``temperature`` (default 0.0).
-Where the judged texts come from: :mod:`shared.evaluators.judge_inputs`.
+What every judge records and how it fails: :mod:`shared.evaluators.judging`. Where the judged
+texts come from: :mod:`shared.evaluators.judge_inputs`. The user's own criteria:
+:mod:`shared.evaluators.rubric` (``llm_rubric``).
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators import judge_prompts as prompts
 from shared.evaluators.judge_inputs import (
     answer_text,
@@ -25,76 +19,10 @@ from shared.evaluators.judge_inputs import (
     query_text,
     render_trajectory,
 )
-from shared.evaluators.judge_model import (
-    SKIPPED,
-    JudgeConfig,
-    StructuredChatModel,
-    ask_judge,
-    judge_config,
-    judge_model_for,
-)
+from shared.evaluators.judging import Judging, NotMeasured, judge
 from shared.evaluators.payload import as_dict, as_list
-from shared.evaluators.registry import EvaluatorFn, register
 
 CITATION_MARKER = re.compile(r"\[(\d+)\]")
-
-
-@dataclass(frozen=True)
-class Judging:
-    """One judge call: its name, prompt version, configuration and the model to ask."""
-
-    name: str
-    version: str
-    config: JudgeConfig
-    model: StructuredChatModel
-
-    def result(self, value: float | None, comment: str | None, **details: Any) -> Evaluation:
-        """The judge's evaluation, with the judge model, prompt version and temperature recorded."""
-        return Evaluation(
-            name=self.name, value=value, comment=comment, metadata=_meta(self.config, self.version, **details)
-        )
-
-
-JudgeBody = Callable[..., Awaitable[Evaluation]]
-
-
-def _meta(config: JudgeConfig, version: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "judge_model": config.model,
-        "prompt_version": version,
-        "temperature": config.temperature,
-        **extra,
-    }
-
-
-def judge(name: str, version: str, regression: float = 0.05) -> Callable[[JudgeBody], EvaluatorFn]:
-    """Register ``body(judging, *, input, output, expected_output)`` as the reference-free item
-    evaluator ``name`` (higher is better in [0, 1]; its version is the prompt's): it resolves the
-    judge model, and without one records the skip."""
-
-    def wrap(body: JudgeBody) -> EvaluatorFn:
-        @functools.wraps(body)
-        async def evaluate(
-            *,
-            input: Any = None,
-            output: Any,
-            expected_output: Any = None,
-            metadata: Any = None,
-            judge_model: str | None = None,
-            temperature: float = 0.0,
-            **kwargs: Any,
-        ) -> Evaluation:
-            config = judge_config(judge_model, temperature)
-            model = judge_model_for(config)
-            if model is None:
-                return Evaluation(name=name, value=None, comment=SKIPPED, metadata=_meta(config, version))
-            judging = Judging(name, version, config, model)
-            return await body(judging, input=input, output=output, expected_output=expected_output)
-
-        metrics = {name: MetricSpec.higher(regression=regression)}
-        return register(name, version=version, reference_free=True, metrics=metrics)(evaluate)
-
-    return wrap
 
 
 @judge("faithfulness", prompts.FAITHFULNESS_VERSION, regression=0.03)
@@ -103,12 +31,14 @@ async def faithfulness(j: Judging, *, input: Any, output: Any, expected_output: 
     answer = answer_text(output)
     if not answer.strip():
         return j.result(None, "no answer in output")
-    claims = (await ask_judge(j.model, prompts.Claims, prompts.decompose_prompt(answer))).claims
+    claims = (await j.ask(prompts.Claims, prompts.decompose_prompt(answer))).claims
     if not claims:
         return j.result(0.0, "answer contains no verifiable claims", claims=[])
-    verdicts = await ask_judge(
-        j.model, prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, context_texts(output))
-    )
+    verdicts = await j.ask(prompts.ClaimVerdicts, prompts.verify_claims_prompt(claims, context_texts(output)))
+    if len(verdicts.verifications) < len(claims):
+        raise NotMeasured(
+            f"the judge returned {len(verdicts.verifications)} verdicts for {len(claims)} claims", j.last_raw
+        )
     supported = min(len(claims), sum(v.supported for v in verdicts.verifications))
     unsupported = [v.claim for v in verdicts.verifications if not v.supported]
     return j.result(
@@ -122,10 +52,8 @@ async def faithfulness(j: Judging, *, input: Any, output: Any, expected_output: 
 @judge("answer_relevancy", prompts.ANSWER_RELEVANCY_VERSION)
 async def answer_relevancy(j: Judging, *, input: Any, output: Any, expected_output: Any) -> Evaluation:
     """How well the answer addresses the query (0-1, judged)."""
-    verdict = await ask_judge(
-        j.model, prompts.Score, prompts.relevancy_prompt(query_text(input), answer_text(output))
-    )
-    return j.result(verdict.score, verdict.reasoning or None)
+    verdict = await j.ask(prompts.Score, prompts.relevancy_prompt(query_text(input), answer_text(output)))
+    return j.result(j.on_scale(verdict.score, 0, 1), verdict.reasoning or None)
 
 
 @judge("citation_precision", prompts.CITATION_PRECISION_VERSION, regression=0.03)
@@ -136,12 +64,10 @@ async def citation_precision(j: Judging, *, input: Any, output: Any, expected_ou
     if not markers:
         return j.result(1.0, "no citations to verify")
     verdicts = (
-        await ask_judge(
-            j.model, prompts.CitationVerdicts, prompts.citation_prompt(answer, citation_sources(output))
-        )
+        await j.ask(prompts.CitationVerdicts, prompts.citation_prompt(answer, citation_sources(output)))
     ).citations
     if not verdicts:
-        return j.result(None, "judge returned no citation verdicts")
+        raise NotMeasured("the judge returned no citation verdicts", j.last_raw)
     correct = sum(v.supported for v in verdicts)
     return j.result(
         round(correct / len(verdicts), 6),
@@ -156,10 +82,9 @@ async def trajectory_judge(j: Judging, *, input: Any, output: Any, expected_outp
     trajectory = render_trajectory(as_list(as_dict(output, "output").get("trajectory"), "output.trajectory"))
     reference_raw = as_dict(expected_output, "expected_output").get("reference_trajectory")
     reference = render_trajectory(as_list(reference_raw, "reference_trajectory")) if reference_raw else None
-    verdict = await ask_judge(
-        j.model, prompts.Score, prompts.trajectory_prompt(query_text(input), trajectory, reference)
-    )
-    return j.result(verdict.score, verdict.reasoning or None, with_reference=reference is not None)
+    verdict = await j.ask(prompts.Score, prompts.trajectory_prompt(query_text(input), trajectory, reference))
+    score = j.on_scale(verdict.score, 0, 1)
+    return j.result(score, verdict.reasoning or None, with_reference=reference is not None)
 
 
 @judge("drive_thru_tone", prompts.TONE_VERSION)
@@ -172,8 +97,10 @@ async def drive_thru_tone(j: Judging, *, input: Any, output: Any, expected_outpu
     prompt = prompts.tone_prompt(
         str(data.get("customer_utterance") or ""), data.get("previous_response"), response
     )
-    verdict = await ask_judge(j.model, prompts.ToneVerdict, prompt)
-    value = ((verdict.friendliness - 1) / 4 + (verdict.conciseness - 1) / 4) / 2
+    verdict = await j.ask(prompts.ToneVerdict, prompt)
+    friendliness = j.on_scale(verdict.friendliness, 1, 5, "friendliness")
+    conciseness = j.on_scale(verdict.conciseness, 1, 5, "conciseness")
+    value = ((friendliness - 1) / 4 + (conciseness - 1) / 4) / 2
     return j.result(
         round(value, 6),
         verdict.reasoning or None,

@@ -22,6 +22,7 @@ from shared.evaluators import (
     multi_turn,
     rag,
     retrieval,
+    rubric,
     trajectory,
 )
 from shared.evaluators.plugins import PluginSettings, import_modules, load_entry_points
@@ -34,6 +35,7 @@ BUILTIN_MODULES: tuple[ModuleType, ...] = (
     retrieval,
     rag,
     judges,
+    rubric,
     conversation,
     multi_turn,
     generic,

@@ -13,7 +13,7 @@ from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import SamplingConfig
 from shared.evaluators import UnknownEvaluator
 from shared.evaluators.arguments import validate_arguments
-from shared.evaluators.judge_model import judge_config, judge_model_for
+from shared.evaluators.judge_model import judge_available
 from shared.evaluators.loading import process_registry
 
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
@@ -37,9 +37,10 @@ class SamplingFilters(BaseModel):
 
 def default_evaluators() -> list[EvaluatorSpec]:
     """The deterministic reference-free evaluators, plus the tone judge when a judge model is
-    configured (``MISTRAL_API_KEY``); without one a judge would only record "skipped"."""
+    configured (``MISTRAL_API_KEY``, ``OPENAI_BASE_URL``…); without one a judge would only
+    record "skipped"."""
     names = list(DEFAULT_EVALUATORS)
-    if judge_model_for(judge_config(None, 0.0)) is not None:
+    if judge_available():
         names += JUDGE_EVALUATORS
     return [EvaluatorSpec(name=name) for name in names]
 

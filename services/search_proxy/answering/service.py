@@ -25,7 +25,13 @@ class Answerer(Protocol):
 
 
 class AnswererNotConfigured(LookupError):
-    """The request asked for an answerer this proxy does not have (mistral without a key)."""
+    """The request asked for an answerer this proxy does not have (mistral without a key, …)."""
+
+
+NOT_CONFIGURED_HINT = (
+    "set ANSWER_PROVIDER and, for mistral, MISTRAL_API_KEY; for openai (any OpenAI-compatible "
+    "endpoint), OPENAI_BASE_URL or OPENAI_API_KEY and ANSWER_MODEL (or OPENAI_MODEL) on the search-proxy"
+)
 
 
 class AnswerService:
@@ -34,21 +40,21 @@ class AnswerService:
         search: SearchService,
         passages: PassageLookup,
         extractive: Answerer,
-        mistral: Answerer | None = None,
+        llm: Answerer | None = None,
     ) -> None:
+        """``llm`` (named ``provider:model``) answers requests for its provider and is the default."""
         self._search = search
         self._passages = passages
         self._answerers: dict[str, Answerer] = {"extractive": extractive}
-        if mistral is not None:
-            self._answerers["mistral"] = mistral
-        self.default_answerer = "mistral" if mistral is not None else "extractive"
+        self.default_answerer = "extractive"
+        if llm is not None:
+            self.default_answerer = llm.name.partition(":")[0]
+            self._answerers[self.default_answerer] = llm
 
     def answerer(self, name: str | None) -> Answerer:
         chosen = name or self.default_answerer
         if chosen not in self._answerers:
-            raise AnswererNotConfigured(
-                f"answerer {chosen!r} is not configured: set MISTRAL_API_KEY on the search-proxy"
-            )
+            raise AnswererNotConfigured(f"answerer {chosen!r} is not configured: {NOT_CONFIGURED_HINT}")
         return self._answerers[chosen]
 
     async def answer(self, request: AnswerRequest) -> AnswerResponse:

@@ -1,6 +1,9 @@
 """Generation pipeline: generate -> critic score -> filter (overall >= min_score) -> resolve ground
 truth against the corpus -> golden dataset (validated). Models are any object with LangChain's
-``with_structured_output(schema)`` (``ChatMistralAI`` in production, a fake in tests)."""
+``with_structured_output(schema)`` (:class:`shared.llm.StructuredModel` in production, a fake in
+tests). A reply that never parses (:class:`~shared.llm.LlmReplyInvalid`) is skipped and counted:
+a generation batch is lost (another is asked, up to ``max_batches``), a query without a critic
+score is dropped."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from services.search_proxy.generation.prompts import (
 )
 from services.search_proxy.generation.schemas import CriticScore, GeneratedQuery, QueryBatch, ScoredQuery
 from shared.datasets.retrieval_golden import QUERY_TYPES, EvalCase, EvalDataset, parse_golden
+from shared.llm import LlmReplyInvalid
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,7 @@ class GenerationConfig(BaseModel):
 
 class GenerationReport(BaseModel):
     generated: int
+    unparsable_replies: int = Field(default=0, description="Model replies skipped: they never parsed")
     passed_critic: int
     resolved: int
     dropped_missing_ids: list[str] = Field(default_factory=list)
@@ -62,8 +67,10 @@ def _expect(result: Any, schema: type[BaseModel]) -> Any:
 
 
 async def generate_queries(
-    model: StructuredChatModel, corpus: Corpus, config: GenerationConfig
+    model: StructuredChatModel, corpus: Corpus, config: GenerationConfig, skipped: list[str] | None = None
 ) -> list[GeneratedQuery]:
+    """Up to ``config.count`` distinct queries; a batch whose reply never parses is appended to
+    ``skipped`` (its reason) and another batch is asked, up to ``max_batches`` in all."""
     runnable = model.with_structured_output(QueryBatch)
     events = prompt_events(corpus)
     queries: list[GeneratedQuery] = []
@@ -75,7 +82,12 @@ async def generate_queries(
         wanted = sorted(QUERY_TYPES, key=lambda t: counts[t])[:3]
         n = min(config.batch_size, config.count - len(queries))
         prompt = generation_prompt(events, n, corpus.reference_time.isoformat(), wanted)
-        batch: QueryBatch = _expect(await runnable.ainvoke(prompt), QueryBatch)
+        try:
+            batch: QueryBatch = _expect(await runnable.ainvoke(prompt), QueryBatch)
+        except LlmReplyInvalid as exc:
+            log.warning("generation batch skipped: %s", exc.reason)
+            (skipped if skipped is not None else []).append(exc.reason)
+            continue
         for query in batch.queries:
             key = " ".join(query.query.lower().split())
             if key not in seen:
@@ -85,19 +97,30 @@ async def generate_queries(
 
 
 async def score_queries(
-    model: StructuredChatModel, corpus: Corpus, queries: list[GeneratedQuery], concurrency: int
+    model: StructuredChatModel,
+    corpus: Corpus,
+    queries: list[GeneratedQuery],
+    concurrency: int,
+    skipped: list[str] | None = None,
 ) -> list[ScoredQuery]:
+    """The critic's score of each query; a query whose critic reply never parses is left out (its
+    reason appended to ``skipped``)."""
     runnable = model.with_structured_output(CriticScore)
     by_id: dict[str, PromptEvent] = {e.id: e for e in prompt_events(corpus)}
     gate = asyncio.Semaphore(concurrency)
 
-    async def score(query: GeneratedQuery) -> ScoredQuery:
+    async def score(query: GeneratedQuery) -> ScoredQuery | None:
         expected = [by_id[i] for i in query.expected_event_ids if i in by_id]
         async with gate:
-            result = await runnable.ainvoke(critic_prompt(query.query, query.query_type, expected))
+            try:
+                result = await runnable.ainvoke(critic_prompt(query.query, query.query_type, expected))
+            except LlmReplyInvalid as exc:
+                log.warning("critic reply skipped: %s", exc.reason)
+                (skipped if skipped is not None else []).append(exc.reason)
+                return None
         return ScoredQuery(generated=query, score=_expect(result, CriticScore))
 
-    return list(await asyncio.gather(*(score(q) for q in queries)))
+    return [s for s in await asyncio.gather(*(score(q) for q in queries)) if s is not None]
 
 
 def filter_by_score(scored: list[ScoredQuery], min_score: int) -> list[ScoredQuery]:
@@ -148,15 +171,17 @@ def build_dataset(kept: list[ScoredQuery], config: GenerationConfig, description
 async def run_generation(
     generator: StructuredChatModel, critic: StructuredChatModel, corpus: Corpus, config: GenerationConfig
 ) -> GenerationReport:
-    generated = await generate_queries(generator, corpus, config)
+    skipped: list[str] = []
+    generated = await generate_queries(generator, corpus, config, skipped)
     log.info("queries generated", extra={"count": len(generated)})
-    scored = await score_queries(critic, corpus, generated, config.concurrency)
+    scored = await score_queries(critic, corpus, generated, config.concurrency, skipped)
     passed = filter_by_score(scored, config.min_score)
     kept, dropped = resolve_ground_truth(passed, corpus.ids)
     if not kept:
         raise GenerationError(
             f"no usable queries: {len(generated)} generated, {len(passed)} passed the critic "
-            f"(min_score {config.min_score}), none had ground truth in the corpus"
+            f"(min_score {config.min_score}), none had ground truth in the corpus; "
+            f"{len(skipped)} model replies did not parse"
         )
     description = (
         f"Golden retrieval dataset over corpus {corpus.name} ({corpus.corpus_version}): LLM-generated, "
@@ -164,6 +189,7 @@ async def run_generation(
     )
     return GenerationReport(
         generated=len(generated),
+        unparsable_replies=len(skipped),
         passed_critic=len(passed),
         resolved=len(kept),
         dropped_missing_ids=dropped,

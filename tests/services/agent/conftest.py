@@ -43,3 +43,8 @@ def dataset() -> dict[str, Any]:
 @pytest.fixture
 def runtime() -> AgentRuntime:
     return AgentRuntime.from_settings(offline_settings())
+
+
+from tests.llm_provider import provider  # noqa: E402  (the bad-day provider fixture)
+
+__all__ = ["offline_settings", "provider"]

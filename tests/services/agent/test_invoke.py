@@ -14,7 +14,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
-from services.agent.chat_models import ModelFactory, ModelUnavailableError, make_mistral
+from services.agent.chat_models import ModelFactory, ModelUnavailableError, make_remote
 from services.agent.domain import Menu, Order
 from services.agent.invoke import invoke_agent
 from services.agent.prompt import BUILTIN_TEMPLATE, PromptSource, render_system_prompt
@@ -135,12 +135,12 @@ async def test_mistral_without_a_key_is_a_clear_error(runtime: AgentRuntime) -> 
     assert not response.ok
     assert response.error is not None and "MISTRAL_API_KEY" in response.error
     with pytest.raises(ModelUnavailableError, match="MISTRAL_API_KEY"):
-        make_mistral(MISTRAL, offline_settings())
+        make_remote(MISTRAL, offline_settings())
 
 
 def test_mistral_model_gets_explicit_timeout_and_retries() -> None:
     settings = offline_settings(mistral_api_key="k", mistral_timeout_s=7, mistral_max_retries=1)
-    model: Any = make_mistral(ModelConfig(provider="mistral", temperature=0.3), settings)
+    model: Any = make_remote(ModelConfig(provider="mistral", temperature=0.3), settings)
     assert (model.model, model.timeout, model.max_retries, model.temperature) == (
         "mistral-small-latest",
         7,

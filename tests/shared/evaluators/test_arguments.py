@@ -44,4 +44,8 @@ def test_every_builtin_has_an_arguments_model() -> None:
         assert entry.arguments.model_config.get("extra") == "forbid", entry.name
     # the values each call is given are never arguments
     assert "output" not in get("order_correctness").arguments.model_fields
-    assert list(get("faithfulness").arguments.model_fields) == ["judge_model", "temperature"]
+    assert list(get("faithfulness").arguments.model_fields) == [
+        "judge_model",
+        "judge_provider",
+        "temperature",
+    ]

@@ -1,23 +1,23 @@
-"""LLM judges against a fake tool-calling chat model (no network)."""
+"""LLM judges against a fake judge model (no network); the bad-day server: test_judges_bad_day.py."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import pytest
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
-from langchain_core.tools import BaseTool
-from langchain_mistralai import ChatMistralAI
-from pydantic import Field
+from pydantic import BaseModel
 
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.evaluators.judge_model import SKIPPED, JudgeConfig, mistral_judge_factory, set_judge_factory
+from shared.evaluators.judge_model import (
+    SKIPPED,
+    default_judge_factory,
+    judge_available,
+    judge_config,
+    set_judge_factory,
+)
 from shared.evaluators.judges import (
     answer_relevancy,
     citation_precision,
@@ -25,51 +25,35 @@ from shared.evaluators.judges import (
     faithfulness,
     trajectory_judge,
 )
+from shared.llm import LlmCallStats, LlmConfig, StructuredLlm, StructuredReply
 from tests.evaluator_registry import get, run_item_evaluators
 
 pytestmark = pytest.mark.unit
 
+T = TypeVar("T", bound=BaseModel)
 
-class FakeJudge(BaseChatModel):
-    """Answers each structured-output request with canned tool-call args for that schema."""
+
+@dataclass
+class FakeJudge:
+    """Answers each request with the canned answer for its schema (by class name)."""
 
     answers: dict[str, dict[str, Any]]
-    prompts: list[str] = Field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)
 
-    @property
-    def _llm_type(self) -> str:
-        return "fake-judge"
-
-    def bind_tools(
-        self,
-        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
-        *,
-        tool_choice: str | None = None,
-        **kwargs: Any,
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        return self.bind(tools=list(tools), **kwargs)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        schema_name = kwargs["tools"][0].__name__
-        self.prompts.append(str(messages[-1].content))
-        call = {"name": schema_name, "args": self.answers[schema_name], "id": f"call-{len(self.prompts)}"}
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content="", tool_calls=[call]))])
+    async def ask(self, schema: type[T], prompt: str) -> StructuredReply[T]:
+        self.prompts.append(prompt)
+        stats = LlmCallStats(requests=1, input_tokens=10, output_tokens=5, response_format="json_schema")
+        return StructuredReply(schema.model_validate(self.answers[schema.__name__]), raw="{}", stats=stats)
 
 
 @pytest.fixture
-def install() -> Iterator[Callable[[dict[str, dict[str, Any]]], tuple[FakeJudge, list[JudgeConfig]]]]:
-    configs: list[JudgeConfig] = []
+def install() -> Iterator[Callable[[dict[str, dict[str, Any]]], tuple[FakeJudge, list[LlmConfig]]]]:
+    configs: list[LlmConfig] = []
 
-    def _install(answers: dict[str, dict[str, Any]]) -> tuple[FakeJudge, list[JudgeConfig]]:
+    def _install(answers: dict[str, dict[str, Any]]) -> tuple[FakeJudge, list[LlmConfig]]:
         judge = FakeJudge(answers=answers)
 
-        def factory(config: JudgeConfig) -> FakeJudge:
+        def factory(config: LlmConfig) -> FakeJudge:
             configs.append(config)
             return judge
 
@@ -78,6 +62,20 @@ def install() -> Iterator[Callable[[dict[str, dict[str, Any]]], tuple[FakeJudge,
 
     yield _install
     set_judge_factory(None)
+
+
+@pytest.fixture(autouse=True)
+def judge_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Judges resolve to Mistral (a key that is never used: the fake answers)."""
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "JUDGE_PROVIDER",
+        "JUDGE_MODEL",
+        "YARDSTICK_JUDGE_MODEL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MISTRAL_API_KEY", "test-key-not-used")
 
 
 RAG_OUTPUT = {
@@ -103,9 +101,16 @@ def test_all_judges_are_registered_reference_free() -> None:
 async def test_without_a_judge_model_every_judge_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
     set_judge_factory(None)
-    names = ["faithfulness", "answer_relevancy", "citation_precision", "trajectory_judge", "drive_thru_tone"]
+    names = [
+        "faithfulness",
+        "answer_relevancy",
+        "citation_precision",
+        "trajectory_judge",
+        "drive_thru_tone",
+        "llm_rubric",
+    ]
     evs = await run_item_evaluators(
-        [EvaluatorSpec(name=n) for n in names],
+        [EvaluatorSpec(name=n, args={"criteria": "polite"} if n == "llm_rubric" else {}) for n in names],
         input={"query": "q", "customer_utterance": "q"},
         output=RAG_OUTPUT,
         expected_output=None,
@@ -114,16 +119,38 @@ async def test_without_a_judge_model_every_judge_skips(monkeypatch: pytest.Monke
     assert [e.name for e in evs] == names
     for ev in evs:
         assert ev.value is None and ev.comment == SKIPPED and ev.error is None
-        assert set(ev.metadata) == {"judge_model", "prompt_version", "temperature"}
+        assert set(ev.metadata) == {"judge_provider", "judge_model", "prompt_version", "temperature"}
+        assert (
+            ev.metadata["judge_provider"] == "offline"
+            and ev.evaluator_version == ev.metadata["prompt_version"]
+        )
 
 
-def test_default_factory_builds_mistral_only_with_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
-    assert mistral_judge_factory(JudgeConfig(model="mistral-small-latest")) is None
-    monkeypatch.setenv("MISTRAL_API_KEY", "test-key-not-used")
-    model = mistral_judge_factory(JudgeConfig(model="mistral-small-latest", temperature=0.1))
-    assert isinstance(model, ChatMistralAI)
-    assert (model.model, model.temperature, model.max_retries) == ("mistral-small-latest", 0.1, 2)
+def test_default_factory_asks_the_configured_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    model = default_judge_factory(judge_config(None, 0.1))
+    assert isinstance(model, StructuredLlm)
+    assert model.config.identity == "mistral:mistral-small-latest" and model.config.temperature == 0.1
+    monkeypatch.setenv("JUDGE_MODEL", "mistral-large-latest")
+    assert judge_config(None, 0.0).model == "mistral-large-latest"
+    assert judge_config("mistral-medium", 0.0).model == "mistral-medium"  # the argument wins
+    monkeypatch.delenv("MISTRAL_API_KEY")
+    assert default_judge_factory(judge_config(None, 0.0)) is None  # auto: offline
+
+
+async def test_an_invalid_judge_setting_is_not_measured_saying_which(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGE_PROVIDER", "anthropic")
+    ev = await answer_relevancy(input={"query": "q"}, output={"answer": "a"})
+    assert ev.value is None and ev.comment is not None
+    assert ev.comment.startswith("not measured: invalid LLM settings: JUDGE_PROVIDER: Input should be")
+    assert not judge_available()
+
+
+async def test_a_provider_named_but_not_configured_is_not_measured_saying_what_to_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("MISTRAL_API_KEY")
+    ev = await answer_relevancy(input={"query": "q"}, output={"answer": "a"}, judge_provider="openai")
+    assert ev.value is None and ev.comment is not None and "OPENAI_BASE_URL" in ev.comment
 
 
 async def test_faithfulness_decomposes_and_verifies(install: Any) -> None:
@@ -145,8 +172,10 @@ async def test_faithfulness_decomposes_and_verifies(install: Any) -> None:
     assert ev.value == pytest.approx(2 / 3, abs=1e-6)
     assert ev.metadata["unsupported"] == ["It was DNS"]
     assert ev.metadata["judge_model"] == "mistral-large-latest" and ev.metadata["temperature"] == 0.2
-    assert ev.metadata["prompt_version"] == "faithfulness-v1"
-    assert configs[0] == JudgeConfig(model="mistral-large-latest", temperature=0.2)
+    assert ev.metadata["prompt_version"] == "faithfulness-v2" and ev.metadata["judge_provider"] == "mistral"
+    assert ev.metadata["usage"] == {"input_tokens": 20, "output_tokens": 10}  # two calls
+    assert (ev.metadata["llm_requests"], ev.metadata["retries"]) == (2, 0)
+    assert (configs[0].model, configs[0].temperature) == ("mistral-large-latest", 0.2)
     assert "Redis failed at 3am [1]" in judge.prompts[0]
     assert "[Doc 1] Postmortem\nRedis outage at 3am" in judge.prompts[1]
 
@@ -156,6 +185,17 @@ async def test_faithfulness_edge_cases(install: Any) -> None:
     assert (await faithfulness(output={"answer": "Hmm."})).value == 0.0
     none = await faithfulness(output={"answer": ""})
     assert none.value is None and none.comment == "no answer in output"
+
+
+async def test_faithfulness_with_verdicts_missing_is_not_measured(install: Any) -> None:
+    install(
+        {
+            "Claims": {"claims": ["a", "b", "c"]},
+            "ClaimVerdicts": {"verifications": [{"claim": "a", "supported": True}]},
+        }
+    )
+    ev = await faithfulness(output={"answer": "A. B. C."})
+    assert ev.value is None and ev.comment == "not measured: the judge returned 1 verdicts for 3 claims"
 
 
 async def test_answer_relevancy(install: Any) -> None:
@@ -218,7 +258,7 @@ async def test_drive_thru_tone_rescales_the_two_ratings(install: Any) -> None:
     assert "Agent's previous reply: Is that all?" in judge.prompts[0]
 
 
-async def test_an_out_of_range_judge_answer_is_a_recorded_failure(install: Any) -> None:
+async def test_an_out_of_scale_judge_answer_is_not_measured_never_clipped(install: Any) -> None:
     install({"Score": {"score": 1.7, "reasoning": "too generous"}})
     [ev] = await run_item_evaluators(
         [EvaluatorSpec(name="answer_relevancy")],
@@ -227,12 +267,24 @@ async def test_an_out_of_range_judge_answer_is_a_recorded_failure(install: Any) 
         expected_output=None,
         metadata={},
     )
-    assert ev.value is None and ev.error is not None
+    assert ev.value is None and ev.error is None
+    assert ev.comment == "not measured: score 1.7 is outside the scale 0-1"
+    assert ev.metadata["reason"] == "score 1.7 is outside the scale 0-1" and ev.metadata["raw_reply"] == "{}"
+
+
+async def test_tone_ratings_outside_1_to_5_are_not_measured(install: Any) -> None:
+    install({"ToneVerdict": {"friendliness": 5, "conciseness": 0, "reasoning": "?"}})
+    ev = await drive_thru_tone(input={"customer_utterance": "yes"}, output={"response": "Great!"})
+    assert ev.value is None and ev.comment == "not measured: conciseness 0 is outside the scale 1-5"
+
+
+LIVE_KEY = os.environ.get("MISTRAL_API_KEY")
 
 
 @pytest.mark.live_llm
-@pytest.mark.skipif(not os.environ.get("MISTRAL_API_KEY"), reason="needs MISTRAL_API_KEY")
-async def test_live_mistral_answer_relevancy() -> None:
+@pytest.mark.skipif(not LIVE_KEY, reason="needs MISTRAL_API_KEY")
+async def test_live_mistral_answer_relevancy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MISTRAL_API_KEY", LIVE_KEY or "")
     set_judge_factory(None)
     ev = await answer_relevancy(
         input={"query": "What is the capital of France?"},

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.evaluators.judge_model import JudgeConfig, set_judge_factory
+from shared.evaluators.judge_model import set_judge_factory
+from shared.llm import LlmConfig
 from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingSettings
 
 pytestmark = pytest.mark.unit
@@ -18,7 +19,7 @@ def test_config_validation() -> None:
 
 
 def _default_names(judge: object | None) -> list[str]:
-    def factory(config: JudgeConfig) -> object | None:
+    def factory(config: LlmConfig) -> object | None:
         return judge  # stands for a chat model; default_evaluators only asks whether there is one
 
     set_judge_factory(factory)  # type: ignore[arg-type]

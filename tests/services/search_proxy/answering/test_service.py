@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.search_proxy.answering import AnswerService, ExtractiveAnswerer, MistralAnswerer
-from services.search_proxy.answering.mistral import LlmAnswer
+from services.search_proxy.answering import AnswerService, ExtractiveAnswerer, LlmAnswerer
+from services.search_proxy.answering.llm_answerer import LlmAnswer
 from services.search_proxy.result_cache import ResultCache
 from services.search_proxy.search_filters import SearchFilters
 from services.search_proxy.search_service import SearchBackend, SearchService
@@ -26,7 +26,7 @@ class RedisBackend:
         return [SearchHit(id=i, score=1.0 / n, rank=n) for n, i in enumerate(ids, start=1)]
 
 
-def answers(mistral: MistralAnswerer | None = None) -> AnswerService:
+def answers(mistral: LlmAnswerer | None = None) -> AnswerService:
     backends: dict[str, SearchBackend] = {"corpus": RedisBackend()}
     search = SearchService(backends, default_backend="corpus", cache=ResultCache(ttl_s=0, max_entries=0))
     return AnswerService(search, lookup(), ExtractiveAnswerer(), mistral)
@@ -54,7 +54,7 @@ async def test_mistral_is_the_default_when_configured_and_refused_when_not() -> 
             }
         }
     )
-    service = answers(MistralAnswerer(model, "m"))
+    service = answers(LlmAnswerer(model, "mistral:m"))
     reply = await service.answer(AnswerRequest(query="Why did Redis fail?"))
     assert reply.answerer == "mistral:m" and reply.answer == "Pool exhaustion. [1]"
     offline = await service.answer(AnswerRequest(query="Why did Redis fail?", answerer="extractive"))
@@ -67,7 +67,7 @@ async def test_a_failing_model_is_an_error_reply() -> None:
     def boom(prompt: str) -> object:
         raise RuntimeError("rate limited")
 
-    reply = await answers(MistralAnswerer(FakeChatModel({LlmAnswer: boom}), "m")).answer(
+    reply = await answers(LlmAnswerer(FakeChatModel({LlmAnswer: boom}), "mistral:m")).answer(
         AnswerRequest(query="Why did Redis fail?")
     )
     assert not reply.ok and reply.error == "answerer failed: RuntimeError: rate limited"

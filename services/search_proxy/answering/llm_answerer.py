@@ -1,15 +1,19 @@
-"""The LLM answerer: Mistral (any model with LangChain's ``with_structured_output``) writes the
-answer from the numbered passages and says which passages each sentence comes from."""
+"""The LLM answerer: a model on the provider layer (Mistral, or any OpenAI-compatible endpoint;
+in tests anything with LangChain's ``with_structured_output``) writes the answer from the numbered
+passages and says which passages each sentence comes from. Structured output goes through
+:class:`shared.llm.StructuredLlm` (``json_schema`` → ``json_object`` → tolerant parsing); a reply
+that never parses fails the answer with the reason (``answerer failed: LlmReplyInvalid: …``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field
 
 from services.search_proxy.answering.draft import AnswerDraft, DraftSentence
 from services.search_proxy.answering.passages import Passage
 from services.search_proxy.generation.pipeline import StructuredChatModel
+from shared.llm import LlmConfig, StructuredLlm, StructuredModel
 
 PROMPT_VERSION = "answer-v1"
 
@@ -42,10 +46,15 @@ Rules:
 - If the passages do not answer the question, return no sentences and abstained = true."""
 
 
-class MistralAnswerer:
-    def __init__(self, model: StructuredChatModel, model_name: str) -> None:
+class LlmAnswerer:
+    def __init__(self, model: StructuredChatModel, identity: str) -> None:
         self._model = model
-        self.name = f"mistral:{model_name}"
+        self.name = identity
+        """``provider:model``, e.g. ``openai:qwen2.5-7b-instruct``; the provider is its answerer name."""
+
+    @property
+    def provider(self) -> str:
+        return self.name.partition(":")[0]
 
     async def answer(self, question: str, passages: list[Passage], max_sentences: int) -> AnswerDraft:
         if not passages:
@@ -67,13 +76,6 @@ class MistralAnswerer:
         )
 
 
-def mistral_answerer(
-    api_key: SecretStr, model_name: str, timeout_s: int, max_retries: int
-) -> MistralAnswerer:
-    """``ChatMistralAI`` with explicit timeout and retries (its defaults retry for ~20 s)."""
-    from langchain_mistralai import ChatMistralAI
-
-    model = ChatMistralAI(
-        model_name=model_name, temperature=0.0, timeout=timeout_s, max_retries=max_retries, api_key=api_key
-    )
-    return MistralAnswerer(model, model_name)
+def llm_answerer(config: LlmConfig) -> LlmAnswerer:
+    """The answerer on ``config``'s model (explicit timeout and retries from the configuration)."""
+    return LlmAnswerer(StructuredModel(StructuredLlm(config)), config.identity)

@@ -1,0 +1,167 @@
+"""The structured call against a provider on a bad day (a scripted local server)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from shared.llm import PROCESS_FORMATS, LlmCallStats, ResponseFormat, StructuredLlm, llm_config
+from tests.llm_provider import BadDayProvider, Reply
+
+pytestmark = pytest.mark.integration
+
+
+class Verdict(BaseModel):
+    reason: str
+    score: float
+
+
+GOOD = {"reason": "fine", "score": 4}
+
+
+def client(**limits: float) -> StructuredLlm:
+    config = llm_config("openai", "bad-day-model")
+    return StructuredLlm(config.model_copy(update=limits) if limits else config)
+
+
+async def test_a_good_day_uses_json_schema_and_reports_tokens(provider: BadDayProvider) -> None:
+    provider.then(Reply.json(GOOD, usage=(120, 30)))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value == Verdict(reason="fine", score=4) and reply.reason is None
+    assert reply.stats == LlmCallStats(
+        requests=1, input_tokens=120, output_tokens=30, response_format="json_schema"
+    )
+    [seen] = provider.seen
+    assert seen.response_format == "json_schema"
+    assert seen.body["response_format"]["json_schema"]["schema"]["required"] == ["reason", "score"]
+    assert "JSON" in seen.body["messages"][0]["content"] and seen.body["model"] == "bad-day-model"
+
+
+async def test_json_schema_refused_falls_back_to_json_object_and_is_remembered(
+    provider: BadDayProvider,
+) -> None:
+    provider.refuse = {"json_schema"}
+    provider.then(Reply.json(GOOD), Reply.json(GOOD))
+    first = await client().ask(Verdict, "Grade this.")
+    assert first.value is not None and first.stats.format_fallbacks == 1
+    assert first.stats.response_format == "json_object" and first.stats.retries == 0
+    second = await client().ask(Verdict, "Grade that.")
+    assert second.value is not None and second.stats.format_fallbacks == 0 and second.stats.requests == 1
+    assert [s.response_format for s in provider.seen] == ["json_schema", "json_object", "json_object"]
+    assert provider.statuses() == [500, 200, 200]
+
+
+async def test_every_format_refused_falls_back_to_plain_text(provider: BadDayProvider) -> None:
+    provider.refuse = {"json_schema", "json_object"}
+    provider.then(Reply(content='Here you go: ```json\n{"reason": "fine", "score": 2}\n```'))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value == Verdict(reason="fine", score=2)
+    assert (reply.stats.format_fallbacks, reply.stats.response_format) == (2, "text")
+    assert "response_format" not in provider.seen[-1].body
+
+
+async def test_malformed_json_is_asked_again_then_not_measured_with_the_raw_reply(
+    provider: BadDayProvider,
+) -> None:
+    provider.then(
+        Reply(content='{"reason": "fine", "score": '), Reply(content="I would say four out of five.")
+    )
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None
+    assert reply.reason is not None and reply.reason.startswith("reply did not parse after 2 tries")
+    assert reply.raw == "I would say four out of five."
+    assert (reply.stats.requests, reply.stats.parse_failures, reply.stats.retries) == (2, 2, 0)
+    assert (reply.stats.input_tokens, reply.stats.output_tokens) == (22, 14)  # both replies counted
+    retry_messages = provider.seen[1].body["messages"]
+    assert [m["role"] for m in retry_messages] == ["user", "assistant", "user"]
+    assert retry_messages[1]["content"] == '{"reason": "fine", "score": '
+    assert "could not be used (no JSON object found in the reply)" in retry_messages[2]["content"]
+
+
+async def test_a_second_reply_that_parses_is_used(provider: BadDayProvider) -> None:
+    provider.then(Reply(content="not json"), Reply.json(GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.parse_failures == 1 and reply.stats.requests == 2
+
+
+async def test_429_honours_retry_after_and_counts_the_retry(provider: BadDayProvider) -> None:
+    provider.then(Reply.error(429, retry_after="0.2"), Reply.error(503, retry_after="0"), Reply.json(GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None
+    assert (reply.stats.retries, reply.stats.requests) == (2, 3)
+    assert reply.stats.waited_s == pytest.approx(0.2)
+    assert provider.statuses() == [429, 503, 200]
+
+
+async def test_a_retry_after_beyond_the_allowed_wait_gives_up_at_once(provider: BadDayProvider) -> None:
+    provider.then(Reply.error(429, retry_after="120"))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None
+    assert "asked to retry after 120 s, more than the 30 s allowed" in reply.reason
+    assert (reply.stats.requests, reply.stats.retries) == (1, 0)
+
+
+async def test_500s_are_retried_a_bounded_number_of_times(provider: BadDayProvider) -> None:
+    reply = await client(max_retries=2).ask(Verdict, "Grade this.")  # the fallback: 500 forever
+    assert reply.value is None and reply.reason is not None
+    assert reply.reason.startswith("provider unavailable:") and "HTTP 500" in reply.reason
+    assert "after 2 retries" in reply.reason
+    # json_schema and json_object are refused once each, then plain text is sent 1 + 2 times
+    assert (reply.stats.format_fallbacks, reply.stats.retries, reply.stats.requests) == (2, 2, 5)
+    assert [s.response_format for s in provider.seen] == ["json_schema", "json_object", None, None, None]
+    assert reply.stats.parse_failures == 0  # an unavailable provider ends the call: no second reply asked
+
+
+async def test_a_transient_500_in_text_mode_is_retried(provider: BadDayProvider) -> None:
+    PROCESS_FORMATS.accepted(client().config, ResponseFormat.TEXT)
+    provider.then(Reply.error(502), Reply.error(500), Reply.json(GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.retries == 2 and provider.statuses() == [502, 500, 200]
+
+
+async def test_a_slow_reply_times_out_and_is_retried(provider: BadDayProvider) -> None:
+    provider.then(Reply.json(GOOD, delay_s=6), Reply.json(GOOD))
+    reply = await client(timeout_s=1.5).ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.retries == 1 and reply.stats.requests == 2
+
+
+async def test_a_slow_provider_ends_not_measured(provider: BadDayProvider) -> None:
+    provider.fallback = Reply.json(GOOD, delay_s=5)
+    reply = await client(timeout_s=0.2, max_retries=1).ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None
+    assert "no reply within 0.2 s" in reply.reason and reply.stats.retries == 1
+
+
+async def test_a_200_whose_body_is_not_json_is_retried(provider: BadDayProvider) -> None:
+    provider.then(Reply(body="<html>gateway</html>"), Reply.json(GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.retries == 1
+
+
+async def test_json_in_a_tool_call_is_read(provider: BadDayProvider) -> None:
+    provider.then(Reply.tool_call("Verdict", GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value == Verdict(reason="fine", score=4)
+
+
+async def test_an_unauthorised_key_is_not_retried(provider: BadDayProvider) -> None:
+    provider.then(Reply.error(401, body="invalid api key"))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None and "HTTP 401: invalid api key" in reply.reason
+    assert reply.stats.requests == 1
+
+
+async def test_no_server_at_all_is_not_measured(provider: BadDayProvider) -> None:
+    config = llm_config("openai", "m").model_copy(
+        update={"base_url": "http://127.0.0.1:9/v1", "max_retries": 1, "backoff_s": 0.0}
+    )
+    reply = await StructuredLlm(config).ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None and "connection failed" in reply.reason
+    assert reply.stats.retries == 1
+
+
+async def test_a_200_that_is_not_a_chat_completion_is_not_measured(provider: BadDayProvider) -> None:
+    provider.then(Reply(body='{"choices": {"0": "surprise"}}'))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None
+    assert reply.reason.startswith("the reply is not a chat completion (choices:")

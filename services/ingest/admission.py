@@ -2,8 +2,9 @@
 
 A request that would pass either bound is refused at once (429 with ``Retry-After``; the exporter
 retries) instead of waiting in a queue: the receiver's memory stays bounded however hard it is
-flooded. A request holds its ``Content-Length`` (the limit when unknown) from the start, and grows
-its hold to the inflated size once a gzip body is inflated.
+flooded (a refused request's body is read in chunks and dropped, never held). A request holds its
+``Content-Length`` (the limit when unknown) from the start, and grows its hold to the inflated size
+once a gzip body is inflated.
 """
 
 from __future__ import annotations

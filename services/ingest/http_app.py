@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,6 +19,8 @@ from shared.db import make_engine, make_session_factory
 from shared.db.health import postgres_problem
 from shared.http.problem_details import problem_response
 from shared.messaging import ConnectionHealth, connect_nats
+
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: IngestSettings) -> FastAPI:
@@ -58,9 +61,15 @@ def create_app(settings: IngestSettings) -> FastAPI:
     async def refused(request: Request, exc: IngestError) -> JSONResponse:
         if (receiver := state.get("receiver")) is not None:
             receiver.refused(exc)
+        level = logging.DEBUG if exc.status == 429 else logging.WARNING if exc.retry else logging.INFO
+        log.log(
+            level,
+            "export refused",
+            extra={"status": exc.status, "error": type(exc).__name__, "detail": exc.detail},
+        )
         headers = {"Retry-After": str(settings.ingest_retry_after_s)} if exc.retry else {}
-        if exc.status in (413, 429):
-            headers["Connection"] = "close"  # the body may be unread: do not reuse the connection
+        if exc.status == 413:
+            headers["Connection"] = "close"  # the body is left unread: do not reuse the connection
         return problem_response(exc.status, exc.detail, error=type(exc).__name__, headers=headers)
 
     @app.get("/healthz", tags=["health"])

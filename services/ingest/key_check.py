@@ -3,11 +3,14 @@
 Keys are verified against PostgreSQL (``shared.db.api_keys.verify_key``). A verified key is then
 trusted for ``cache_s`` seconds without asking again (by its HMAC digest, never the key itself):
 an exporter sends many requests a second, and a revoked key stops working within ``cache_s``.
-PostgreSQL not answering for a key not in the cache is 503 (retry), not 401.
+Requests with the same key that arrive together wait for one lookup (a burst of exports after a
+restart asks PostgreSQL once, not once per request). PostgreSQL not answering for a key not in
+the cache is 503 (retry), not 401.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from pydantic import BaseModel, Field
@@ -40,6 +43,7 @@ class KeyChecker:
         self._secret = secret
         self._cache_s = cache_s
         self._cache: dict[str, tuple[float, Caller]] = {}
+        self._pending: dict[str, asyncio.Future[Caller | None]] = {}
 
     async def caller(self, authorization: str | None) -> Caller:
         """The caller behind an ``Authorization`` header, if it may send traffic."""
@@ -64,6 +68,20 @@ class KeyChecker:
         cached = self._cache.get(digest)
         if cached is not None and cached[0] > now:
             return cached[1]
+        pending = self._pending.get(digest)
+        if pending is None:
+            pending = asyncio.ensure_future(self._lookup(key))
+            self._pending[digest] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(digest, None))
+        caller = await asyncio.shield(pending)
+        if caller is None:
+            raise Unauthorized("invalid, expired or revoked API key: create one with yardstick keys create")
+        if self._cache_s > 0:
+            self._cache = {d: v for d, v in self._cache.items() if v[0] > now}  # no unbounded growth
+            self._cache[digest] = (now + self._cache_s, caller)
+        return caller
+
+    async def _lookup(self, key: str) -> Caller | None:
         try:
             async with self._sessions() as session:
                 row = await verify_key(session, self._secret, key)
@@ -72,11 +90,4 @@ class KeyChecker:
                 f"cannot check the API key, PostgreSQL is not answering ({type(exc).__name__}): "
                 "retry after the Retry-After delay"
             ) from exc
-        if row is None:
-            self._cache.pop(digest, None)
-            raise Unauthorized("invalid, expired or revoked API key: create one with yardstick keys create")
-        caller = Caller(key_id=row.id, role=row.role, project_id=ingest_project(row))
-        if self._cache_s > 0:
-            self._cache = {d: v for d, v in self._cache.items() if v[0] > now}  # no unbounded growth
-            self._cache[digest] = (now + self._cache_s, caller)
-        return caller
+        return None if row is None else Caller(key_id=row.id, role=row.role, project_id=ingest_project(row))

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Request, Response
 
 from services.ingest.admission import Admission
-from services.ingest.errors import BodyTooLarge, IngestError
+from services.ingest.errors import BodyTooLarge, IngestError, Overloaded
 from services.ingest.export_preparation import ExportBody, PreparedExport, prepare_export
 from services.ingest.key_check import KeyChecker
 from services.ingest.otlp_decoding import (
@@ -54,7 +54,12 @@ class TraceReceiver:
         declared = _content_length(request)
         if declared is not None and declared > self._settings.max_body_bytes:
             raise self._too_large()
-        with self.admission.hold(declared or self._settings.max_body_bytes) as hold:
+        try:
+            hold = self.admission.hold(declared or self._settings.max_body_bytes)
+        except Overloaded:
+            await self._discard(request)  # answered on a connection the client can still read
+            raise
+        with hold:
             caller = await self._keys.caller(request.headers.get("authorization"))
             self.publisher.ensure_connected()
             encoding = encoding_of(request.headers.get("content-type"))
@@ -90,6 +95,15 @@ class TraceReceiver:
                 raise self._too_large()
             chunks.append(chunk)
         return b"".join(chunks)
+
+    async def _discard(self, request: Request) -> None:
+        """Read and drop the body (at most the limit): closing a socket with unread data resets
+        the connection, and the client may lose the answer with it."""
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self._settings.max_body_bytes:
+                return
 
     def _too_large(self) -> BodyTooLarge:
         return BodyTooLarge(

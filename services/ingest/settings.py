@@ -38,7 +38,7 @@ class IngestSettings(CommonSettings):
         default=64, ge=1, description="Export requests being handled at once; more: 429 with Retry-After"
     )
     ingest_max_inflight_bytes: int = Field(
-        default=128 * 2**20, ge=1024, description="Bytes of the requests being handled; more: 429"
+        default=32 * 2**20, ge=1024, description="Bytes of the requests being handled; more: 429"
     )
     ingest_publish_timeout_s: float = Field(
         default=5.0, gt=0, description="Wait this long for JetStream's acknowledgement, then 503"

@@ -5,9 +5,10 @@ forms); a span that follows none is still in the tree. Then, for the trace:
 
 - input: the first LLM call's input messages; output: the last LLM call's output messages (without
   LLM calls, those of the top-most span that has any: an agent span, an OpenInference chain);
-- trajectory: the tool spans in start order, their arguments filled from the model's request of
-  the same call id when the span lacks them; without tool spans, the tool calls the models asked
-  for, each with the result a later call was given (matched by call id);
+- trajectory: the tool spans in start order, with the arguments of the model's request of the
+  same call id when the span has none or only a bare value (a one-argument tool's input); without
+  tool spans, the tool calls the models asked for, each with the result a later call was given
+  (matched by call id);
 - tokens summed over the LLM calls; latency from the first start to the last end; every span with
   an ERROR status listed; conversation and user ids from the top-most span that has them.
 
@@ -105,10 +106,12 @@ def _output(calls: list[LlmCall], ordered: list[SpanReading]) -> list[Message]:
 def _trajectory(tools: list[ToolCall], calls: list[LlmCall]) -> list[ToolCall]:
     requested = [req for call in calls for message in call.output_messages for req in message.tool_calls]
     if tools:
-        arguments = {req.id: req.arguments for req in requested if req.id}
+        asked = {req.id: req.arguments for req in requested if req.id}
         return [
-            tool.model_copy(update={"arguments": arguments.get(tool.call_id)})
-            if tool.arguments is None and tool.call_id in arguments
+            tool.model_copy(update={"arguments": asked[tool.call_id]})
+            if tool.call_id in asked
+            and not isinstance(tool.arguments, dict | list)
+            and asked[tool.call_id] is not None
             else tool
             for tool in tools
         ]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from shared.contracts.span_messages import Span
 from shared.traces._attributes import integer, maybe_json, text
 from shared.traces._messages import openinference_messages
@@ -43,11 +45,12 @@ def read_openinference(span: Span) -> SpanReading | None:
             error=error_text(span),
         )
     elif kind == "TOOL":
+        result, answered = _tool_output(maybe_json(attrs.get("output.value")))
         reading.tool = ToolCall(
             name=text(attrs, "tool.name") or span.name,
-            call_id=text(attrs, "tool_call.id", "tool.id"),
+            call_id=text(attrs, "tool_call.id", "tool.id") or answered,
             arguments=maybe_json(attrs.get("input.value", attrs.get("tool.parameters"))),
-            result=maybe_json(attrs.get("output.value")),
+            result=result,
             span_id=span.span_id,
             error=error_text(span),
         )
@@ -55,6 +58,19 @@ def read_openinference(span: Span) -> SpanReading | None:
         reading.input_messages = _value_message(attrs.get("input.value"), "user")
         reading.output_messages = _value_message(attrs.get("output.value"), "assistant")
     return reading
+
+
+def _tool_output(value: JsonValue) -> tuple[JsonValue, str | None]:
+    """A tool's output and the call id it answers: LangChain's instrumentor writes the whole
+    ``ToolMessage`` (``{"type": "tool", "data": {"content", "tool_call_id", …}}``)."""
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "tool"
+        and isinstance(data := value.get("data"), dict)
+    ):
+        call_id = data.get("tool_call_id")
+        return maybe_json(data.get("content")), call_id if isinstance(call_id, str) else None
+    return value, None
 
 
 def _value_message(value: object, role: str) -> list[Message]:

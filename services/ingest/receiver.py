@@ -55,7 +55,7 @@ class TraceReceiver:
         if declared is not None and declared > self._settings.max_body_bytes:
             raise self._too_large()
         try:
-            hold = self.admission.hold(declared or self._settings.max_body_bytes)
+            hold = self.admission.hold(self._settings.max_body_bytes if declared is None else declared)
         except Overloaded:
             await self._discard(request)  # answered on a connection the client can still read
             raise

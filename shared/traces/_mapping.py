@@ -54,7 +54,8 @@ def trace_record(
     for span in sorted(only_spans, key=lambda s: (s.start_unix_nano, s.span_id)):
         if span.parent_span_id is not None:
             children.setdefault(span.parent_span_id, []).append(span)
-    root_spans = [next(s for s in only_spans if s.span_id == node.span_id) for node in roots]
+    by_id = {span.span_id: span for span in only_spans}
+    root_spans = [by_id[node.span_id] for node in roots]
     ordered = [readings[span.span_id] for span in pre_order(root_spans, children)]
     by_start = sorted(only_spans, key=lambda s: (s.start_unix_nano, s.span_id))
     calls = [r.llm for r in (readings[s.span_id] for s in by_start) if r.llm is not None]

@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
+from shared.traces import TraceAssembler
 from tests.services.ingest.harness import (
     SECRET,
     Ingest,
@@ -28,6 +29,7 @@ from tests.services.ingest.harness import (
     make_spans,
     serve_ingest,
     span_ids,
+    stored_batches,
     stored_spans,
 )
 
@@ -74,6 +76,15 @@ async def test_sdk_export_lands_once_and_a_resent_export_is_deduplicated(
     root = next(span for span in stored if span.parent_span_id is None)
     assert root.name == "invoke_agent shop"
     assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
+
+    assembler = TraceAssembler()  # what the stream gives a reader: one trace, read whole
+    for batch in await stored_batches(nats_client, topology):
+        assembler.add(batch, now=0.0)
+    [trace] = assembler.ready(now=60.0)
+    record = trace.record()
+    assert (record.project_id, record.application, record.span_count) == ("default", "shop-assistant", 5)
+    assert [call.name for call in record.tool_calls] == ["lookup", "lookup"]
+    assert record.usage.input_tokens == 21
 
 
 async def test_gzip_protobuf_and_json_encodings_are_accepted(

@@ -78,6 +78,7 @@ bench: bytecode ui-assets
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/throughput.py
 	$(BIN)/python bench/ui_pages.py
+	$(BIN)/python bench/ingest.py
 
 stack-up: bytecode ui-assets
 	$(BIN)/yardstick stack up

@@ -109,6 +109,7 @@ async def nats_client(nats_url: str, topology: Topology) -> AsyncIterator[NatsCl
         topology.eval_tasks_stream,
         topology.eval_results_stream,
         topology.traffic_stream,
+        topology.traffic_spans_stream,
         topology.alerts_stream,
     ):
         with contextlib.suppress(Exception):

@@ -13,6 +13,7 @@ from docs.gen.json_schema import cell
 from services.agent.settings import AgentSettings
 from services.coordinator.settings import CoordinatorSettings
 from services.evaluator.settings import WorkerSettings
+from services.ingest.settings import IngestSettings
 from services.sampler.settings import SamplerSettings
 from services.search_proxy.settings import SearchProxySettings
 from shared.llm import LlmSettings
@@ -26,6 +27,7 @@ SERVICES: list[tuple[str, type[BaseSettings]]] = [
     ("agent", AgentSettings),
     ("search-proxy", SearchProxySettings),
     ("sampler", SamplerSettings),
+    ("ingest (OTLP/HTTP receiver)", IngestSettings),
     ("task workers (`yardstick worker`)", TaskWorkerSettings),
     (
         "LLM providers (every process that calls a model: agent, eval workers, sampler, search-proxy)",

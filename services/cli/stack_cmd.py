@@ -32,7 +32,7 @@ def up() -> None:
             raise typer.Exit(1) from exc
     console.print(
         f"[green]stack up[/green]: {len(state.processes)} processes, API {state.api_url}, "
-        f"logs in {DEFAULT_STATE_DIR / 'logs'}"
+        f"OTLP {state.otlp_url}, logs in {DEFAULT_STATE_DIR / 'logs'}"
     )
     _print_status(state)
 
@@ -76,7 +76,7 @@ def status() -> None:
 
 
 def _print_status(state: StackState) -> bool:
-    from services.stack.status import outbound_note, stack_status
+    from services.stack.status import otlp_note, outbound_note, stack_status
 
     table = Table("component", "health", "pid", "detail", title="Yardstick stack")
     components = stack_status(state)
@@ -86,4 +86,6 @@ def _print_status(state: StackState) -> bool:
         )
     stdout_console().print(table)
     stdout_console().print(outbound_note(state))
+    if (note := otlp_note(state)) is not None:
+        stdout_console().print(note)
     return all(c.healthy for c in components)

@@ -26,7 +26,7 @@ from services.stack.servers import (
     start_postgres,
     tail,
 )
-from services.stack.services_spec import ServiceSpec, nats_port, port_base, service_specs
+from services.stack.services_spec import ServiceSpec, nats_port, port_base, service_port, service_specs
 from services.stack.state import DEFAULT_STATE_DIR, LOCAL_ALLOWED_NETWORKS, ProcessRecord, StackState
 from shared.contracts.roles import Role
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
@@ -171,6 +171,7 @@ def up(
         asyncio.run(declare_at(state.nats_url, Topology(namespace=namespace)))
         state.agent_url = f"http://127.0.0.1:{port_base() + 1}"
         state.api_url = f"http://127.0.0.1:{port_base()}"
+        state.otlp_url = f"http://127.0.0.1:{service_port('ingest')}"
         state.api_key = _cli_api_key(state.database_url, secret)
         state.save()
         # All at once, then each waited for: they depend only on NATS and Postgres, and their

@@ -41,4 +41,11 @@ def service_specs() -> list[ServiceSpec]:
         ServiceSpec("evaluator", "services.evaluator.main", 10, replicas=eval_worker_replicas()),
         ServiceSpec("coordinator", "services.coordinator.main", 0),
         ServiceSpec("sampler", "services.sampler.main", 3),
+        ServiceSpec("ingest", "services.ingest.main", 4),
     ]
+
+
+def service_port(name: str) -> int:
+    """The port of the (first replica of the) service ``name`` in this environment."""
+    spec = next(spec for spec in service_specs() if spec.name == name)
+    return port_base() + spec.port_offset

@@ -49,6 +49,10 @@ class StackState(BaseModel):
     api_url: str | None = None
     api_key: str | None = Field(default=None, description="The CLI's key (file is mode 0600)")
     agent_url: str | None = None
+    otlp_url: str | None = Field(
+        default=None,
+        description="The ingest service: OTEL_EXPORTER_OTLP_ENDPOINT of an instrumented app (+ /v1/traces)",
+    )
     target_allowed_networks: str = Field(
         default=LOCAL_ALLOWED_NETWORKS, description="TARGET_ALLOWED_NETWORKS given to the services"
     )

@@ -84,6 +84,16 @@ def outbound_note(state: StackState) -> str:
     )
 
 
+def otlp_note(state: StackState) -> str | None:
+    """Where instrumented applications send their traces, with the variables that say so."""
+    if state.otlp_url is None:
+        return None
+    return (
+        f"traces: OTEL_EXPORTER_OTLP_ENDPOINT={state.otlp_url} (OTLP/HTTP, POST /v1/traces) with "
+        "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key> (yardstick keys create --role ingest)"
+    )
+
+
 def stack_status(state: StackState) -> list[ComponentStatus]:
     components = [asyncio.run(_nats_status(state.nats_url)), _postgres_status(state.database_url)]
     pids = {p.name: p.pid for p in state.processes}

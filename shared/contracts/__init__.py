@@ -26,6 +26,7 @@ from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_events import DriftAlert, ExperimentEvent
 from shared.contracts.experiment_status import TERMINAL_STATUSES, TRANSITIONS, ExperimentStatus
 from shared.contracts.search_messages import SearchHit, SearchMode, SearchRequest, SearchResponse
+from shared.contracts.span_messages import ResourceSpans, Span, SpanBatch
 from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 
@@ -53,11 +54,14 @@ __all__ = [
     "OfflineBehaviour",
     "OrderLine",
     "PythonTarget",
+    "ResourceSpans",
     "SearchHit",
     "SearchMode",
     "SearchRequest",
     "SearchResponse",
     "SearchTarget",
+    "Span",
+    "SpanBatch",
     "TargetSpec",
     "TaskInvokeReply",
     "TaskInvokeRequest",

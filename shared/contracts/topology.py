@@ -21,6 +21,7 @@ AGENT_CONVERSE = "agent.converse"
 SEARCH_QUERY = "search.query"
 SEARCH_ANSWER = "search.answer"
 TRAFFIC_AGENT = "traffic.agent"
+TRAFFIC_SPANS = "traffic.spans"
 EXPERIMENT_EVENTS = "experiment.events"
 TASK_INVOKE = "task.invoke"
 TASK_ALIVE = "task.alive"
@@ -102,6 +103,11 @@ class Topology(BaseModel, frozen=True):
         return self.subject(TRAFFIC_AGENT)
 
     @cached_property
+    def traffic_spans(self) -> str:
+        """JetStream: OpenTelemetry spans the ingest service accepted (``SpanBatch``)."""
+        return self.subject(TRAFFIC_SPANS)
+
+    @cached_property
     def alerts(self) -> str:
         return self.subject(ALERTS)
 
@@ -128,6 +134,10 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def traffic_stream(self) -> str:
         return self._stream("TRAFFIC")
+
+    @cached_property
+    def traffic_spans_stream(self) -> str:
+        return self._stream("TRAFFIC_SPANS")
 
     @cached_property
     def alerts_stream(self) -> str:

@@ -35,6 +35,7 @@ EVAL_TASK_ACK_WAIT_S = 30.0
 EVAL_TASK_MAX_DELIVER = 4
 RESULT_ACK_WAIT_S = 30.0
 TRAFFIC_ACK_WAIT_S = 30.0
+TRAFFIC_MAX_AGE_S = 7 * 24 * 3600.0
 
 
 def stream_configs(topology: Topology) -> list[StreamConfig]:
@@ -58,7 +59,15 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             subjects=[topology.traffic_agent],
             retention=RetentionPolicy.LIMITS,
             storage=StorageType.FILE,
-            max_age=7 * 24 * 3600.0,
+            max_age=TRAFFIC_MAX_AGE_S,
+            duplicate_window=DUPLICATE_WINDOW_S,
+        ),
+        StreamConfig(  # no consumer yet: the sampler will read it (issue 24, next step)
+            name=topology.traffic_spans_stream,
+            subjects=[topology.traffic_spans],
+            retention=RetentionPolicy.LIMITS,
+            storage=StorageType.FILE,
+            max_age=TRAFFIC_MAX_AGE_S,
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
         StreamConfig(

@@ -107,7 +107,7 @@ def test_up_status_restart_down(
 ) -> None:
     monkeypatch.delenv("TARGET_ALLOWED_NETWORKS", raising=False)
     labels = set(_offsets())
-    assert labels == {"agent", "search_proxy", "evaluator", "coordinator", "sampler"}
+    assert labels == {"agent", "search_proxy", "evaluator", "coordinator", "sampler", "ingest"}
 
     state = launcher.up(stack_env.state_dir, stack_env.namespace)
 
@@ -124,6 +124,7 @@ def test_up_status_restart_down(
     assert saved.namespace == stack_env.namespace
     assert saved.api_url == f"http://127.0.0.1:{stack_env.port('coordinator')}"
     assert saved.agent_url == f"http://127.0.0.1:{stack_env.port('agent')}"
+    assert saved.otlp_url == f"http://127.0.0.1:{stack_env.port('ingest')}"
     assert saved.api_key and saved.api_key == state.api_key
     assert {p.name: p.port for p in saved.processes} == {label: stack_env.port(label) for label in labels}
     assert all(psutil.Process(p.pid).is_running() for p in saved.processes)

@@ -26,7 +26,7 @@ from tests.services.stack.test_launcher import StackEnv, _free_port_base
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
-SERVICES = ("agent", "search_proxy", "evaluator", "coordinator", "sampler")
+SERVICES = ("agent", "search_proxy", "evaluator", "coordinator", "sampler", "ingest")
 ATTEMPTS = 80  # nats-py closes a connection for good after 60 by default
 
 

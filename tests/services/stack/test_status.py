@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from services.stack.state import StackState
-from services.stack.status import outbound_note
+from services.stack.status import otlp_note, outbound_note
 
 pytestmark = pytest.mark.unit
 
@@ -35,3 +35,12 @@ def test_an_empty_setting_means_public_addresses_only() -> None:
     assert outbound_note(state(target_allowed_networks="")) == (
         "outbound: http targets and upstream search may call public addresses only"
     )
+
+
+def test_status_says_where_traces_go_and_with_which_variables() -> None:
+    assert otlp_note(state()) is None  # a state file from before the ingest service
+    note = otlp_note(state(otlp_url="http://127.0.0.1:8704"))
+    assert note is not None
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8704" in note
+    assert "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key>" in note
+    assert "--role ingest" in note

@@ -1,0 +1,95 @@
+"""The ingest process: the OTLP receiver, its NATS connection and key store, and /healthz."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from services.ingest.admission import Admission
+from services.ingest.errors import IngestError
+from services.ingest.key_check import KeyChecker
+from services.ingest.receiver import TraceReceiver, receiver_router
+from services.ingest.settings import IngestSettings
+from services.ingest.span_publisher import SpanPublisher
+from shared.db import make_engine, make_session_factory
+from shared.db.health import postgres_problem
+from shared.http.problem_details import problem_response
+from shared.messaging import ConnectionHealth, connect_nats
+
+log = logging.getLogger(__name__)
+
+
+def create_app(settings: IngestSettings) -> FastAPI:
+    nats_health = ConnectionHealth()
+    engine = make_engine(settings.database_url)
+    state: dict[str, TraceReceiver] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        nc = await connect_nats(
+            settings.nats_url,
+            name="ingest",
+            health=nats_health,
+            reconnect_wait_s=settings.nats_reconnect_wait_s,
+        )
+        publisher = SpanPublisher(nc, settings.topology, nats_health, settings.ingest_publish_timeout_s)
+        keys = KeyChecker(
+            make_session_factory(engine),
+            settings.api_key_secret.get_secret_value(),
+            cache_s=settings.ingest_key_cache_s,
+        )
+        admission = Admission(settings.ingest_max_inflight_requests, settings.ingest_max_inflight_bytes)
+        receiver = TraceReceiver(settings, keys, publisher, admission)
+        app.include_router(receiver_router(receiver))
+        state["receiver"] = receiver
+        try:
+            yield
+        finally:
+            if nc.is_connected:
+                await nc.drain()  # acknowledged publishes are already stored; drain flushes the rest
+            else:
+                await nc.close()
+            await engine.dispose()
+
+    app = FastAPI(title="Yardstick ingest (OTLP/HTTP traces)", lifespan=lifespan)
+
+    @app.exception_handler(IngestError)
+    async def refused(request: Request, exc: IngestError) -> JSONResponse:
+        if (receiver := state.get("receiver")) is not None:
+            receiver.refused(exc)
+        level = logging.DEBUG if exc.status == 429 else logging.WARNING if exc.retry else logging.INFO
+        log.log(
+            level,
+            "export refused",
+            extra={"status": exc.status, "error": type(exc).__name__, "detail": exc.detail},
+        )
+        headers = {"Retry-After": str(settings.ingest_retry_after_s)} if exc.retry else {}
+        if exc.status == 413:
+            headers["Connection"] = "close"  # the body is left unread: do not reuse the connection
+        return problem_response(exc.status, exc.detail, error=type(exc).__name__, headers=headers)
+
+    @app.get("/healthz", tags=["health"])
+    async def healthz() -> JSONResponse:
+        receiver = state.get("receiver")
+        pg_problem = await postgres_problem(engine)
+        ok = receiver is not None and nats_health.connected and pg_problem is None
+        body = {
+            "ok": ok,
+            "service": "ingest",
+            "nats": nats_health.model_dump(mode="json"),
+            "postgres": {"ok": pg_problem is None, "problem": pg_problem},
+            "spans_accepted": receiver.spans_accepted if receiver else 0,
+            "spans_rejected": receiver.spans_rejected if receiver else 0,
+            "duplicates": receiver.publisher.duplicates if receiver else 0,
+            "answers": {str(k): v for k, v in sorted(receiver.answers.items())} if receiver else {},
+            "in_flight": {"requests": receiver.admission.requests, "bytes": receiver.admission.bytes}
+            if receiver
+            else {},
+        }
+        return JSONResponse(body, status_code=200 if ok else 503)
+
+    return app

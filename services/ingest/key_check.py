@@ -1,0 +1,93 @@
+"""Who may send traffic: an active API key whose role grants ``ingest``, and its project.
+
+Keys are verified against PostgreSQL (``shared.db.api_keys.verify_key``). A verified key is then
+trusted for ``cache_s`` seconds without asking again (by its HMAC digest, never the key itself):
+an exporter sends many requests a second, and a revoked key stops working within ``cache_s``.
+Requests with the same key that arrive together wait for one lookup (a burst of exports after a
+restart asks PostgreSQL once, not once per request). PostgreSQL not answering for a key not in
+the cache is 503 (retry), not 401.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.ingest.errors import Forbidden, Unauthorized, Unavailable
+from shared.contracts.roles import Role
+from shared.db.api_keys import key_hash, verify_key
+from shared.db.models import ApiKey
+
+DEFAULT_PROJECT = "default"
+
+
+def ingest_project(key_row: ApiKey) -> str:
+    """The project the key's traffic belongs to: ``default`` until keys belong to projects."""
+    return DEFAULT_PROJECT
+
+
+class Caller(BaseModel, frozen=True):
+    key_id: str
+    role: Role
+    project_id: str = Field(description="Where the spans this key sends belong")
+
+
+class KeyChecker:
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], secret: str, cache_s: float = 10.0
+    ) -> None:
+        self._sessions = sessions
+        self._secret = secret
+        self._cache_s = cache_s
+        self._cache: dict[str, tuple[float, Caller]] = {}
+        self._pending: dict[str, asyncio.Future[Caller | None]] = {}
+
+    async def caller(self, authorization: str | None) -> Caller:
+        """The caller behind an ``Authorization`` header, if it may send traffic."""
+        scheme, _, key = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not key.strip():
+            raise Unauthorized(
+                "missing API key: send 'Authorization: Bearer <key>' "
+                "(OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key>; "
+                "create one: yardstick keys create --role ingest)"
+            )
+        caller = await self._verified(key.strip())
+        if not caller.role.grants(Role.INGEST):
+            raise Forbidden(
+                f"this is a {caller.role} key and sending traffic needs the ingest role "
+                "(or admin/owner): create one with yardstick keys create --role ingest"
+            )
+        return caller
+
+    async def _verified(self, key: str) -> Caller:
+        digest = key_hash(key, self._secret)
+        now = time.monotonic()
+        cached = self._cache.get(digest)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        pending = self._pending.get(digest)
+        if pending is None:
+            pending = asyncio.ensure_future(self._lookup(key))
+            self._pending[digest] = pending
+            pending.add_done_callback(lambda _: self._pending.pop(digest, None))
+        caller = await asyncio.shield(pending)
+        if caller is None:
+            raise Unauthorized("invalid, expired or revoked API key: create one with yardstick keys create")
+        if self._cache_s > 0:
+            self._cache = {d: v for d, v in self._cache.items() if v[0] > now}  # no unbounded growth
+            self._cache[digest] = (now + self._cache_s, caller)
+        return caller
+
+    async def _lookup(self, key: str) -> Caller | None:
+        try:
+            async with self._sessions() as session:
+                row = await verify_key(session, self._secret, key)
+        except Exception as exc:  # any driver error: the key cannot be checked now
+            raise Unavailable(
+                f"cannot check the API key, PostgreSQL is not answering ({type(exc).__name__}): "
+                "retry after the Retry-After delay"
+            ) from exc
+        return None if row is None else Caller(key_id=row.id, role=row.role, project_id=ingest_project(row))

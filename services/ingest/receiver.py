@@ -1,0 +1,158 @@
+"""``POST /v1/traces``: the OTLP/HTTP trace receiver.
+
+In order, each step refusing with its own status (``errors``): a declared body larger than the
+limit (413), the in-flight bound (429), the API key (401/403, 503 when it cannot be checked), NATS
+connected (503), the media type and encoding (415), the body read within the limit (413) and
+inflated within its own (413), decoded (400), too many spans (413); then spans that break a rule
+are left out (partial success) and the rest published; 200 once JetStream has confirmed them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from datetime import UTC, datetime
+
+from fastapi import APIRouter, Request, Response
+
+from services.ingest.admission import Admission
+from services.ingest.errors import BodyTooLarge, IngestError, Overloaded
+from services.ingest.export_preparation import ExportBody, PreparedExport, prepare_export
+from services.ingest.key_check import KeyChecker
+from services.ingest.otlp_decoding import (
+    JSON,
+    PROTOBUF,
+    Encoding,
+    check_content_encoding,
+    encoding_of,
+    inflate,
+)
+from services.ingest.settings import IngestSettings
+from services.ingest.span_publisher import SpanPublisher
+
+log = logging.getLogger(__name__)
+
+OTLP_TRACES_PATH = "/v1/traces"
+
+
+class TraceReceiver:
+    """What the route calls; counts what it did for /healthz."""
+
+    def __init__(
+        self, settings: IngestSettings, keys: KeyChecker, publisher: SpanPublisher, admission: Admission
+    ) -> None:
+        self._settings = settings
+        self._keys = keys
+        self.publisher = publisher
+        self.admission = admission
+        self.spans_accepted = 0
+        self.spans_rejected = 0
+        self.answers: Counter[int] = Counter()
+
+    async def handle(self, request: Request) -> Response:
+        declared = _content_length(request)
+        if declared is not None and declared > self._settings.max_body_bytes:
+            raise self._too_large()
+        try:
+            hold = self.admission.hold(self._settings.max_body_bytes if declared is None else declared)
+        except Overloaded:
+            await self._discard(request)  # answered on a connection the client can still read
+            raise
+        with hold:
+            caller = await self._keys.caller(request.headers.get("authorization"))
+            self.publisher.ensure_connected()
+            encoding = encoding_of(request.headers.get("content-type"))
+            gzip = check_content_encoding(request.headers.get("content-encoding"))
+            body = await self._read(request)
+            if gzip:
+                body = await asyncio.to_thread(inflate, body, self._settings.ingest_max_decompressed_bytes)
+                hold.grow(len(body))
+            export = ExportBody(
+                body=body, encoding=encoding, project_id=caller.project_id, received_at=datetime.now(UTC)
+            )
+            prepared = await asyncio.to_thread(
+                prepare_export, export, self._settings.span_limits, self.publisher.max_message_bytes
+            )
+            if prepared.batches:
+                await self.publisher.publish(prepared.batches)
+        self._count(prepared, caller.key_id)
+        return Response(
+            prepared.response(encoding),
+            status_code=200,
+            media_type=PROTOBUF if encoding is Encoding.PROTOBUF else JSON,
+        )
+
+    def refused(self, error: IngestError) -> None:
+        self.answers[error.status] += 1
+
+    async def _read(self, request: Request) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self._settings.max_body_bytes:
+                raise self._too_large()
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _discard(self, request: Request) -> None:
+        """Read and drop the body (at most the limit): closing a socket with unread data resets
+        the connection, and the client may lose the answer with it."""
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self._settings.max_body_bytes:
+                return
+
+    def _too_large(self) -> BodyTooLarge:
+        return BodyTooLarge(
+            f"request body larger than {self._settings.max_body_bytes} bytes: send smaller batches "
+            "(OTEL_BSP_MAX_EXPORT_BATCH_SIZE) or compress them (OTEL_EXPORTER_OTLP_COMPRESSION=gzip)"
+        )
+
+    def _count(self, prepared: PreparedExport, key_id: str) -> None:
+        self.answers[200] += 1
+        self.spans_accepted += prepared.accepted
+        self.spans_rejected += len(prepared.rejections)
+        if prepared.rejections:
+            log.info(
+                "spans rejected",
+                extra={
+                    "key_id": key_id,
+                    "accepted": prepared.accepted,
+                    "rejected": len(prepared.rejections),
+                    "reason": prepared.error_message()[:500],
+                },
+            )
+
+
+def _content_length(request: Request) -> int | None:
+    try:
+        return int(request.headers["content-length"])
+    except (KeyError, ValueError):
+        return None
+
+
+def receiver_router(receiver: TraceReceiver) -> APIRouter:
+    router = APIRouter(tags=["otlp"])
+
+    @router.post(
+        OTLP_TRACES_PATH,
+        summary="Receive OpenTelemetry traces (OTLP/HTTP, protobuf or JSON, gzip)",
+        response_class=Response,
+        responses={
+            200: {"description": "ExportTraceServiceResponse (partial_success lists rejected spans)"},
+            400: {"description": "Not an OTLP export request"},
+            401: {"description": "No valid API key"},
+            403: {"description": "The key's role does not grant ingest"},
+            413: {"description": "Body or span count over the limit"},
+            415: {"description": "Content-Type or Content-Encoding not supported"},
+            429: {"description": "Busy: retry after Retry-After"},
+            503: {"description": "NATS or PostgreSQL unavailable: retry after Retry-After"},
+        },
+    )
+    async def export_traces(request: Request) -> Response:
+        return await receiver.handle(request)
+
+    return router

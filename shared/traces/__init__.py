@@ -1,0 +1,41 @@
+"""OpenTelemetry spans into traces, and traces into one typed record (pure: no I/O).
+
+- :class:`TraceAssembler` with its :class:`AssemblyPolicy`: when a trace is complete;
+- :func:`trace_record`: the GenAI semantic conventions (attributes, the older span events,
+  OpenLLMetry's flattened form) and OpenInference into one :class:`TraceRecord`: application,
+  conversation, model and provider, messages, the tool trajectory, tokens, latency, errors, the
+  span tree.
+"""
+
+from shared.traces._assembly import AssembledTrace, AssemblyPolicy, TraceAssembler
+from shared.traces._mapping import read_span, trace_record
+from shared.traces._record import (
+    Completeness,
+    Convention,
+    LlmCall,
+    Message,
+    SpanNode,
+    TokenUsage,
+    ToolCall,
+    ToolCallRequest,
+    TraceError,
+    TraceRecord,
+)
+
+__all__ = [
+    "AssembledTrace",
+    "AssemblyPolicy",
+    "Completeness",
+    "Convention",
+    "LlmCall",
+    "Message",
+    "SpanNode",
+    "TokenUsage",
+    "ToolCall",
+    "ToolCallRequest",
+    "TraceAssembler",
+    "TraceError",
+    "TraceRecord",
+    "read_span",
+    "trace_record",
+]

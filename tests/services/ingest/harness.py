@@ -1,0 +1,159 @@
+"""The ingest service served over HTTP (uvicorn in a thread), spans made by the real OpenTelemetry
+SDK, and reading back what landed in the ``traffic.spans`` stream."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+from nats.aio.client import Client as NatsClient
+from nats.js.errors import NotFoundError
+from opentelemetry.exporter.otlp.proto.http import Compression
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from services.ingest.http_app import create_app
+from services.ingest.settings import IngestSettings
+from shared.contracts.span_messages import Span, SpanBatch
+from shared.contracts.topology import Topology
+
+SECRET = "test-secret-not-for-production"
+START_TIMEOUT_S = 30.0
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        try:
+            await super().startup(sockets)
+        finally:
+            self.ready.set()
+
+
+@dataclass(frozen=True)
+class Ingest:
+    url: str
+    app: FastAPI
+
+    @property
+    def traces_url(self) -> str:
+        return f"{self.url}/v1/traces"
+
+    def health(self) -> dict[str, Any]:
+        body: dict[str, Any] = httpx.get(f"{self.url}/healthz", timeout=5).json()
+        return body
+
+
+def ingest_settings(database_url: str, nats_url: str, topology: Topology, **extra: Any) -> IngestSettings:
+    """``model_validate``: nothing read from the environment or .env."""
+    return IngestSettings.model_validate(
+        {
+            "database_url": database_url,
+            "nats_url": nats_url,
+            "nats_namespace": topology.namespace,
+            "YARDSTICK_API_KEY_SECRET": SECRET,
+            **extra,
+        }
+    )
+
+
+@contextmanager
+def serve_ingest(settings: IngestSettings) -> Iterator[Ingest]:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = create_app(settings)
+    server = _Server(uvicorn.Config(app, log_config=None, lifespan="on", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        assert server.ready.wait(START_TIMEOUT_S) and server.started, "the ingest service did not start"
+        yield Ingest(f"http://127.0.0.1:{port}", app)
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+
+
+def make_spans(
+    build: Callable[[TracerProvider], None], service: str = "shop-assistant"
+) -> list[ReadableSpan]:
+    """The spans ``build`` makes with a real SDK tracer provider, as an exporter would get them."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    build(provider)
+    provider.shutdown()
+    return list(memory.get_finished_spans())
+
+
+def chat_trace(provider: TracerProvider, turns: int = 1) -> None:
+    """A small agent trace: ``invoke_agent`` over one ``chat`` and one ``execute_tool`` per turn."""
+    tracer = provider.get_tracer("test.agent")
+    with tracer.start_as_current_span("invoke_agent shop") as root:
+        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+        for turn in range(turns):
+            with tracer.start_as_current_span("chat gpt-test") as chat:
+                chat.set_attribute("gen_ai.operation.name", "chat")
+                chat.set_attribute("gen_ai.request.model", "gpt-test")
+                chat.set_attribute("gen_ai.usage.input_tokens", 10 + turn)
+            with tracer.start_as_current_span("execute_tool lookup") as tool:
+                tool.set_attribute("gen_ai.operation.name", "execute_tool")
+                tool.set_attribute("gen_ai.tool.name", "lookup")
+
+
+def exporter(ingest: Ingest, key: str, *, gzip: bool = False, timeout: float = 10.0) -> OTLPSpanExporter:
+    return OTLPSpanExporter(
+        endpoint=ingest.traces_url,
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=timeout,
+        compression=Compression.Gzip if gzip else Compression.NoCompression,
+    )
+
+
+async def stored_batches(nc: NatsClient, topology: Topology) -> list[SpanBatch]:
+    """Every message in the test's ``traffic.spans`` stream."""
+    js = nc.jetstream()
+    info = await js.stream_info(topology.traffic_spans_stream)
+    out: list[SpanBatch] = []
+    if info.state.messages == 0:
+        return out
+    for seq in range(info.state.first_seq, info.state.last_seq + 1):
+        try:
+            raw = await js.get_msg(topology.traffic_spans_stream, seq)
+        except NotFoundError:
+            continue
+        out.append(SpanBatch.model_validate_json(raw.data or b""))
+    return out
+
+
+async def stored_spans(nc: NatsClient, topology: Topology) -> list[Span]:
+    return [span for batch in await stored_batches(nc, topology) for _, span in batch.spans()]
+
+
+def span_ids(spans: Sequence[ReadableSpan]) -> list[str]:
+    return sorted(format(span.context.span_id, "016x") for span in spans if span.context is not None)
+
+
+async def until(check: Callable[[], bool], timeout_s: float = 30.0, what: str = "") -> None:
+    """Poll ``check`` every 20 ms until it holds (an event observed through an API)."""
+    deadline = time.monotonic() + timeout_s
+    while not await asyncio.to_thread(check):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"never happened: {what}")
+        await asyncio.sleep(0.02)

@@ -1,0 +1,125 @@
+"""A real instrumentation library: ``opentelemetry-instrumentation-openai-v2`` around the ``openai``
+client, talking to a fake OpenAI-compatible server on 127.0.0.1 (no provider is reachable here).
+One agent turn with a tool call, as the instrumentation reports it, into one record."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import openai
+import pytest
+from opentelemetry.instrumentation import _semconv
+from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+from opentelemetry.sdk.trace import TracerProvider
+
+from shared.traces import Convention, Message, ToolCall
+from tests.shared.traces.sdk_spans import record_of
+
+pytestmark = pytest.mark.unit
+
+TOOLS: Any = [{"type": "function", "function": {"name": "get_price", "parameters": {"type": "object"}}}]
+
+
+class FakeOpenAI(BaseHTTPRequestHandler):
+    """``POST /v1/chat/completions``: asks for ``get_price`` first, answers once it has the result."""
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        has_result = any(m.get("role") == "tool" for m in request["messages"])
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "get_price", "arguments": '{"item": "burger"}'},
+        }
+        message = (
+            {"role": "assistant", "content": "A burger is 5 dollars."}
+            if has_result
+            else {"role": "assistant", "content": None, "tool_calls": [call]}
+        )
+        body = json.dumps(
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 1,
+                "model": "gpt-fake-2026",
+                "choices": [
+                    {"index": 0, "message": message, "finish_reason": "stop" if has_result else "tool_calls"}
+                ],
+                "usage": {"prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/v1"
+    server.shutdown()
+    thread.join(5)
+
+
+@pytest.fixture
+def latest_genai_conventions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The instrumentation on the current GenAI conventions, with message content on the spans.
+
+    The opt-in is read once per process: reset so that this test's environment is what counts."""
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "span_only")
+    monkeypatch.setattr(_semconv._OpenTelemetrySemanticConventionStability, "_initialized", False)
+    yield
+    _semconv._OpenTelemetrySemanticConventionStability._initialized = False
+
+
+def test_an_openai_v2_instrumented_agent_turn(fake_openai: str, latest_genai_conventions: None) -> None:
+    def app(provider: TracerProvider) -> None:
+        instrumentor = OpenAIInstrumentor()  # type: ignore[no-untyped-call]
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            client = openai.OpenAI(base_url=fake_openai, api_key="test-key", max_retries=0)
+            messages: list[Any] = [
+                {"role": "system", "content": "You sell burgers."},
+                {"role": "user", "content": "How much is a burger?"},
+            ]
+            with provider.get_tracer("shop").start_as_current_span("turn"):
+                first = client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
+                asked = first.choices[0].message
+                assert asked.tool_calls is not None
+                messages += [
+                    asked.model_dump(exclude_none=True),
+                    {"role": "tool", "tool_call_id": asked.tool_calls[0].id, "content": "5 dollars"},
+                ]
+                client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
+        finally:
+            instrumentor.uninstrument()
+
+    record = record_of(app, service="burger-bot")
+    assert record.application == "burger-bot"
+    assert (record.model, record.provider) == ("gpt-fake-2026", "openai")
+    assert record.conventions == [Convention.GEN_AI]
+    assert record.input_messages == [
+        Message(role="system", content="You sell burgers."),
+        Message(role="user", content="How much is a burger?"),
+    ]
+    assert record.output_messages == [
+        Message(role="assistant", content="A burger is 5 dollars.", finish_reason="stop")
+    ]
+    assert record.tool_calls == [
+        ToolCall(name="get_price", call_id="call_1", arguments={"item": "burger"}, result="5 dollars")
+    ]
+    assert (record.usage.input_tokens, record.usage.output_tokens) == (40, 12)
+    assert [call.latency_ms > 0 for call in record.llm_calls] == [True, True]
+    assert [child.kind for child in record.roots[0].children] == ["llm", "llm"]

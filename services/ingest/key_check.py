@@ -21,12 +21,10 @@ from shared.contracts.roles import Role
 from shared.db.api_keys import key_hash, verify_key
 from shared.db.models import ApiKey
 
-DEFAULT_PROJECT = "default"
-
 
 def ingest_project(key_row: ApiKey) -> str:
-    """The project the key's traffic belongs to: ``default`` until keys belong to projects."""
-    return DEFAULT_PROJECT
+    """The project the key's traffic belongs to: the key's own (an ingest key sends to one project)."""
+    return key_row.project_id
 
 
 class Caller(BaseModel, frozen=True):

@@ -13,6 +13,7 @@ from services.ingest.errors import Forbidden, Unauthorized
 from services.ingest.key_check import KeyChecker
 from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
+from shared.db.models import Project
 from tests.services.ingest.harness import SECRET
 
 pytestmark = pytest.mark.integration
@@ -42,3 +43,14 @@ async def test_a_burst_asks_postgres_once_and_roles_are_enforced(
         await checker.caller("Bearer ys_unknown")
     with pytest.raises(Unauthorized, match="missing API key"):
         await checker.caller("Basic abc")
+
+
+async def test_an_ingest_key_sends_to_its_own_project(
+    database_url: str, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    async with session_factory() as session:
+        session.add(Project(id="checkout-bot"))
+        await session.commit()
+    app_key = create_key_sync(database_url, SECRET, "app", Role.INGEST, project="checkout-bot")
+    caller = await KeyChecker(session_factory, SECRET, cache_s=60).caller(f"Bearer {app_key}")
+    assert caller.project_id == "checkout-bot"

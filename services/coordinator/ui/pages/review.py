@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
-from services.coordinator.api.deps import SessionDep
+from services.coordinator.api.deps import RuntimeDep, SessionDep
+from services.coordinator.execution.calibration import calibration_report
 from services.coordinator.schemas import INT4_MAX
 from services.coordinator.store import audit, review
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
+from services.coordinator.ui.views.calibration import agreement_view
 from services.coordinator.ui.views.review import review_page
 from shared.contracts.review import LabelIn
 
@@ -37,6 +39,33 @@ async def next_for_me(queue: str, request: Request, ui: UiSessionDep, session: S
         return RedirectResponse(f"/ui/review/{row.id}/{position}", status_code=303)
     return render(
         request, "review_done.html", ui=ui, section="review", queue=await review.queue_out(session, row)
+    )
+
+
+@router.get("/review/{queue}/calibration", response_class=HTMLResponse)
+async def calibration_page(
+    queue: str,
+    request: Request,
+    ui: UiSessionDep,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    field: Annotated[str | None, Query(max_length=40)] = None,
+    evaluator: Annotated[str | None, Query(max_length=100)] = None,
+    against: Annotated[str | None, Query(max_length=100)] = None,
+) -> HTMLResponse:
+    report = await calibration_report(
+        session, runtime.registry, queue, field or None, evaluator or None, against or None
+    )
+    return render(
+        request,
+        "review_calibration.html",
+        ui=ui,
+        section="review",
+        queue=await review.queue_out(session, await review.get_queue(session, queue)),
+        report=report,
+        against=against,
+        judge=agreement_view(report.judge_vs_human),
+        people=agreement_view(report.between_reviewers),
     )
 
 

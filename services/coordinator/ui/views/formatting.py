@@ -80,7 +80,15 @@ def timestamp(when: datetime | None) -> str:
     return "—" if when is None else when.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def label(value: object) -> str:
+    """A reviewer's or an evaluator's answer as people read it: pass/fail for booleans."""
+    if isinstance(value, bool):
+        return "pass" if value else "fail"
+    return str(value)
+
+
 FILTERS = {
+    "label": label,
     "score": score,
     "signed": signed,
     "interval": interval,

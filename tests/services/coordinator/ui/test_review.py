@@ -70,6 +70,12 @@ async def test_labelling_a_queue_with_the_keyboard(browser: Browser, ui_data: Ui
     progress = (await c.get(f"/review/queues/{queue['id']}")).json()
     assert progress["labelled"] == 2
 
+    calibration = f"{ui_data.api.url}/ui/review/{queue['id']}/calibration?evaluator=order_correctness"
+    await view.visit(calibration, "review-calibration")
+    await expect(page.locator("main")).to_contain_text("Cohen's κ")
+    await expect(page.locator("main")).to_contain_text("Between reviewers")
+    assert view.clean() == []
+
 
 async def test_a_drift_alert_opens_a_review_queue_in_one_click(
     browser: Browser, api: Api, session_factory: async_sessionmaker[AsyncSession]

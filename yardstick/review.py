@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.coordinator.schemas import UpsertResult
+from shared.contracts.calibration import CalibrationReport
 from shared.contracts.review import (
     LabelIn,
     LabelOut,
@@ -57,4 +58,18 @@ class Review:
         """The fully labelled items as a new version of ``dataset``."""
         return self._api.post(
             UpsertResult, f"/review/queues/{segment(queue)}/dataset", QueueToDataset(dataset=dataset)
+        )
+
+    def calibration(
+        self,
+        queue: str,
+        *,
+        evaluator: str | None = None,
+        field: str | None = None,
+        against: str | None = None,
+    ) -> CalibrationReport:
+        """``evaluator`` against the queue's labels on ``field`` (default: its first pass/fail or scale
+        field), the reviewers' own agreement, and ``against`` compared with ``evaluator``."""
+        return self._api.get(
+            CalibrationReport, "/calibration", queue=queue, evaluator=evaluator, field=field, against=against
         )

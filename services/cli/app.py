@@ -16,6 +16,7 @@ from services.cli import (
     traffic_cmd,
 )
 from services.cli.audit_cmd import audit_command
+from services.cli.calibrate_cmd import calibrate_command
 from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
 from services.cli.coordinator import use_project
@@ -70,6 +71,7 @@ app.command("score")(score_command)
 app.command("demo")(demo_command)
 app.command("ui")(ui_command)
 app.command("audit")(audit_command)
+app.command("calibrate")(calibrate_command)
 app.command("worker")(worker_command)
 
 

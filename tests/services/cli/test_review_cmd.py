@@ -74,3 +74,33 @@ async def test_label_a_queue_from_the_keyboard(
     version = await asyncio.to_thread(run, api, "dataset", "q", "reviewed-turns")
     assert version.exit_code == 0, version.output
     assert "reviewed-turns v1: 2 items" in version.stderr
+
+
+@pytest.mark.integration
+async def test_calibrate_prints_agreement_with_its_interval(
+    api: Api, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    async with session_factory() as session:
+        await save_config(session, "default", SamplingSettings(rate=1.0))
+        await session.commit()
+    handler = TurnHandler(session_factory)
+    for n in range(6):
+        await handler.handle(
+            make_turn(f"c-{n}", item_id="big-mac" if n % 2 else "egg-mcmuffin", at=datetime.now(UTC))
+        )
+    with Client(api.url, api.key) as client:
+        client.review.create("cal", {"kind": "online"}, {"fields": [{"name": "ok", "kind": "binary"}]})
+        for position in range(1, 7):
+            item = client.review.item("cal", position)
+            hallucinated = "big-mac" in str(item.output)
+            client.review.label("cal", position, {"ok": not hallucinated})
+    shown = await asyncio.to_thread(
+        lambda: CliRunner().invoke(
+            cli, ["calibrate", "cal", "--evaluator", "no_hallucinated_items"], env=api.env
+        )
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "no_hallucinated_items vs people on ok (n = 6)" in shown.stdout
+    assert "Cohen's kappa" in shown.stdout and "true-negative rate" in shown.stdout
+    unknown = await asyncio.to_thread(lambda: CliRunner().invoke(cli, ["calibrate", "nope"], env=api.env))
+    assert unknown.exit_code == 2 and "not found" in unknown.stderr

@@ -7,6 +7,7 @@ from typing import Any
 from services.coordinator.schemas import UpsertResult
 from shared.contracts.calibration import CalibrationReport
 from shared.contracts.review import (
+    Assignment,
     LabelIn,
     LabelOut,
     LabelValue,
@@ -53,6 +54,14 @@ class Review:
         """Label the item (replacing this reviewer's earlier label)."""
         path = f"/review/queues/{segment(queue)}/items/{position}/label"
         return self._api.put(LabelOut, path, LabelIn(values=values, reviewer=reviewer))
+
+    def assign(self, queue: str, position: int, reviewer: str | None) -> None:
+        """Ask ``reviewer`` (None: anyone) to label the item; they are offered it first."""
+        self._api.put(
+            Assignment,
+            f"/review/queues/{segment(queue)}/items/{position}/assignee",
+            Assignment(reviewer=reviewer),
+        )
 
     def to_dataset(self, queue: str, dataset: str) -> UpsertResult:
         """The fully labelled items as a new version of ``dataset``."""

@@ -109,6 +109,9 @@ def create(
         False, "--show-scores", help="Show the evaluators' scores before labelling"
     ),
     instructions: str = typer.Option("", help="What reviewers look for, in words"),
+    assign: list[str] | None = typer.Option(
+        None, help="Deal the items to these reviewers, round-robin (repeat)"
+    ),
 ) -> None:
     """Make a review queue; then `yardstick review label NAME`."""
     source = _source(experiment, online, failing, category, since, model, below, alert)
@@ -116,7 +119,12 @@ def create(
     rubric = {"instructions": instructions, "fields": [parse_field(f) for f in field]}
     try:
         queue = connect().review.create(
-            name, source, rubric, reviewers_per_item=reviewers, hide_scores=not show_scores
+            name,
+            source,
+            rubric,
+            reviewers_per_item=reviewers,
+            hide_scores=not show_scores,
+            assign=assign or [],
         )
     except (ApiError, ValueError) as exc:
         raise fail(exc) from exc

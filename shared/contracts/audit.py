@@ -26,6 +26,7 @@ class AuditAction(StrEnum):
     REVIEW_QUEUE_CREATE = "review.queue_create"
     REVIEW_QUEUE_DELETE = "review.queue_delete"
     REVIEW_LABEL = "review.label"
+    REVIEW_ASSIGN = "review.assign"
     REVIEW_TO_DATASET = "review.to_dataset"
 
 

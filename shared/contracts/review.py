@@ -196,6 +196,11 @@ class QueueCreate(QueueDefinition):
 
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(default="", max_length=2000)
+    assign: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Reviewers to deal the items to, round-robin; each is offered their own items first",
+    )
 
 
 class QueueOut(QueueDefinition):
@@ -246,6 +251,12 @@ class ReviewItemOut(BaseModel):
     )
     labels: list[LabelOut] = Field(default_factory=list)
     assigned_to: str | None = None
+
+
+class Assignment(BaseModel):
+    """``PUT /review/queues/{queue}/items/{n}/assignee``."""
+
+    reviewer: str | None = Field(max_length=100, description="Who should label it; None: anyone")
 
 
 class NextItem(BaseModel):

@@ -13,6 +13,7 @@ from services.coordinator.schemas import INT4_MAX, UpsertResult
 from services.coordinator.store import audit, review
 from shared.contracts.audit import AuditAction
 from shared.contracts.review import (
+    Assignment,
     LabelIn,
     LabelOut,
     NextItem,
@@ -115,6 +116,27 @@ async def put_label(
     audit.record_label(session, audit.actor(caller), row.name, position, reviewer, before, label.values)
     await session.commit()
     return label
+
+
+@router.put("/{queue}/items/{position}/assignee", **needs(Role.RUNNER))
+async def assign(
+    queue: str, position: Position, body: Assignment, session: SessionDep, caller: CallerDep
+) -> Assignment:
+    """Ask one reviewer to label the item (``null``: anyone); they are offered it first."""
+    row = await review.get_queue(session, queue)
+    item = await review.review_item(session, row, position)
+    before, item.assigned_to = item.assigned_to, body.reviewer
+    audit.record(
+        session,
+        audit.actor(caller),
+        AuditAction.REVIEW_ASSIGN,
+        "review_item",
+        f"{row.name}#{position}",
+        before={"reviewer": before},
+        after={"reviewer": body.reviewer},
+    )
+    await session.commit()
+    return body
 
 
 @router.post("/{queue}/dataset", responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))

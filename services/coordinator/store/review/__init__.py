@@ -1,7 +1,7 @@
 """Review queues: made from a source, labelled by people, turned into human scores and datasets."""
 
 from services.coordinator.store.review.items import item_view, next_position
-from services.coordinator.store.review.labels import InvalidLabel, ReviewItemNotFound, put_label
+from services.coordinator.store.review.labels import InvalidLabel, ReviewItemNotFound, put_label, review_item
 from services.coordinator.store.review.queues import (
     QueueExists,
     QueueNotFound,
@@ -31,4 +31,5 @@ __all__ = [
     "put_label",
     "queue_out",
     "queue_to_dataset",
+    "review_item",
 ]

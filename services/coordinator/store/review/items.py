@@ -3,7 +3,7 @@ evaluators' scores (hidden until this reviewer has labelled, when the queue asks
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.review.labels import labels_of, review_item
@@ -25,7 +25,8 @@ async def next_position(
     session: AsyncSession, queue: ReviewQueue, reviewer: str, after: int = 0
 ) -> int | None:
     """The first item after ``after`` that ``reviewer`` has not labelled and that still needs a
-    label (fewer than ``reviewers_per_item``); None when the queue holds no such item."""
+    label (fewer than ``reviewers_per_item``): one assigned to ``reviewer`` first, then an unassigned
+    one, then one assigned to someone else; None when the queue holds no such item."""
     mine = select(ReviewLabel.review_item_id).where(ReviewLabel.reviewer == reviewer)
     counts = (
         select(ReviewLabel.review_item_id, func.count().label("n"))
@@ -41,7 +42,10 @@ async def next_position(
             ReviewItem.id.not_in(mine),
             func.coalesce(counts.c.n, 0) < queue.definition.reviewers_per_item,
         )
-        .order_by(ReviewItem.position)
+        .order_by(
+            case((ReviewItem.assigned_to == reviewer, 0), (ReviewItem.assigned_to.is_(None), 1), else_=2),
+            ReviewItem.position,
+        )
         .limit(1)
     )
     position = (await session.execute(stmt)).scalar_one_or_none()

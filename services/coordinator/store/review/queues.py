@@ -48,6 +48,7 @@ async def create_queue(session: AsyncSession, body: QueueCreate, created_by: str
             "item_id": item.item_id,
             "trial": item.trial,
             "sample_id": item.sample_id,
+            "assigned_to": body.assign[(position - 1) % len(body.assign)] if body.assign else None,
         }
         for position, item in enumerate(picked, start=1)
     ]

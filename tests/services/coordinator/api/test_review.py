@@ -209,3 +209,33 @@ async def test_calibration_of_an_evaluator_against_two_reviewers(
     assert versus_itself.json()["comparison"]["difference"]["value"] == 0
     unknown = await c.get("/calibration", params={"queue": "cal", "field": "nope"})
     assert unknown.status_code == 422 and "no field 'nope'" in unknown.json()["detail"]
+
+
+async def test_items_dealt_to_reviewers_are_offered_to_them_first(coordinator: Coordinator) -> None:
+    c = coordinator.client
+    async with coordinator.runtime.sessions() as session:
+        await save_config(session, "default", SamplingSettings(rate=1.0))
+        await session.commit()
+    handler = TurnHandler(coordinator.runtime.sessions)
+    for n in range(4):
+        await handler.handle(make_turn(f"t-{n}", at=datetime.now(UTC)))
+    body = {"name": "dealt", "source": {"kind": "online"}, "rubric": RUBRIC, "assign": ["ann", "bob"]}
+    assert (await c.post("/review/queues", json=body)).status_code == 201
+    assert [
+        (await c.get("/review/queues/dealt/items/" + str(p))).json()["assigned_to"] for p in (1, 2, 3, 4)
+    ] == [
+        "ann",
+        "bob",
+        "ann",
+        "bob",
+    ]
+    assert (await c.get("/review/queues/dealt/next", params={"reviewer": "bob"})).json()["position"] == 2
+    moved = await c.put("/review/queues/dealt/items/1/assignee", json={"reviewer": "bob"})
+    assert moved.status_code == 200
+    assert (await c.get("/review/queues/dealt/next", params={"reviewer": "bob"})).json()["position"] == 1
+    assert (await c.get("/review/queues/dealt/next", params={"reviewer": "cy"})).json()[
+        "position"
+    ] == 1  # anyone may
+    log = (await c.get("/audit", params={"action": "review.assign"})).json()
+    change = log[0]["change"]
+    assert (change["before"], change["after"]) == ({"reviewer": "ann"}, {"reviewer": "bob"})

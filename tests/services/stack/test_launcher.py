@@ -78,7 +78,7 @@ async def _delete_streams(nats_url: str, topology: Topology) -> None:
 @pytest.fixture
 def stack_env(
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    server_dir: Path,
     nats_url: str,
     database_url: str,
     topology: Topology,
@@ -90,7 +90,7 @@ def stack_env(
     monkeypatch.setenv("YARDSTICK_EVAL_WORKERS", "1")
     base = _free_port_base()
     monkeypatch.setenv("YARDSTICK_PORT_BASE", str(base))
-    env = StackEnv(tmp_path / "stack", base, topology.namespace, nats_url, database_url)
+    env = StackEnv(server_dir / "stack", base, topology.namespace, nats_url, database_url)
     try:
         yield env
     finally:

@@ -32,12 +32,12 @@ ATTEMPTS = 80  # nats-py closes a connection for good after 60 by default
 
 @pytest.fixture
 def outage_env(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, database_url: str
+    monkeypatch: pytest.MonkeyPatch, server_dir: Path, database_url: str
 ) -> Iterator[tuple[StackEnv, Path, int]]:
     """A stack on a nats-server of its own (this test stops it) and this test's database."""
     port = free_port()
-    store = tmp_path / "nats-store"
-    server = start_nats(port, store, tmp_path / "nats.log")
+    store = server_dir / "nats-store"
+    server = start_nats(port, store, server_dir / "nats.log")
     url = f"nats://127.0.0.1:{port}"
     monkeypatch.setenv("NATS_URL", url)
     monkeypatch.setenv("DATABASE_URL", database_url)
@@ -45,7 +45,7 @@ def outage_env(
     monkeypatch.setenv("NATS_RECONNECT_WAIT_S", "0.02")
     base = _free_port_base()
     monkeypatch.setenv("YARDSTICK_PORT_BASE", str(base))
-    env = StackEnv(tmp_path / "stack", base, "outage", url, database_url)
+    env = StackEnv(server_dir / "stack", base, "outage", url, database_url)
     try:
         yield env, store, port
     finally:

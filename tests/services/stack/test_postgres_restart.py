@@ -22,8 +22,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 ITEMS = 40
 
 
-def test_postgres_restart_mid_experiment(tmp_path: Path) -> None:
-    state_dir = tmp_path / "stack"
+def test_postgres_restart_mid_experiment(server_dir: Path) -> None:
+    state_dir = server_dir / "stack"
     env = own_stack_env(state_dir)
     try:
         stack_up(env)

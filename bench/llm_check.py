@@ -96,7 +96,7 @@ def _agent_run(client: Any, items: list[str]) -> dict[str, Any]:
         evaluators=["order_correctness", "tool_call_accuracy"],
         item_ids=items,
         concurrency=1,
-        timeout_s=120,
+        timeout_s=600,
     )
     experiment = client.wait(started.id, timeout_s=1200)
     if experiment.status not in TERMINAL_STATUSES:
@@ -117,7 +117,8 @@ def main() -> int:
         "OPENAI_MODEL": MODEL_NAME,
         "JUDGE_PROVIDER": "openai",
         "JUDGE_MODEL": MODEL_NAME,
-        "LLM_TIMEOUT_S": "120",
+        "LLM_TIMEOUT_S": "300",
+        "INVOKE_TIMEOUT_S": "600",  # a CPU model reads the agent's long system prompt for tens of seconds
     }
     os.environ.setdefault("YARDSTICK_PORT_BASE", "8900")  # beside a `yardstick stack up` on 8700
     from services.stack import launcher

@@ -23,7 +23,8 @@ def _columns(url: str, table: str) -> set[str]:
 
 def test_0012_downgrades_and_upgrades(database_url: str) -> None:
     assert head_revision() == current_revision(database_url) == "0012"
-    assert {"project_id", "trace_id", "application", "record", "tool_names"} <= _columns(database_url, "traces")
+    wanted = {"project_id", "trace_id", "application", "record", "tool_names"}
+    assert wanted <= _columns(database_url, "traces")
     command.downgrade(alembic_config(database_url), "0011")
     assert current_revision(database_url) == "0011"
     assert not _columns(database_url, "traces") and not _columns(database_url, "trace_scores")

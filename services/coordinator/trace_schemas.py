@@ -23,6 +23,7 @@ class TraceSummary(BaseModel):
     trace_id: str = Field(description="32 hex digits, as the application's tracer reported it")
     application: str = Field(description="The resource's service.name")
     conversation_id: str | None = None
+    preview: str = Field(default="", description="The last user message of the input, cut to 200 characters")
     model: str | None = Field(default=None, description="Model of the last LLM call")
     provider: str | None = None
     started_at: datetime

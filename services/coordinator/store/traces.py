@@ -102,6 +102,7 @@ def _summary(row: Trace, scores: dict[str, float | None]) -> TraceSummary:
         trace_id=row.trace_id,
         application=row.application,
         conversation_id=row.conversation_id,
+        preview=str(evaluation_input(row.record)["query"])[:200],
         model=row.model,
         provider=row.provider,
         started_at=row.started_at,

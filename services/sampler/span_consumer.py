@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 RETRY_DELAY_S = 2.0
 MAX_RETRY_DELAY_S = 60.0
+LEASE_CHECK_EVERY_S = 0.5
 
 
 class SpanConsumerStartError(RuntimeError):
@@ -77,6 +78,7 @@ class SpanConsumer:
         self._tick_s = tick_s
         self._max_held = max_held
         self._progress_every_s = ack_wait_s / 3
+        self._leases_checked_at = 0.0
         self._lock = asyncio.Lock()
         self._pull = PullLoop(
             "sampler-spans",
@@ -138,7 +140,7 @@ class SpanConsumer:
             ]
         for part, handles in holding:
             await self._store(part, handles)
-        await self._extend_leases()
+            await self._extend_leases()  # storing many parts (a slow judge) can outlast ack_wait
 
     async def _store(self, assembled: AssembledTrace, handles: set[int]) -> None:
         part = TracePart(assembled.project_id, assembled.trace_id, assembled.spans, assembled.completeness)
@@ -171,6 +173,9 @@ class SpanConsumer:
 
     async def _extend_leases(self) -> None:
         now = time.monotonic()
+        if now - self._leases_checked_at < LEASE_CHECK_EVERY_S:
+            return
+        self._leases_checked_at = now
         for held in list(self._held.values()):
             if now - held.progress_at >= self._progress_every_s:
                 held.progress_at = now

@@ -57,7 +57,7 @@ class TraceHandler:
                 decision = decide_trace(record, app, cap, self._clock())
                 if decision != "sampled":
                     return await self._settle(decision)
-            outcome = await store_part(session, self._registry, part, app.evaluators, existing)
+            outcome = await store_part(session, self._registry, part, app.evaluators, existing, record)
             await session.commit()
         log.debug("trace %s (%s): %s", part.trace_id, record.application, outcome)
         return await self._settle(outcome)

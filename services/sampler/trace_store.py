@@ -174,11 +174,13 @@ async def store_part(
     part: TracePart,
     specs: list[EvaluatorSpec],
     existing: Trace | None,
+    record: TraceRecord | None = None,
 ) -> Stored:
-    """Store a part of a sampled trace (``existing``: the locked row, when already stored)."""
+    """Store a part of a sampled trace (``existing``: the locked row, when already stored;
+    ``record``: the part's record, when the caller has it already)."""
     spans = part.unique_spans()
     if existing is None:
-        record = part.record()
+        record = record or part.record()
         trace_pk = await _insert_row(session, record)
         if trace_pk is None:  # another sampler stored its first part meanwhile: merge into it
             existing = await _locked(session, part.project_id, part.trace_id)

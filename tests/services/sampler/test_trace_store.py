@@ -95,3 +95,19 @@ async def test_sampling_filters_and_rate_per_application(session_factory: Sessio
     stray = TracePart("no-such-project", other.trace_id, other.spans, Completeness.ROOT_ENDED)
     assert await h.handle(stray) == "unknown_project"
     assert (await counts(session_factory))[0] == 1
+
+
+async def test_a_trace_in_no_known_convention_and_without_its_root_is_kept(session_factory: Sessions) -> None:
+    await configure(session_factory, rate=1.0)
+    spans = [
+        s.model_copy(update={"attributes": {"http.route": "/checkout"}}) for s in trace_spans(9)[1:]
+    ]  # no root span, no GenAI or OpenInference attributes
+    group = batch(spans).groups[0]
+    part = TracePart(DEFAULT_PROJECT, spans[0].trace_id, [(group, s) for s in spans], Completeness.QUIET)
+    assert await handler(session_factory).handle(part) == "stored"
+    async with session_factory() as session:
+        row = (await session.execute(select(Trace))).scalar_one()
+        score = (await session.execute(select(TraceScore))).scalar_one()
+    assert (row.completeness, row.model, row.span_count) == ("quiet", None, 3)
+    assert any("is not in the trace" in note for note in row.record.notes)
+    assert score.model == "unknown" and score.value == 0.0  # scored: no tool was called

@@ -1,4 +1,5 @@
-"""The sampler process: FastAPI app whose lifespan runs the consumer loop and the drift monitor."""
+"""The sampler process: FastAPI app whose lifespan runs the consumers of the agent's turns and of
+OpenTelemetry spans, the drift monitor and the retention sweep."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             batch=settings.sampler_fetch_batch,
             fetch_timeout_s=settings.sampler_fetch_timeout_s,
             max_held=settings.sampler_max_held_messages,
+            store_concurrency=settings.sampler_store_concurrency,
         )
         retention = RetentionSweep(
             sessions,

@@ -36,6 +36,9 @@ class SamplerSettings(CommonSettings):
     sampler_max_held_messages: int = Field(
         default=5_000, ge=1, le=19_000, description="Span messages held unacknowledged while assembling"
     )
+    sampler_store_concurrency: int = Field(
+        default=8, ge=1, le=64, description="Traces stored and scored at once (each its own transaction)"
+    )
     traffic_retention_days: float = Field(
         default=30.0, gt=0, description="Stored traces older than this are deleted (TRAFFIC_RETENTION_DAYS)"
     )

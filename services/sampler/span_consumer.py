@@ -4,8 +4,9 @@ traces sampled, stored and scored; a message acknowledged once every span it car
 - Messages come one at a time from the shared :class:`~shared.messaging.PullLoop`; their spans go
   into the :class:`~shared.traces.TraceAssembler`, and the message is held (see
   :mod:`services.sampler.message_holds`). A message that is not a ``SpanBatch`` is terminated.
-- A ticker hands on the traces the assembler says are complete, stores each part
-  (:class:`~services.sampler.trace_handler.TraceHandler`), then acknowledges (confirmed ACK) the
+- A ticker hands on the traces the assembler says are complete, stores the parts (up to
+  ``store_concurrency`` at once, each its own transaction:
+  :class:`~services.sampler.trace_handler.TraceHandler`), then acknowledges (confirmed ACK) the
   messages no open part holds any more. It also tells JetStream a held message is still being
   worked on (``+WPI``) before its ``ack_wait`` runs out: a trace may stay open for ``quiet_s``.
 - At most ``max_held`` messages are held: the pull loop fetches nothing more until some are acked.
@@ -67,6 +68,7 @@ class SpanConsumer:
         tick_s: float = 0.25,
         max_held: int = 5_000,
         ack_wait_s: float = TRAFFIC_SPANS_ACK_WAIT_S,
+        store_concurrency: int = 8,
     ) -> None:
         self._nc = nc
         self._topology = topology
@@ -80,6 +82,7 @@ class SpanConsumer:
         self._progress_every_s = ack_wait_s / 3
         self._leases_checked_at = 0.0
         self._lock = asyncio.Lock()
+        self._storing = asyncio.Semaphore(store_concurrency)
         self._pull = PullLoop(
             "sampler-spans",
             batch=batch,
@@ -138,9 +141,13 @@ class SpanConsumer:
                 for part in parts
                 for key in [(part.project_id, part.trace_id)]
             ]
-        for part, handles in holding:
+        await asyncio.gather(*(self._store_bounded(part, handles) for part, handles in holding))
+
+    async def _store_bounded(self, part: AssembledTrace, handles: set[int]) -> None:
+        """At most ``store_concurrency`` traces stored at once, each in its own transaction."""
+        async with self._storing:
             await self._store(part, handles)
-            await self._extend_leases()  # storing many parts (a slow judge) can outlast ack_wait
+        await self._extend_leases()  # storing many parts (a slow judge) can outlast ack_wait
 
     async def _store(self, assembled: AssembledTrace, handles: set[int]) -> None:
         part = TracePart(assembled.project_id, assembled.trace_id, assembled.spans, assembled.completeness)

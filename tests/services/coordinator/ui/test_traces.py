@@ -174,6 +174,11 @@ async def test_instrumented_traffic_is_sampled_scored_shown_and_added_to_a_datas
         await view.page.get_by_role("button", name="Add to dataset").click()
         await expect(view.page.get_by_role("status")).to_contain_text("burger-bot/production as version 1")
         await view.shot("trace-added")
+        await view.visit(f"{api.url}/ui/online", screenshot="online-with-applications")
+        await expect(view.page.locator("main")).to_contain_text("tool_sequence")  # burger-bot's own
+        await expect(view.page.get_by_role("link", name=APP)).to_have_attribute(
+            "href", f"/ui/traces?service={APP}"
+        )
         assert view.clean() == []
 
         versions = (await c.get("/datasets/burger-bot/production/versions")).json()

@@ -23,6 +23,7 @@ from services.sampler.offline_reference import offline_reference
 from shared.contracts.experiment_events import DriftAlert
 from shared.db.models import DriftAlertRow, OnlineScore
 from shared.db.trace_models import TraceScore
+from shared.online.metrics import TRACE_PROMPT_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,6 @@ P_THRESHOLD = 0.01
 DELTA_THRESHOLD = -0.05
 MIN_SAMPLES = 5
 
-TRACE_PROMPT_VERSION = "-"
 
 Key = tuple[str, str, str, str | None]  # evaluator, model, prompt version, application
 

@@ -158,6 +158,10 @@ async def test_instrumented_traffic_is_sampled_scored_shown_and_added_to_a_datas
         assert record["tool_calls"][0]["result"] == {"price": 5}
         assert [child["kind"] for child in record["roots"][0]["children"]] == ["llm", "tool", "llm"]
 
+        metrics = (await c.get("/online/metrics", params={"window": "1h", "bucket": "5m"})).json()
+        series = {(s["evaluator"], s["application"], s["model"]): s["n"] for s in metrics["series"]}
+        assert series[("tool_called", APP, "gpt-fake-2026")] == 2  # scores over time, per application
+
         view = await watched_page(browser, width=1360)
         await view.visit(await one_time_link(api, f"/ui/traces?service={APP}"), screenshot="traces-list")
         await expect(view.page.locator("[data-traces] tbody tr")).to_have_count(2)
@@ -176,6 +180,7 @@ async def test_instrumented_traffic_is_sampled_scored_shown_and_added_to_a_datas
         await view.shot("trace-added")
         await view.visit(f"{api.url}/ui/online", screenshot="online-with-applications")
         await expect(view.page.locator("main")).to_contain_text("tool_sequence")  # burger-bot's own
+        await expect(view.page.locator('[data-online-chart="tool_called"] canvas')).to_be_visible()
         await expect(view.page.get_by_role("link", name=APP)).to_have_attribute(
             "href", f"/ui/traces?service={APP}"
         )

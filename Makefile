@@ -91,6 +91,7 @@ bench: bytecode ui-assets
 	$(BIN)/python bench/throughput.py
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/traces.py
 
 stack-up: bytecode ui-assets
 	$(BIN)/yardstick stack up

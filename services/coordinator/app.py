@@ -22,6 +22,7 @@ from services.coordinator.api import (
     rescore,
     review,
     sign_in_links,
+    traces,
 )
 from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
@@ -67,6 +68,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(comparisons.router)
     app.include_router(plans.router)
     app.include_router(online.router)
+    app.include_router(traces.router)
     app.include_router(keys.router)
     app.include_router(projects.router)
     app.include_router(audit.router)

@@ -263,6 +263,7 @@ class DriftAlertOut(BaseModel):
     evaluator: str
     model: str
     prompt_version: str
+    application: str | None = Field(default=None, description="The traces' application; None for agent turns")
     reference: str = Field(description="'offline' or 'previous_window'")
     detail: dict[str, Any] = Field(description="Means, delta, p-value, window, test")
     created_at: datetime

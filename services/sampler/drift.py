@@ -1,6 +1,8 @@
 """Drift check, in a session scoped to one project: the recent window of each (evaluator, model,
-prompt_version) against the project's offline baseline and against the previous window. A
-significant drop raises a :class:`DriftAlert`.
+prompt_version, application) against the project's offline baseline and against the previous window.
+A significant drop raises a :class:`DriftAlert`. The agent's turns (``online_scores``) have no
+application; traces (``trace_scores``) are grouped by their application and model (their
+prompt version is :data:`TRACE_PROMPT_VERSION`).
 
 Test: one-sided Welch t-test (see :mod:`services.sampler.drift_stats`); an alert needs
 ``p < P_THRESHOLD`` and ``delta = window_mean - reference_mean < DELTA_THRESHOLD``. The same
@@ -20,6 +22,8 @@ from services.sampler.drift_stats import welch_less_p, welch_less_p_samples
 from services.sampler.offline_reference import offline_reference
 from shared.contracts.experiment_events import DriftAlert
 from shared.db.models import DriftAlertRow, OnlineScore
+from shared.db.trace_models import TraceScore
+from shared.online.metrics import TRACE_PROMPT_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -27,30 +31,42 @@ P_THRESHOLD = 0.01
 DELTA_THRESHOLD = -0.05
 MIN_SAMPLES = 5
 
-Key = tuple[str, str, str]
+
+Key = tuple[str, str, str, str | None]  # evaluator, model, prompt version, application
 
 
 async def _values(session: AsyncSession, start: datetime, end: datetime) -> dict[Key, list[float]]:
-    stmt = select(OnlineScore.name, OnlineScore.model, OnlineScore.prompt_version, OnlineScore.value).where(
+    turns = select(OnlineScore.name, OnlineScore.model, OnlineScore.prompt_version, OnlineScore.value).where(
         OnlineScore.turn_at >= start, OnlineScore.turn_at < end, OnlineScore.value.is_not(None)
     )
+    traces = select(TraceScore.name, TraceScore.model, TraceScore.application, TraceScore.value).where(
+        TraceScore.trace_at >= start, TraceScore.trace_at < end, TraceScore.value.is_not(None)
+    )
     out: dict[Key, list[float]] = defaultdict(list)
-    for name, model, prompt_version, value in (await session.execute(stmt)).all():
-        out[(name, model, prompt_version)].append(float(value or 0.0))  # NULLs are filtered in SQL
+    for name, model, prompt_version, value in (await session.execute(turns)).all():
+        out[(name, model, prompt_version, None)].append(float(value or 0.0))  # NULLs are filtered in SQL
+    for name, model, application, value in (await session.execute(traces)).all():
+        out[(name, model, TRACE_PROMPT_VERSION, application)].append(float(value or 0.0))
     return out
 
 
 async def projects_scored_since(session: AsyncSession, since: datetime) -> list[str]:
-    """The projects with online scores since ``since``: the ones a drift check has data for."""
-    stmt = select(OnlineScore.project_id).where(OnlineScore.turn_at >= since).distinct()
-    return sorted((await session.execute(stmt)).scalars())
+    """The projects with online scores (turns or traces) since ``since``: those a drift check has data for."""
+    turns = select(OnlineScore.project_id).where(OnlineScore.turn_at >= since).distinct()
+    traces = select(TraceScore.project_id).where(TraceScore.trace_at >= since).distinct()
+    found = set((await session.execute(turns)).scalars()) | set((await session.execute(traces)).scalars())
+    return sorted(found)
 
 
 async def _recently_alerted(session: AsyncSession, key: Key, reference: str, since: datetime) -> bool:
+    application = (
+        DriftAlertRow.application.is_(None) if key[3] is None else DriftAlertRow.application == key[3]
+    )
     stmt = select(DriftAlertRow.id).where(
         DriftAlertRow.evaluator == key[0],
         DriftAlertRow.model == key[1],
         DriftAlertRow.prompt_version == key[2],
+        application,
         DriftAlertRow.reference == reference,
         DriftAlertRow.created_at >= since,
     )
@@ -70,6 +86,7 @@ def _alert(
             "evaluator": key[0],
             "model": key[1],
             "prompt_version": key[2],
+            "application": key[3],
             "reference": reference,
             "reference_mean": ref_mean,
             "window_mean": window_mean,
@@ -112,6 +129,7 @@ async def check_drift(session: AsyncSession, *, window: timedelta, now: datetime
                 evaluator=key[0],
                 model=key[1],
                 prompt_version=key[2],
+                application=key[3],
                 reference=reference,
                 created_at=now,  # the check's clock, so "not again within one window" uses one time base
                 detail={
@@ -127,7 +145,7 @@ async def check_drift(session: AsyncSession, *, window: timedelta, now: datetime
             row.detail = {**row.detail, "alert_id": row.id}
             alerts.append(alert)
             log.warning(
-                "drift: %s %s %s vs %s: %.3f -> %.3f (p=%.2g)",
+                "drift: %s %s %s %s vs %s: %.3f -> %.3f (p=%.2g)",
                 *key,
                 reference,
                 alert.reference_mean,

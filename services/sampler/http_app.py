@@ -1,4 +1,5 @@
-"""The sampler process: FastAPI app whose lifespan runs the consumer loop and the drift monitor."""
+"""The sampler process: FastAPI app whose lifespan runs the consumers of the agent's turns and of
+OpenTelemetry spans, the drift monitor and the retention sweep."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from fastapi.responses import JSONResponse
 
 from services.sampler.consumer import SamplerConsumer
 from services.sampler.drift_monitor import DriftMonitor
+from services.sampler.retention import RetentionSweep
 from services.sampler.settings import SamplerSettings
+from services.sampler.span_consumer import SpanConsumer
+from services.sampler.trace_handler import TraceHandler
 from services.sampler.turn_handler import TurnHandler
 from shared.db import make_engine, make_session_factory
 from shared.evaluators import EvaluatorRegistry
@@ -23,6 +27,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
     """The sampler's app; ``registry`` scores the sampled turns (this process's when None)."""
     registry = registry or process_registry()
     state: dict[str, SamplerConsumer] = {}
+    spans_state: dict[str, SpanConsumer] = {}
     nats_health = ConnectionHealth()
 
     @asynccontextmanager
@@ -43,6 +48,22 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             batch=settings.sampler_fetch_batch,
             fetch_timeout_s=settings.sampler_fetch_timeout_s,
         )
+        spans = SpanConsumer(
+            nc,
+            settings.topology,
+            TraceHandler(sessions, handler, registry),
+            settings.assembly_policy(),
+            batch=settings.sampler_fetch_batch,
+            fetch_timeout_s=settings.sampler_fetch_timeout_s,
+            max_held=settings.sampler_max_held_messages,
+            store_concurrency=settings.sampler_store_concurrency,
+        )
+        retention = RetentionSweep(
+            sessions,
+            retention=timedelta(days=settings.traffic_retention_days),
+            batch=settings.traffic_retention_batch,
+            interval_s=settings.traffic_retention_interval_s,
+        )
         monitor = DriftMonitor(
             sessions,
             nc.jetstream(),
@@ -52,11 +73,16 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
         )
         try:
             await consumer.start()
+            await spans.start()
             monitor.start()
+            retention.start()
             state["consumer"] = consumer
+            spans_state["spans"] = spans
             yield
         finally:
+            await retention.stop()
             await monitor.stop()
+            await spans.stop()
             await consumer.stop()
             await nc.close()
             await engine.dispose()
@@ -66,14 +92,24 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
         consumer = state.get("consumer")
-        ok = consumer is not None and consumer.running and nats_health.connected
+        spans = spans_state.get("spans")
+        ok = (
+            consumer is not None
+            and consumer.running
+            and spans is not None
+            and spans.running
+            and nats_health.connected
+        )
         outcomes = dict(consumer.handler.outcomes) if consumer else {}
+        traces = dict(spans.handler.outcomes) if spans else {}
         skipped = consumer.handler.capped if consumer else 0
         body = {
             "ok": ok,
             "service": "sampler",
             "outcomes": outcomes,
             "capped": skipped,
+            "traces": traces,
+            "spans_held": spans.held if spans else 0,
             "nats": nats_health.model_dump(mode="json"),
         }
         return JSONResponse(body, status_code=200 if ok else 503)

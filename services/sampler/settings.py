@@ -6,6 +6,7 @@ from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
 from shared.settings import CommonSettings
+from shared.traces import AssemblyPolicy
 
 
 class SamplerSettings(CommonSettings):
@@ -24,3 +25,34 @@ class SamplerSettings(CommonSettings):
     sampler_drift_window_s: float = Field(
         default=3600.0, gt=0, description="Length of the recent window compared by the drift check"
     )
+    sampler_trace_settle_s: float = Field(
+        default=2.0, ge=0, description="After a trace's root span, wait this long for late spans"
+    )
+    sampler_trace_quiet_s: float = Field(
+        default=30.0, gt=0, description="A trace without its root span is stored after this quiet"
+    )
+    sampler_max_open_traces: int = Field(default=10_000, ge=1, description="Traces assembled at once")
+    sampler_max_spans_per_trace: int = Field(default=2_000, ge=1, description="Spans of one stored part")
+    sampler_max_held_messages: int = Field(
+        default=5_000, ge=1, le=19_000, description="Span messages held unacknowledged while assembling"
+    )
+    sampler_store_concurrency: int = Field(
+        default=8, ge=1, le=64, description="Traces stored and scored at once (each its own transaction)"
+    )
+    traffic_retention_days: float = Field(
+        default=30.0, gt=0, description="Stored traces older than this are deleted (TRAFFIC_RETENTION_DAYS)"
+    )
+    traffic_retention_batch: int = Field(
+        default=500, ge=1, le=100_000, description="Traces deleted per transaction by the retention sweep"
+    )
+    traffic_retention_interval_s: float = Field(
+        default=300.0, gt=0, description="Run the retention sweep this often (seconds)"
+    )
+
+    def assembly_policy(self) -> AssemblyPolicy:
+        return AssemblyPolicy(
+            settle_s=self.sampler_trace_settle_s,
+            quiet_s=self.sampler_trace_quiet_s,
+            max_open_traces=self.sampler_max_open_traces,
+            max_spans_per_trace=self.sampler_max_spans_per_trace,
+        )

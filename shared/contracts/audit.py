@@ -23,6 +23,7 @@ class AuditAction(StrEnum):
     PROMPT_LABEL_MOVE = "prompt.label_move"
     ONLINE_CONFIG_CHANGE = "online.config_change"
     TRAFFIC_PROMOTE = "traffic.promote"
+    TRACE_TO_DATASET = "traffic.trace_to_dataset"
     REVIEW_QUEUE_CREATE = "review.queue_create"
     REVIEW_QUEUE_DELETE = "review.queue_delete"
     REVIEW_LABEL = "review.label"

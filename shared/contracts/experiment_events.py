@@ -36,6 +36,9 @@ class DriftAlert(BaseModel):
     evaluator: str
     model: str
     prompt_version: str
+    application: str | None = Field(
+        default=None, description="The traces' application (service.name); None for the agent's turns"
+    )
     reference: Literal["offline", "previous_window"]
     reference_mean: float
     window_mean: float

@@ -31,6 +31,7 @@ ALERTS = "alerts.drift"
 EVAL_WORKERS_CONSUMER = "eval-workers"
 COORDINATOR_RESULTS_CONSUMER = "coordinator-results"
 SAMPLER_CONSUMER = "sampler"
+SAMPLER_SPANS_CONSUMER = "sampler-spans"
 
 # Queue groups for request/reply services.
 AGENT_QUEUE = "agents"

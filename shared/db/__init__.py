@@ -1,6 +1,6 @@
 """Database models, the session factory and migrations."""
 
-from shared.db import models, project_scope, review_models
+from shared.db import models, project_scope, review_models, trace_models
 from shared.db.base import Base
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import async_url, make_engine, make_session_factory, plain_url
@@ -14,5 +14,6 @@ __all__ = [
     "plain_url",
     "project_scope",
     "review_models",
+    "trace_models",
     "upgrade_to_head",
 ]

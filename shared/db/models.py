@@ -237,6 +237,7 @@ class SamplingConfig(ProjectOwned, Base):
     filters: Mapped[dict[str, Any]] = mapped_column(default=dict)
     cap_per_minute: Mapped[int | None] = mapped_column(Integer)
     evaluators: Mapped[list[Any]] = mapped_column(default=list)
+    applications: Mapped[dict[str, Any]] = mapped_column(default=dict)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -282,6 +283,7 @@ class DriftAlertRow(ProjectOwned, Base):
     model: Mapped[str] = mapped_column(String(100))
     prompt_version: Mapped[str] = mapped_column(String(100))
     reference: Mapped[str] = mapped_column(String(30))
+    application: Mapped[str | None] = mapped_column(String(200))
     detail: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 

@@ -25,6 +25,7 @@ from shared.contracts.topology import (
     COORDINATOR_RESULTS_CONSUMER,
     EVAL_WORKERS_CONSUMER,
     SAMPLER_CONSUMER,
+    SAMPLER_SPANS_CONSUMER,
     Topology,
 )
 
@@ -35,6 +36,8 @@ EVAL_TASK_ACK_WAIT_S = 30.0
 EVAL_TASK_MAX_DELIVER = 4
 RESULT_ACK_WAIT_S = 30.0
 TRAFFIC_ACK_WAIT_S = 30.0
+TRAFFIC_SPANS_ACK_WAIT_S = 60.0
+TRAFFIC_SPANS_MAX_DELIVER = 20
 TRAFFIC_MAX_AGE_S = 7 * 24 * 3600.0
 
 
@@ -62,7 +65,7 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             max_age=TRAFFIC_MAX_AGE_S,
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
-        StreamConfig(  # no consumer yet: the sampler will read it (issue 24, next step)
+        StreamConfig(
             name=topology.traffic_spans_stream,
             subjects=[topology.traffic_spans],
             retention=RetentionPolicy.LIMITS,
@@ -116,12 +119,27 @@ def sampler_consumer() -> ConsumerConfig:
     )
 
 
+def sampler_spans_consumer() -> ConsumerConfig:
+    """The sampler's consumer of ``traffic.spans``: a message stays unacknowledged while its spans wait
+    to be assembled (the sampler reports progress), so ``max_ack_pending`` bounds what is in flight;
+    a delivery that keeps failing is retried with a growing delay up to ``max_deliver`` times."""
+    return ConsumerConfig(
+        durable_name=SAMPLER_SPANS_CONSUMER,
+        ack_policy=AckPolicy.EXPLICIT,
+        ack_wait=TRAFFIC_SPANS_ACK_WAIT_S,
+        max_deliver=TRAFFIC_SPANS_MAX_DELIVER,
+        deliver_policy=DeliverPolicy.ALL,
+        max_ack_pending=20_000,
+    )
+
+
 def consumer_configs(topology: Topology) -> dict[str, ConsumerConfig]:
     """Stream name -> its durable consumer."""
     return {
         topology.eval_tasks_stream: eval_workers_consumer(),
         topology.eval_results_stream: coordinator_results_consumer(),
         topology.traffic_stream: sampler_consumer(),
+        topology.traffic_spans_stream: sampler_spans_consumer(),
     }
 
 

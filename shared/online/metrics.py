@@ -1,4 +1,5 @@
-"""Time-bucketed means with 95% CIs of the online scores, per evaluator, model and prompt version."""
+"""Time-bucketed means with 95% CIs of the online scores, per evaluator, model and prompt version
+(the agent's turns) or per evaluator, application and model (traces)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.db.models import OnlineScore
+from shared.db.trace_models import TraceScore
 from shared.stats import BucketMean, bucketed_means, summarize
+
+TRACE_PROMPT_VERSION = "-"
+"""Traces have no prompt version: their series (and drift alerts) carry this one."""
 
 
 class MetricSeries(BaseModel):
     evaluator: str
     model: str
     prompt_version: str
+    application: str | None = Field(default=None, description="The traces' application; None for agent turns")
     n: int = Field(description="Scores with a value in the window")
     mean: float | None = Field(description="Mean over the whole window")
     ci_low: float | None = None
@@ -39,19 +45,29 @@ async def online_metrics(
     stmt = select(s.name, s.model, s.prompt_version, s.turn_at, s.value).where(
         s.turn_at >= start, s.turn_at < now, s.value.is_not(None)
     )
-    groups: dict[tuple[str, str, str], tuple[list[datetime], list[float]]] = defaultdict(lambda: ([], []))
+    t = TraceScore
+    traces = select(t.name, t.model, t.application, t.trace_at, t.value).where(
+        t.trace_at >= start, t.trace_at < now, t.value.is_not(None)
+    )
+    Key = tuple[str, str, str, str]  # evaluator, model, prompt version, application ("" for turns)
+    groups: dict[Key, tuple[list[datetime], list[float]]] = defaultdict(lambda: ([], []))
     for name, model, prompt_version, turn_at, value in (await session.execute(stmt)).all():
-        times, values = groups[(name, model, prompt_version)]
+        times, values = groups[(name, model, prompt_version, "")]
         times.append(turn_at)
         values.append(float(value or 0.0))  # NULLs are filtered in SQL
+    for name, model, application, trace_at, value in (await session.execute(traces)).all():
+        times, values = groups[(name, model, TRACE_PROMPT_VERSION, application)]
+        times.append(trace_at)
+        values.append(float(value or 0.0))
     series: list[MetricSeries] = []
-    for (name, model, prompt_version), (times, values) in sorted(groups.items()):
+    for (name, model, prompt_version, application), (times, values) in sorted(groups.items()):
         overall = summarize(values)
         series.append(
             MetricSeries(
                 evaluator=name,
                 model=model,
                 prompt_version=prompt_version,
+                application=application or None,
                 n=overall.n,
                 mean=overall.mean,
                 ci_low=overall.ci_low,

@@ -15,6 +15,11 @@ from shared.evaluators import UnknownEvaluator
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.judge_model import judge_available
 from shared.evaluators.loading import process_registry
+from shared.online.application_sampling import (
+    ApplicationSampling,
+    EffectiveSampling,
+    TraceFilters,
+)
 
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
 JUDGE_EVALUATORS = ("drive_thru_tone",)
@@ -45,6 +50,21 @@ def default_evaluators() -> list[EvaluatorSpec]:
     return [EvaluatorSpec(name=name) for name in names]
 
 
+def _known_reference_free(specs: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
+    for spec in specs:
+        try:
+            entry = process_registry().get(spec.name, "item")
+        except UnknownEvaluator as exc:  # a LookupError: re-raise as ValueError so pydantic → 422
+            raise ValueError(str(exc)) from exc
+        validate_arguments(spec.name, entry.arguments, spec.args)  # a ValueError: pydantic → 422
+        if not entry.reference_free:
+            raise NotReferenceFree(
+                f"evaluator {spec.name!r} needs an expected output; choose a reference-free one "
+                "(e.g. " + ", ".join(DEFAULT_EVALUATORS) + ")"
+            )
+    return specs
+
+
 class SamplingSettings(BaseModel):
     """What ``GET/PUT /online/config`` exchange and the sampler applies."""
 
@@ -57,23 +77,36 @@ class SamplingSettings(BaseModel):
         description="At most this many sampled turns per minute (None: no cap)",
     )
     evaluators: list[EvaluatorSpec] = Field(default_factory=default_evaluators, min_length=1)
+    applications: dict[str, ApplicationSampling] = Field(
+        default_factory=dict,
+        description="Per application (a trace's service.name): overrides of the settings above",
+    )
     updated_at: datetime | None = Field(default=None, description="Set by the server on save")
 
     @field_validator("evaluators")
     @classmethod
-    def _known_reference_free(cls, specs: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
-        for spec in specs:
-            try:
-                entry = process_registry().get(spec.name, "item")
-            except UnknownEvaluator as exc:  # a LookupError: re-raise as ValueError so pydantic → 422
-                raise ValueError(str(exc)) from exc
-            validate_arguments(spec.name, entry.arguments, spec.args)  # a ValueError: pydantic → 422
-            if not entry.reference_free:
-                raise NotReferenceFree(
-                    f"evaluator {spec.name!r} needs an expected output; choose a reference-free one "
-                    "(e.g. " + ", ".join(DEFAULT_EVALUATORS) + ")"
-                )
-        return specs
+    def _evaluators_reference_free(cls, specs: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
+        return _known_reference_free(specs)
+
+    @field_validator("applications")
+    @classmethod
+    def _applications_reference_free(
+        cls, applications: dict[str, ApplicationSampling]
+    ) -> dict[str, ApplicationSampling]:
+        for app in applications.values():
+            if app.evaluators is not None:
+                _known_reference_free(app.evaluators)
+        return applications
+
+    def for_application(self, application: str) -> EffectiveSampling:
+        """What applies to ``application``'s traces: its own settings, else the project's."""
+        own = self.applications.get(application, ApplicationSampling())
+        return EffectiveSampling(
+            rate=self.rate if own.rate is None else own.rate,
+            filters=own.filters if own.filters is not None else TraceFilters(model=self.filters.model),
+            cap_per_minute=self.cap_per_minute if own.cap_per_minute is None else own.cap_per_minute,
+            evaluators=self.evaluators if own.evaluators is None else own.evaluators,
+        )
 
 
 def _from_row(row: SamplingConfig) -> SamplingSettings:
@@ -83,6 +116,7 @@ def _from_row(row: SamplingConfig) -> SamplingSettings:
             "filters": row.filters or {},
             "cap_per_minute": row.cap_per_minute,
             "evaluators": row.evaluators or [s.model_dump() for s in default_evaluators()],
+            "applications": row.applications or {},
             "updated_at": row.updated_at,
         }
     )
@@ -106,6 +140,7 @@ async def save_config(session: AsyncSession, project: str, config: SamplingSetti
     row.filters = config.filters.model_dump(mode="json")
     row.cap_per_minute = config.cap_per_minute
     row.evaluators = [spec.model_dump(mode="json") for spec in config.evaluators]
+    row.applications = {name: app.model_dump(mode="json") for name, app in config.applications.items()}
     row.updated_at = datetime.now(UTC)
     await session.flush()
     return _from_row(row)

@@ -61,6 +61,15 @@ class TraceAssembler:
     def open_traces(self) -> int:
         return len(self._open)
 
+    @property
+    def has_handed(self) -> bool:
+        """Traces handed on early (span bound, eviction) wait for the next :meth:`ready`."""
+        return bool(self._handed)
+
+    def is_open(self, project_id: str, trace_id: str) -> bool:
+        """True while spans of this trace wait to be handed on."""
+        return (project_id, trace_id) in self._open
+
     def add(self, batch: SpanBatch, now: float) -> None:
         """Take the spans of one message, received at ``now`` (seconds, any monotonic clock)."""
         for group, span in batch.spans():

@@ -83,6 +83,7 @@ async def list_alerts(
             evaluator=r.evaluator,
             model=r.model,
             prompt_version=r.prompt_version,
+            application=r.application,
             reference=r.reference,
             detail=r.detail,
             created_at=r.created_at,

@@ -96,6 +96,18 @@ def record_promotion(session: AsyncSession, by: Actor, sample_id: int, into: Ups
     )
 
 
+def record_trace_to_dataset(session: AsyncSession, by: Actor, trace_id: str, into: UpsertResult) -> None:
+    """A sampled trace added to a dataset (the API and the web UI both record it here)."""
+    record(
+        session,
+        by,
+        AuditAction.TRACE_TO_DATASET,
+        "trace",
+        trace_id,
+        after={"dataset": into.dataset, "version": into.version},
+    )
+
+
 def record_label(
     session: AsyncSession,
     by: Actor,

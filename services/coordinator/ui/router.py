@@ -24,6 +24,7 @@ from services.coordinator.ui.pages import (
     online,
     review,
     sign_in,
+    traces,
 )
 from services.coordinator.ui.session import CsrfRefused, SignInRequired, sign_in_url
 from services.coordinator.ui.templating import STATIC_DIR, render
@@ -98,7 +99,7 @@ async def _csrf_refused(request: Request, _: Exception) -> Response:
 
 def install_ui(app: FastAPI) -> None:
     app.mount("/ui/static", StaticFiles(directory=STATIC_DIR), name="ui-static")
-    for module in (sign_in, experiments, experiment, item, compare, datasets, online, review, audit):
+    for module in (sign_in, experiments, experiment, item, compare, datasets, online, traces, review, audit):
         app.include_router(module.router, prefix="/ui", include_in_schema=False)
 
     @app.get("/", include_in_schema=False)

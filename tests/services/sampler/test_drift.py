@@ -12,6 +12,12 @@ from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.run_aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
 from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment, OnlineSample, OnlineScore
+from shared.db.trace_models import Trace, TraceScore
+from shared.online.metrics import TRACE_PROMPT_VERSION
+from shared.traces import Completeness
+from tests.services.sampler.test_trace_store import configure as configure_traces
+from tests.services.sampler.test_trace_store import handler as trace_handler
+from tests.services.sampler.test_trace_store import part
 
 pytestmark = pytest.mark.integration
 
@@ -135,3 +141,42 @@ async def test_an_experiment_of_another_model_is_not_a_reference(session_factory
         await session.commit()
     async with session_factory() as session:
         assert await check_drift(session, window=WINDOW, now=NOW) == []
+
+
+def _trace_score(i: int) -> tuple[str, datetime, float]:
+    """Trace ``i``'s application, time and value: even traces in the recent window, odd ones in the
+    previous; ``support-bot`` (0-11) drops from about 0.95 to 0.1, ``steady-app`` (12-23) stays."""
+    application = "support-bot" if i < 12 else "steady-app"
+    recent = i % 2 == 0
+    at = NOW - timedelta(minutes=5 + i) - (timedelta(0) if recent else WINDOW)
+    steady = 1.0 if i % 4 < 2 else 0.9
+    value = (0.0 if i % 4 == 0 else 0.2) if recent and application == "support-bot" else steady
+    return application, at, value
+
+
+async def test_trace_scores_drift_per_application_and_model(session_factory: Sessions) -> None:
+    """A drop in one application's trace scores alerts for that application; another application
+    with steady scores and the same model does not."""
+    await configure_traces(session_factory, rate=1.0)
+    h = trace_handler(session_factory)
+    for n in range(24):
+        assert await h.handle(part(n, [0, 1, 2, 3], Completeness.ROOT_ENDED)) == "stored"
+    async with session_factory() as session:
+        trace_pks = list((await session.execute(select(Trace.id).order_by(Trace.id))).scalars())
+        for i, trace_pk in enumerate(trace_pks):
+            application, at, value = _trace_score(i)
+            await session.execute(
+                update(TraceScore)
+                .where(TraceScore.trace_pk == trace_pk)
+                .values(trace_at=at, value=value, application=application)
+            )
+        await session.commit()
+    async with session_factory() as session:
+        alerts = await check_drift(session, window=WINDOW, now=NOW)
+        await session.commit()
+    assert [(a.evaluator, a.model, a.prompt_version, a.application, a.reference) for a in alerts] == [
+        ("tool_called", "gpt-test", TRACE_PROMPT_VERSION, "support-bot", "previous_window")
+    ]
+    async with session_factory() as session:
+        stored = (await session.execute(select(DriftAlertRow))).scalar_one()
+    assert stored.application == "support-bot"

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
+from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.judge_model import set_judge_factory
 from shared.llm import LlmConfig
-from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingSettings
+from shared.online.application_sampling import ApplicationSampling, TraceFilters
+from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingFilters, SamplingSettings
 
 pytestmark = pytest.mark.unit
 
@@ -32,3 +35,20 @@ def _default_names(judge: object | None) -> list[str]:
 def test_default_evaluators_add_the_tone_judge_only_when_a_judge_model_is_configured() -> None:
     assert _default_names(None) == list(DEFAULT_EVALUATORS)
     assert _default_names(object()) == [*DEFAULT_EVALUATORS, "drive_thru_tone"]
+
+
+def test_an_application_overrides_what_it_sets_and_keeps_the_projects_rest() -> None:
+    tools = [EvaluatorSpec(name="tool_called", args={"tool": "lookup"})]
+    config = SamplingSettings(
+        rate=0.1,
+        cap_per_minute=50,
+        filters=SamplingFilters(model="gpt-a", prompt_version="v1"),
+        applications={"bot": ApplicationSampling(rate=1.0, evaluators=tools)},
+    )
+    bot = config.for_application("bot")
+    assert (bot.rate, bot.cap_per_minute, bot.evaluators) == (1.0, 50, tools)
+    assert bot.filters == TraceFilters(model="gpt-a")  # the project's model filter; turn filters do not apply
+    other = config.for_application("other")
+    assert (other.rate, other.evaluators) == (0.1, config.evaluators)
+    with pytest.raises(ValidationError, match="needs an expected output"):
+        SamplingSettings(applications={"bot": {"evaluators": [{"name": "exact_match"}]}})  # type: ignore[dict-item]

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.online.metrics import OnlineMetrics
+from shared.online.metrics import MetricSeries, OnlineMetrics
 
 WINDOWS = {"15m": "1m", "1h": "5m", "6h": "15m", "24h": "1h", "7d": "6h"}
 """Window shown -> bucket width (about 12-30 points per line)."""
@@ -15,6 +15,13 @@ WINDOWS = {"15m": "1m", "1h": "5m", "6h": "15m", "24h": "1h", "7d": "6h"}
 
 AUTO_LOOKBACK = timedelta(days=7)
 AUTO_POINTS = 24
+
+
+def _line_label(series: MetricSeries) -> str:
+    """A chart line: ``application · model`` for traces, ``model@prompt`` for the agent's turns."""
+    if series.application:
+        return f"{series.application} · {series.model}"
+    return f"{series.model}@{series.prompt_version}"
 
 
 def auto_window(earliest: datetime | None, now: datetime) -> tuple[timedelta, timedelta]:
@@ -56,7 +63,7 @@ def evaluator_charts(metrics: OnlineMetrics) -> list[EvaluatorChart]:
             bounded = bounded and all(m is None or 0.0 <= m <= 1.0 for m in means)
             lines.append(
                 {
-                    "label": f"{s.model}@{s.prompt_version}",
+                    "label": _line_label(s),
                     "mean": means,
                     "low": [at[t].ci_low if t in at else None for t in starts],
                     "high": [at[t].ci_high if t in at else None for t in starts],

@@ -1,0 +1,71 @@
+"""HTTP models of ``/traces``: sampled traces of any application, their scores, "add to dataset"."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from shared.traces import TraceRecord
+
+
+class TraceScoreOut(BaseModel):
+    name: str = Field(description="Evaluator (metric) name")
+    value: float | None = Field(description="None: the evaluator measured nothing (see comment/error)")
+    comment: str | None = None
+    error: str | None = Field(default=None, description="Why the evaluator failed, when it did")
+    evaluator_version: str
+
+
+class TraceSummary(BaseModel):
+    """One sampled trace in a list: what a row of the traces table shows."""
+
+    trace_id: str = Field(description="32 hex digits, as the application's tracer reported it")
+    application: str = Field(description="The resource's service.name")
+    conversation_id: str | None = None
+    preview: str = Field(default="", description="The last user message of the input, cut to 200 characters")
+    model: str | None = Field(default=None, description="Model of the last LLM call")
+    provider: str | None = None
+    started_at: datetime
+    latency_ms: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    error: bool = Field(description="Some span of the trace has an ERROR status")
+    tool_names: list[str] = Field(description="Tools called, in first-call order, once each")
+    span_count: int
+    completeness: str = Field(description="How the trace was assembled: root_ended, quiet (partial) …")
+    scores: dict[str, float | None] = Field(description="Online score per evaluator")
+
+
+class TracePage(BaseModel):
+    items: list[TraceSummary]
+    total: int = Field(description="Traces matching the filters, all pages")
+    limit: int
+    offset: int
+
+
+class TraceDetail(TraceSummary):
+    """``GET /traces/{trace_id}``: the summary, the whole record (messages, tool calls with arguments
+    and results, LLM calls, span tree, errors, notes) and the scores with their comments."""
+
+    record: TraceRecord
+    score_details: list[TraceScoreOut]
+    updated_at: datetime = Field(description="Last time a late part of the trace was merged in")
+
+
+class ApplicationOut(BaseModel):
+    """An application that sent sampled traces to this project."""
+
+    application: str
+    traces: int
+    errors: int
+    last_at: datetime
+
+
+class AddTraceToDataset(BaseModel):
+    dataset: str = Field(
+        min_length=1,
+        max_length=200,
+        description="Dataset to add the trace to (a generic one; created if missing)",
+    )

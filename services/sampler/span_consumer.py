@@ -1,0 +1,213 @@
+"""The sampler's consumer of ``traffic.spans`` (durable ``SAMPLER_SPANS_CONSUMER``): spans into traces,
+traces sampled, stored and scored; a message acknowledged once every span it carried is stored.
+
+- Messages come one at a time from the shared :class:`~shared.messaging.PullLoop`; their spans go
+  into the :class:`~shared.traces.TraceAssembler`, and the message is held (see
+  :mod:`services.sampler.message_holds`). A message that is not a ``SpanBatch`` is terminated.
+- A ticker hands on the traces the assembler says are complete, stores the parts (up to
+  ``store_concurrency`` at once, each its own transaction:
+  :class:`~services.sampler.trace_handler.TraceHandler`), then acknowledges (confirmed ACK) the
+  messages no open part holds any more. It also tells JetStream a held message is still being
+  worked on (``+WPI``) before its ``ack_wait`` runs out: a trace may stay open for ``quiet_s``.
+- At most ``max_held`` messages are held: the pull loop fetches nothing more until some are acked.
+- A part that cannot be stored (database down) gives its messages back with a delay (NAK); their
+  spans come again and are merged idempotently. On stop, every held message is given back at
+  once (NAK), so another sampler assembles those traces whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from dataclasses import dataclass, field
+
+import nats.errors
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+
+from services.sampler.message_holds import MessageHolds
+from services.sampler.trace_handler import TraceHandler
+from services.sampler.trace_store import TracePart
+from shared.contracts.span_messages import SpanBatch
+from shared.contracts.topology import SAMPLER_SPANS_CONSUMER, Topology
+from shared.messaging import ConsumerNotDeclared, PullLoop, bind_durable, decode_or_terminate, settle
+from shared.messaging.streams import TRAFFIC_SPANS_ACK_WAIT_S
+from shared.traces import AssembledTrace, AssemblyPolicy, TraceAssembler
+
+log = logging.getLogger(__name__)
+
+RETRY_DELAY_S = 2.0
+MAX_RETRY_DELAY_S = 60.0
+LEASE_CHECK_EVERY_S = 0.5
+
+
+class SpanConsumerStartError(RuntimeError):
+    """The durable consumer is not declared on the spans stream."""
+
+
+@dataclass
+class _Held:
+    msg: Msg
+    progress_at: float = field(default_factory=time.monotonic)
+
+
+class SpanConsumer:
+    def __init__(
+        self,
+        nc: NatsClient,
+        topology: Topology,
+        handler: TraceHandler,
+        policy: AssemblyPolicy,
+        *,
+        batch: int = 50,
+        fetch_timeout_s: float = 1.0,
+        tick_s: float = 0.25,
+        max_held: int = 5_000,
+        ack_wait_s: float = TRAFFIC_SPANS_ACK_WAIT_S,
+        store_concurrency: int = 8,
+    ) -> None:
+        self._nc = nc
+        self._topology = topology
+        self.handler = handler
+        self.assembler = TraceAssembler(policy)
+        self._holds: MessageHolds[int] = MessageHolds()
+        self._held: dict[int, _Held] = {}
+        self._ids = itertools.count()
+        self._tick_s = tick_s
+        self._max_held = max_held
+        self._progress_every_s = ack_wait_s / 3
+        self._leases_checked_at = 0.0
+        self._lock = asyncio.Lock()
+        self._storing = asyncio.Semaphore(store_concurrency)
+        self._pull = PullLoop(
+            "sampler-spans",
+            batch=batch,
+            wait_s=fetch_timeout_s,
+            on_message=self._take,
+            room=lambda: self._max_held - len(self._holds),
+        )
+        self._sub: JetStreamContext.PullSubscription | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
+
+    @property
+    def running(self) -> bool:
+        return bool(self._tasks) and not any(task.done() for task in self._tasks)
+
+    @property
+    def held(self) -> int:
+        return len(self._holds)
+
+    async def start(self) -> None:
+        stream = self._topology.traffic_spans_stream
+        try:
+            self._sub, _ = await bind_durable(self._nc.jetstream(), stream, SAMPLER_SPANS_CONSUMER)
+        except ConsumerNotDeclared as exc:
+            raise SpanConsumerStartError(str(exc)) from exc
+        self._tasks = [
+            asyncio.create_task(self._pull.run(self._sub), name="sampler-spans-fetch"),
+            asyncio.create_task(self._tick_loop(), name="sampler-spans-ticker"),
+        ]
+        log.info("sampler consuming spans", extra={"stream": stream, "consumer": SAMPLER_SPANS_CONSUMER})
+
+    async def _take(self, msg: Msg) -> None:
+        batch = await decode_or_terminate(msg, SpanBatch)
+        if batch is None:
+            return
+        async with self._lock:
+            handle = next(self._ids)
+            self.assembler.add(batch, time.monotonic())
+            keys = {(batch.project_id, span.trace_id) for _, span in batch.spans()}
+            if self._holds.hold(handle, keys):
+                self._held[handle] = _Held(msg)
+                held = True
+            else:
+                held = False
+        if not held:
+            await settle(msg, "ack")  # no spans: nothing to store
+        if self.assembler.has_handed:  # a span bound or eviction handed a part on early
+            await self.tick()
+
+    async def tick(self) -> None:
+        """Store the traces complete now, acknowledge what they freed, extend the rest's leases."""
+        async with self._lock:
+            parts = self.assembler.ready(time.monotonic())
+            holding = [
+                (part, self._holds.hand_on(key, self.assembler.is_open(*key)))
+                for part in parts
+                for key in [(part.project_id, part.trace_id)]
+            ]
+        await asyncio.gather(*(self._store_bounded(part, handles) for part, handles in holding))
+
+    async def _store_bounded(self, part: AssembledTrace, handles: set[int]) -> None:
+        """At most ``store_concurrency`` traces stored at once, each in its own transaction."""
+        async with self._storing:
+            await self._store(part, handles)
+        await self._extend_leases()  # storing many parts (a slow judge) can outlast ack_wait
+
+    async def _store(self, assembled: AssembledTrace, handles: set[int]) -> None:
+        part = TracePart(assembled.project_id, assembled.trace_id, assembled.spans, assembled.completeness)
+        try:
+            await self.handler.handle(part)
+        except Exception:
+            log.exception("could not store trace %s; its spans will be redelivered", part.trace_id)
+            await self._give_back(handles, delayed=True)
+            return
+        to_ack: list[Msg] = []
+        self._holds.release(handles, lambda h: to_ack.append(self._held.pop(h).msg))
+        for msg in to_ack:
+            await settle(msg, "ack")
+        if to_ack:
+            self._pull.wake()
+
+    async def _give_back(self, handles: set[int], *, delayed: bool) -> None:
+        self._holds.drop(handles)
+        for handle in handles:
+            held = self._held.pop(handle, None)
+            if held is None:
+                continue
+            delay = None
+            if delayed:
+                attempt = held.msg.metadata.num_delivered or 1
+                delay = min(RETRY_DELAY_S * 2 ** (attempt - 1), MAX_RETRY_DELAY_S)
+            with contextlib.suppress(nats.errors.Error):
+                await held.msg.nak(delay=delay)
+        self._pull.wake()
+
+    async def _extend_leases(self) -> None:
+        now = time.monotonic()
+        if now - self._leases_checked_at < LEASE_CHECK_EVERY_S:
+            return
+        self._leases_checked_at = now
+        for held in list(self._held.values()):
+            if now - held.progress_at >= self._progress_every_s:
+                held.progress_at = now
+                with contextlib.suppress(nats.errors.Error):
+                    await held.msg.in_progress()
+
+    async def _tick_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.tick()
+            except Exception:
+                log.exception("sampler tick failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self._tick_s)
+
+    async def stop(self) -> None:
+        """Stop fetching and ticking; give every held message back. Idempotent."""
+        self._pull.stop()
+        self._stopping.set()
+        for task in self._tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(task, timeout=self._pull.wait_s + 5.0)
+        async with self._lock:
+            self.assembler.flush()  # forgotten here: the messages below bring the spans back
+            await self._give_back(set(self._held), delayed=False)
+        if self._sub is not None:
+            with contextlib.suppress(nats.errors.Error):
+                await self._sub.unsubscribe()

@@ -1,0 +1,113 @@
+"""A sampled trace is stored once with its spans and scores; a redelivered part changes nothing; a
+late part merges into the stored trace and its record and scores are rebuilt from every span."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from services.sampler.trace_handler import TraceHandler
+from services.sampler.trace_store import TracePart
+from services.sampler.turn_handler import TurnHandler
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.projects import DEFAULT_PROJECT
+from shared.db.trace_models import Trace, TraceScore, TraceSpan
+from shared.evaluators.loading import process_registry
+from shared.online.application_sampling import ApplicationSampling, TraceFilters
+from shared.online.sampling_config import SamplingSettings, save_config
+from shared.traces import Completeness
+from tests.services.sampler.spans import batch, trace_spans
+
+pytestmark = pytest.mark.integration
+
+Sessions = async_sessionmaker[AsyncSession]
+EVALUATORS = [EvaluatorSpec(name="tool_called", args={"tool": "lookup_order"})]
+
+
+async def configure(sessions: Sessions, **app: object) -> None:
+    async with sessions() as session:
+        settings = SamplingSettings(
+            rate=0.0,
+            applications={
+                "support-bot": ApplicationSampling.model_validate({"evaluators": EVALUATORS, **app})
+            },
+        )
+        await save_config(session, DEFAULT_PROJECT, settings)
+        await session.commit()
+
+
+def handler(sessions: Sessions) -> TraceHandler:
+    return TraceHandler(sessions, TurnHandler(sessions, refresh_s=0.0), process_registry())
+
+
+def part(n: int, span_indexes: list[int], completeness: Completeness, **kw: object) -> TracePart:
+    spans = [s for i, s in enumerate(trace_spans(n, **kw)) if i in span_indexes]  # type: ignore[arg-type]
+    group = batch(spans).groups[0]
+    return TracePart(DEFAULT_PROJECT, spans[0].trace_id, [(group, s) for s in spans], completeness)
+
+
+async def counts(sessions: Sessions) -> tuple[int, int, int]:
+    async with sessions() as session:
+        return (
+            (await session.execute(select(func.count()).select_from(Trace))).scalar_one(),
+            (await session.execute(select(func.count()).select_from(TraceSpan))).scalar_one(),
+            (await session.execute(select(func.count()).select_from(TraceScore))).scalar_one(),
+        )
+
+
+async def test_stored_once_redelivery_changes_nothing_late_part_merges(session_factory: Sessions) -> None:
+    await configure(session_factory, rate=1.0)
+    h = handler(session_factory)
+    # the tool span (2) comes late, in another message
+    assert await h.handle(part(1, [0, 1, 3], Completeness.ROOT_ENDED)) == "stored"
+    async with session_factory() as session:
+        row = (await session.execute(select(Trace))).scalar_one()
+        score = (await session.execute(select(TraceScore))).scalar_one()
+    assert row.application == "support-bot" and row.model == "gpt-test" and row.span_count == 3
+    assert (row.input_tokens, row.output_tokens) == (50, 12)
+    assert score.value == 1.0  # the model asked for the tool: the trajectory has it
+    assert await h.handle(part(1, [0, 1, 3], Completeness.ROOT_ENDED)) == "duplicate"
+    assert await counts(session_factory) == (1, 3, 1)
+    assert await h.handle(part(1, [2, 1], Completeness.QUIET)) == "merged"
+    assert await h.handle(part(1, [2], Completeness.QUIET)) == "duplicate"
+    assert await counts(session_factory) == (1, 4, 1)
+    async with session_factory() as session:
+        row = (await session.execute(select(Trace))).scalar_one()
+    assert row.span_count == 4 and row.record.span_count == 4
+    assert row.completeness == Completeness.ROOT_ENDED  # the root is among the stored spans
+    assert row.tool_names == ["lookup_order"]
+    assert row.record.tool_calls[0].span_id is not None  # the tool's own span now
+
+
+async def test_sampling_filters_and_rate_per_application(session_factory: Sessions) -> None:
+    await configure(session_factory, rate=1.0, filters=TraceFilters(error=True))
+    h = handler(session_factory)
+    assert await h.handle(part(2, [0, 1, 2, 3], Completeness.ROOT_ENDED)) == "filtered"
+    assert await h.handle(part(3, [0, 1, 2, 3], Completeness.ROOT_ENDED, error=True)) == "stored"
+    other = TracePart(  # another application of the project: the project's rate 0.0 applies
+        DEFAULT_PROJECT,
+        trace_spans(4)[0].trace_id,
+        [(batch(trace_spans(4), service="billing").groups[0], s) for s in trace_spans(4)],
+        Completeness.ROOT_ENDED,
+    )
+    assert await h.handle(other) == "not_sampled"
+    stray = TracePart("no-such-project", other.trace_id, other.spans, Completeness.ROOT_ENDED)
+    assert await h.handle(stray) == "unknown_project"
+    assert (await counts(session_factory))[0] == 1
+
+
+async def test_a_trace_in_no_known_convention_and_without_its_root_is_kept(session_factory: Sessions) -> None:
+    await configure(session_factory, rate=1.0)
+    spans = [
+        s.model_copy(update={"attributes": {"http.route": "/checkout"}}) for s in trace_spans(9)[1:]
+    ]  # no root span, no GenAI or OpenInference attributes
+    group = batch(spans).groups[0]
+    part = TracePart(DEFAULT_PROJECT, spans[0].trace_id, [(group, s) for s in spans], Completeness.QUIET)
+    assert await handler(session_factory).handle(part) == "stored"
+    async with session_factory() as session:
+        row = (await session.execute(select(Trace))).scalar_one()
+        score = (await session.execute(select(TraceScore))).scalar_one()
+    assert (row.completeness, row.model, row.span_count) == ("quiet", None, 3)
+    assert any("is not in the trace" in note for note in row.record.notes)
+    assert score.model == "unknown" and score.value == 0.0  # scored: no tool was called

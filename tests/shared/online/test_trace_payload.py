@@ -1,0 +1,60 @@
+"""A trace record in the evaluators' shape: the generic tool checks and the trajectory read it."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.contracts.evaluation import EvaluatorSpec
+from shared.evaluators import run_item_evaluators
+from shared.evaluators.loading import process_registry
+from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from shared.traces import Completeness, TraceAssembler, TraceRecord
+from tests.services.sampler.spans import batch, trace_spans
+
+pytestmark = pytest.mark.unit
+
+
+def record() -> TraceRecord:
+    assembler = TraceAssembler()
+    assembler.add(batch(trace_spans(7, tool="lookup_order")), now=0.0)
+    (trace,) = assembler.ready(now=60.0)
+    assert trace.completeness is Completeness.ROOT_ENDED
+    return trace.record()
+
+
+def test_messages_response_and_tools_are_where_evaluators_look() -> None:
+    r = record()
+    assert evaluation_input(r) == {
+        "messages": [{"role": "user", "content": "Where is order 7?"}],
+        "query": "Where is order 7?",
+    }
+    out = evaluation_output(r)
+    assert out["response"] == "Order 7 ships today."
+    assert out["tool_calls"] == [
+        {"name": "lookup_order", "arguments": {"order": 7}, "result": {"status": "shipped"}, "error": None}
+    ]
+    assert [step["type"] for step in out["trajectory"]] == ["human", "ai", "tool", "ai"]
+    assert out["trajectory"][1]["tool_calls"] == [{"id": "c7", "name": "lookup_order", "args": {"order": 7}}]
+    assert evaluation_metadata(r)["application"] == "support-bot"
+
+
+async def test_tool_checks_score_a_trace() -> None:
+    r = record()
+    specs = [
+        EvaluatorSpec(name="tool_called", args={"tool": "lookup_order"}),
+        EvaluatorSpec(name="tool_sequence", args={"tools": ["refund"]}),
+        EvaluatorSpec(name="latency_budget", args={"max_ms": 1}),
+    ]
+    results = await run_item_evaluators(
+        process_registry(),
+        specs,
+        input=evaluation_input(r),
+        output=evaluation_output(r),
+        expected_output=None,
+        metadata=evaluation_metadata(r),
+    )
+    assert [(e.name, e.value) for e in results] == [
+        ("tool_called", 1.0),
+        ("tool_sequence", 0.0),
+        ("latency_budget", 0.0),
+    ]

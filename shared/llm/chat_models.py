@@ -30,6 +30,7 @@ def chat_model(config: LlmConfig) -> BaseChatModel:
         return ChatMistralAI(
             model_name=config.model,
             temperature=config.temperature,
+            max_tokens=config.max_output_tokens,
             timeout=math.ceil(config.timeout_s),
             max_retries=config.max_retries,
             api_key=config.api_key,
@@ -42,6 +43,9 @@ def chat_model(config: LlmConfig) -> BaseChatModel:
         return ChatOpenAI(
             model=config.model,
             temperature=config.temperature,
+            # max_tokens, which every OpenAI-compatible server reads (LangChain would send only
+            # max_completion_tokens, which llama.cpp's server, among others, ignores)
+            extra_body={"max_tokens": config.max_output_tokens},
             timeout=config.timeout_s,
             max_retries=config.max_retries,
             api_key=config.api_key or SecretStr(KEYLESS_PLACEHOLDER),

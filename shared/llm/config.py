@@ -70,6 +70,13 @@ class LlmSettings(BaseSettings):
     llm_backoff_s: float = Field(
         default=0.5, ge=0, le=10, description="LLM_BACKOFF_S: first backoff, doubling per retry (max 8 s)"
     )
+    llm_max_output_tokens: int = Field(
+        default=1024,
+        ge=16,
+        le=65536,
+        description="LLM_MAX_OUTPUT_TOKENS: the longest reply asked for (a model that never stops, such as "
+        "a base model, otherwise writes until its context is full)",
+    )
 
     def resolve(self, choice: ProviderChoice | None) -> Provider:
         """``auto`` (or None) → mistral with a Mistral key, openai with an OpenAI URL or key, else offline."""
@@ -95,6 +102,7 @@ class LlmConfig(BaseModel, frozen=True):
     max_parse_attempts: int = Field(default=2, ge=1, le=5, description="Replies asked before giving up")
     max_retry_after_s: float = Field(default=30.0, ge=0, description="Longest Retry-After honoured")
     backoff_s: float = Field(default=0.5, ge=0, description="First backoff; doubles each retry (max 8 s)")
+    max_output_tokens: int = Field(default=1024, ge=16, description="Longest reply asked for (max_tokens)")
 
     @property
     def identity(self) -> str:
@@ -127,6 +135,7 @@ def llm_config(
         "max_parse_attempts": env.llm_max_parse_attempts,
         "max_retry_after_s": env.llm_max_retry_after_s,
         "backoff_s": env.llm_backoff_s,
+        "max_output_tokens": env.llm_max_output_tokens,
     }
     if chosen == "offline":
         return LlmConfig(provider="offline", model=model or "offline", **limits)

@@ -79,6 +79,7 @@ class StructuredLlm:
         body: dict[str, Any] = {
             "model": self.config.model,
             "temperature": self.config.temperature,
+            "max_tokens": self.config.max_output_tokens,
             "messages": messages,
         }
         response_format = response_format_field(way, schema)

@@ -165,3 +165,17 @@ async def test_a_200_that_is_not_a_chat_completion_is_not_measured(provider: Bad
     reply = await client().ask(Verdict, "Grade this.")
     assert reply.value is None and reply.reason is not None
     assert reply.reason.startswith("the reply is not a chat completion (choices:")
+
+
+async def test_every_call_bounds_the_reply_length(
+    provider: BadDayProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A base model never stops on its own: without max_tokens it writes until its context is full
+    (seen with Gemma 3 270M under llama.cpp, minutes per call on a CPU)."""
+    monkeypatch.setenv("LLM_MAX_OUTPUT_TOKENS", "256")
+    provider.then(Reply.json(GOOD), Reply.json(GOOD))
+    await client().ask(Verdict, "Grade this.")
+    from shared.llm.chat_models import chat_model
+
+    await chat_model(llm_config("openai", "bad-day-model")).ainvoke("hello")
+    assert [seen.body.get("max_tokens") for seen in provider.seen] == [256, 256]

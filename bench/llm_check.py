@@ -134,7 +134,7 @@ def main() -> int:
         return _report(client, [item.id for item in dataset.items[: args.items]])
     finally:
         launcher.down(STATE / "stack")
-        model.terminate()
+        model.kill()  # llama.cpp's server ignores SIGTERM while it is generating
         model.wait(10)
 
 

@@ -87,6 +87,7 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
     latency = agg.get("latency") or {}
     headline = Text.assemble(
         f"items {p['total']} · errors {p['errors']} · cache hits {p.get('cache_hits', 0)} · "
+        f"judge cache hits {p.get('judge_cache_hits', 0)} · "
         f"passed {_fmt(agg.get('passed'))} · "
         f"not measured {_fmt(agg.get('not_measured'))} · ",
         (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),

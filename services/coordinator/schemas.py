@@ -124,6 +124,9 @@ class Progress(BaseModel):
     in_flight: int
     pending: int
     cache_hits: int = Field(default=0, description="Items scored from the output cache (target not called)")
+    judge_cache_hits: int = Field(
+        default=0, description="Judge verdicts served from the judge cache (no LLM call)"
+    )
 
 
 class ExperimentOut(BaseModel):

@@ -105,6 +105,9 @@ class ExperimentAggregates(BaseModel):
     cache_hits: int = Field(
         default=0, description="Items scored from the output cache: their target was not called"
     )
+    judge_cache_hits: int = Field(
+        default=0, description="Judge verdicts served from the judge cache: no LLM call made for them"
+    )
 
     def gate_values(self) -> dict[str, float | None]:
         """What a gate can name: every metric's mean, pass_rate, error_rate, latency_ms (mean) and

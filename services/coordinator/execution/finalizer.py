@@ -110,7 +110,15 @@ class Finalizer:
                         )
                     )
             await store_outputs(session, experiment.id, config)
-            complete(experiment, aggregates.model_copy(update={"cache_hits": experiment.cache_hits}))
+            complete(
+                experiment,
+                aggregates.model_copy(
+                    update={
+                        "cache_hits": experiment.cache_hits,
+                        "judge_cache_hits": experiment.judge_cache_hits,
+                    }
+                ),
+            )
             await session.commit()
         log.info("experiment completed", extra={"experiment_id": experiment_id})
         await self._event(experiment_id, "completed")

@@ -191,6 +191,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
             in_flight=flying,
             pending=row.total - row.done - flying,
             cache_hits=row.cache_hits,
+            judge_cache_hits=row.judge_cache_hits,
         ),
         aggregates=row.aggregates,
         baseline_id=row.baseline_id,

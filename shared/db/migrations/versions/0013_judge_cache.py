@@ -1,0 +1,42 @@
+"""judge cache: the judge_cache table (one project's measured verdicts by key) and
+experiments.judge_cache_hits
+
+Revision ID: 0013
+Revises: 0011
+Create Date: 2026-11-26 12:00:00
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+from sqlalchemy.dialects import postgresql
+
+revision: str = "0013"
+down_revision: str | None = "0011"  # 0012 lands from another branch; the chain is fixed at merge
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "judge_cache",
+        sa.Column("project_id", sa.String(length=64), nullable=False),
+        sa.Column("key", sa.String(length=64), nullable=False),
+        sa.Column("judge", sa.String(length=200), nullable=False),
+        sa.Column("verdict", postgresql.JSONB(astext_type=sa.Text()), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["project_id"], ["projects.id"], name="fk_judge_cache_project_id_projects", ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("project_id", "key", name="pk_judge_cache"),
+    )
+    op.add_column(
+        "experiments",
+        sa.Column("judge_cache_hits", sa.Integer(), nullable=False, server_default=sa.text("0")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_column("experiments", "judge_cache_hits")
+    op.drop_table("judge_cache")

@@ -18,6 +18,7 @@ from shared.contracts.gates import Gate
 from shared.contracts.projects import PROJECT_ID_PATTERN
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
+from shared.contracts.spend import Spend
 from shared.datasets.files import DatasetItemIn
 from shared.online.durations import parse_duration
 
@@ -137,6 +138,7 @@ class ExperimentOut(BaseModel):
     dataset_version: int
     target: TargetSpec
     concurrency: int
+    max_cost: float | None = Field(default=None, description="Budget (LLM_PRICES currency); None: none")
     progress: Progress
     aggregates: ExperimentAggregates | None = None
     comparison_id: str | None = None
@@ -188,6 +190,9 @@ class ExperimentItemOut(BaseModel):
     latency_ms: float | None
     attempts: int
     scores: list[Evaluation]
+    spend: Spend | None = Field(
+        default=None, description="Tokens and cost of this item's LLM calls (target and judges)"
+    )
 
 
 class ItemsPage(BaseModel):

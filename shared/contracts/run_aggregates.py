@@ -12,6 +12,7 @@ from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import GateResult
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
+from shared.contracts.spend import Spend
 
 
 class MetricAggregate(BaseModel):
@@ -107,6 +108,9 @@ class ExperimentAggregates(BaseModel):
     )
     judge_cache_hits: int = Field(
         default=0, description="Judge verdicts served from the judge cache: no LLM call made for them"
+    )
+    spend: Spend | None = Field(
+        default=None, description="Tokens and cost of the run's LLM calls (target and judges), per model"
     )
 
     def gate_values(self) -> dict[str, float | None]:

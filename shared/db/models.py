@@ -126,7 +126,7 @@ class Experiment(ProjectOwned, Base):
     dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id"))
     version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id"))
     status: Mapped[ExperimentStatus] = mapped_column(
-        checked_enum(ExperimentStatus, "experiment_status"),  # its CHECK: migration 0007
+        checked_enum(ExperimentStatus, "experiment_status"),  # its CHECK: migrations 0007, 0013
         default=INITIAL,
         index=True,
     )
@@ -140,6 +140,9 @@ class Experiment(ProjectOwned, Base):
     )
     judge_cache_hits: Mapped[int] = mapped_column(
         Integer, default=0, server_default="0", doc="Judge verdicts served from the judge cache"
+    )
+    budget_exhausted_at: Mapped[datetime | None] = mapped_column(
+        doc="When its max_cost stopped the dispatching (it then ends budget_exhausted)"
     )
     aggregates: Mapped[ExperimentAggregates | None] = mapped_column(PydanticJSON(ExperimentAggregates))
     error: Mapped[str | None] = mapped_column(Text)

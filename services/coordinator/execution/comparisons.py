@@ -17,7 +17,7 @@ from shared.db.models import Comparison, Experiment
 
 async def completed_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
     experiment = await experiment_store.get_experiment(session, experiment_id)
-    if experiment.status != ExperimentStatus.COMPLETED:
+    if not ExperimentStatus(experiment.status).aggregated:
         raise ExperimentNotComplete(
             f"experiment {experiment_id} is {experiment.status}; wait until it completes"
         )

@@ -184,6 +184,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
         dataset_version=version.version if version else 0,
         target=row.config.target,
         concurrency=row.config.concurrency,
+        max_cost=row.config.max_cost,
         progress=Progress(
             total=row.total,
             done=row.done,

@@ -15,6 +15,7 @@ from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.pairwise import PairwiseJudgeSpec
 from shared.contracts.projects import PROJECT_ID_PATTERN
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
@@ -240,6 +241,10 @@ class ComparisonCreate(BaseModel):
     gates: list[Gate] = Field(default_factory=list, description="Absolute gates on the candidate's means")
     gate: Literal["point", "ci"] = Field(
         default="point", description="point: the delta passes the threshold; ci: the whole interval does"
+    )
+    judge: PairwiseJudgeSpec | None = Field(
+        default=None,
+        description="Also judge every matched pair with llm_pairwise (both orders; disagreement is a tie)",
     )
 
 

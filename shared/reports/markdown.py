@@ -7,6 +7,7 @@ from shared.analysis.run_data import RunData
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
 from shared.contracts.run_aggregates import ExperimentAggregates
+from shared.reports.pairwise_markdown import pairwise_lines
 from shared.reports.spend_markdown import spend_lines
 
 _STATUS = {
@@ -200,6 +201,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
             listed = ", ".join(f"`{k.item_id}`#{k.trial}" for k in keys[:_MAX_LISTED])
             more = f" (+{len(keys) - _MAX_LISTED} more)" if len(keys) > _MAX_LISTED else ""
             out += ["", f"Only in {side}: {listed}{more}"]
+    out += pairwise_lines(report.pairwise)
     out += spend_lines([("baseline", report.baseline_spend), ("candidate", report.candidate_spend)])
     return "\n".join(out) + "\n"
 

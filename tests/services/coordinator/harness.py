@@ -183,3 +183,17 @@ async def start_coordinator(database_url: str, nats_url: str, topology: Topology
 
 
 StartAgent = Callable[..., Awaitable[ScriptedAgent]]
+
+
+async def ui_page(coordinator: Coordinator, path: str) -> str:
+    """The HTML of a web UI page, signed in through a one-time link (the session cookie kept)."""
+    link = await coordinator.client.post("/ui-links", json={"path": path})
+    link.raise_for_status()
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=coordinator.app),
+        base_url="http://coordinator",
+        follow_redirects=True,
+    ) as browser:
+        page = await browser.get(link.json()["url"])
+        page.raise_for_status()
+        return page.text

@@ -15,7 +15,7 @@ from services.evaluator.worker import EvalWorker
 from shared.db.models import ExperimentItem
 from tests.llm_provider import BadDayProvider, Reply, provider
 from tests.services.coordinator.conftest import experiment_body
-from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items, ui_page
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 __all__ = ["provider"]
@@ -78,6 +78,9 @@ async def test_a_budget_stops_dispatching_and_the_run_ends_budget_exhausted(
 
     report = await coordinator.client.get(f"/experiments/{done['id']}/report", params={"format": "md"})
     assert report.status_code == 200, report.text
+    assert "## Spend" in report.text
+    page = await ui_page(coordinator, f"/ui/experiments/{done['id']}")
+    assert "data-budget-exhausted" in page and "Budget exhausted" in page and "data-spend" in page
 
 
 async def test_a_budget_not_reached_completes(

@@ -42,7 +42,7 @@ async def create_comparison(
     except ComparisonError as exc:
         raise InvalidComparison(str(exc)) from exc
     if judge is not None:
-        pairwise = await judge_runs(session, baseline.id, candidate.id, judge)
+        pairwise = await judge_runs(session, candidate.project_id, baseline.id, candidate.id, judge)
         report = report.model_copy(update={"pairwise": pairwise})
     row = Comparison(
         baseline_id=baseline.id,

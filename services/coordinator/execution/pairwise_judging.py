@@ -7,21 +7,24 @@ from __future__ import annotations
 import asyncio
 
 from sqlalchemy import and_, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
 from shared.analysis.pairwise import pairwise_result
 from shared.contracts.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult
+from shared.db.judge_verdicts import ProjectVerdicts
 from shared.db.models import ExperimentItem
+from shared.evaluators.judge_cache import judge_cache_in_use
 from shared.evaluators.pairwise import LLM_PAIRWISE_VERSION, judge_pair, outcome_for_candidate
 
 PAIRS_AT_ONCE = 4
 
 
 async def judge_runs(
-    session: AsyncSession, baseline_id: str, candidate_id: str, spec: PairwiseJudgeSpec
+    session: AsyncSession, project: str, baseline_id: str, candidate_id: str, spec: PairwiseJudgeSpec
 ) -> PairwiseResult:
-    """Win/tie/loss of the candidate over the baseline on their matched ok items (item order)."""
+    """Win/tie/loss of the candidate over the baseline on their matched ok items (item order); the
+    single-order verdicts go through ``project``'s judge cache."""
     b, c = aliased(ExperimentItem), aliased(ExperimentItem)
     stmt = (
         select(b.item_id, b.trial, b.input, b.output, c.output)
@@ -44,6 +47,8 @@ async def judge_runs(
         )
         return judgement, not verdict.consistent
 
-    done = await asyncio.gather(*(one(*row) for row in rows))
+    verdicts = ProjectVerdicts(async_sessionmaker(session.bind, expire_on_commit=False), project)
+    with judge_cache_in_use(verdicts):  # comparing the other way round asks nothing again
+        done = await asyncio.gather(*(one(*row) for row in rows))
     inconsistent = sum(flag for _, flag in done)
     return pairwise_result(spec, LLM_PAIRWISE_VERSION, [j for j, _ in done], inconsistent)

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import load_metrics, load_run_columns
-from services.coordinator.store.spend import experiment_spend
+from services.coordinator.store.spend import recorded_spend
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
 from shared.analysis.comparison import ComparisonBuilder
 from shared.analysis.metric_specs import MetricSpecs
@@ -88,7 +88,7 @@ async def compare_experiments(
     prices = configured_prices()
     return report.model_copy(
         update={
-            "baseline_spend": await experiment_spend(session, baseline.id, prices),
-            "candidate_spend": await experiment_spend(session, candidate.id, prices),
+            "baseline_spend": await recorded_spend(session, baseline.id, prices),
+            "candidate_spend": await recorded_spend(session, candidate.id, prices),
         }
     )

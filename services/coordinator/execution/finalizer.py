@@ -21,7 +21,7 @@ from services.coordinator.execution.lifecycle import (
 )
 from services.coordinator.store.output_cache import store_outputs
 from services.coordinator.store.run_columns import refresh_statistics
-from services.coordinator.store.spend import experiment_spend
+from services.coordinator.store.spend import recorded_spend
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_events import EventKind
@@ -119,7 +119,7 @@ class Finalizer:
                     update={
                         "cache_hits": experiment.cache_hits,
                         "judge_cache_hits": experiment.judge_cache_hits,
-                        "spend": await experiment_spend(session, experiment.id, configured_prices()),
+                        "spend": await recorded_spend(session, experiment.id, configured_prices()),
                     }
                 ),
             )

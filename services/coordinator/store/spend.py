@@ -56,3 +56,9 @@ async def experiment_spend(
 ) -> Spend:
     """What the experiment (or one of its items) spent, priced with ``prices``."""
     return spend_of(await usage_rows(session, experiment_id, item), prices)
+
+
+async def recorded_spend(session: AsyncSession, experiment_id: str, prices: PriceTable) -> Spend | None:
+    """What the experiment spent; None when none of its calls recorded tokens (nothing to show)."""
+    spend = await experiment_spend(session, experiment_id, prices)
+    return spend if spend.by_model else None

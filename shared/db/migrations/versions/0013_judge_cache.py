@@ -3,7 +3,7 @@ experiments.judge_cache_hits, experiments.budget_exhausted_at and the status 'bu
 the status CHECK constraint
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26 12:00:00
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0013"
-down_revision: str | None = "0011"  # 0012 lands from another branch; the chain is fixed at merge
+down_revision: str | None = "0012"  # 0012 lands from another branch; the chain is fixed at merge
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

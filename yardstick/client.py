@@ -44,6 +44,7 @@ from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.pairwise import PairwiseJudgeSpec
 from shared.datasets.files import DatasetItemIn
 from shared.reports import ExperimentDocument
 from yardstick.discovery import find_api
@@ -357,10 +358,13 @@ class Client:
         alpha: float = 0.05,
         gate: Literal["point", "ci"] = "point",
         gates: Sequence[Gate | str] = (),
+        judge: PairwiseJudgeSpec | Mapping[str, Any] | None = None,
     ) -> ComparisonOut:
         """Compare two completed experiments item by item: per metric the delta, its interval, the
         paired test and a verdict; ``regression`` is True when any metric regressed. ``gates``:
-        absolute gates on the candidate's means, such as ``"order_correctness>=0.9"``."""
+        absolute gates on the candidate's means, such as ``"order_correctness>=0.9"``. ``judge``:
+        also judge every matched pair with ``llm_pairwise`` (``{"criteria": …, "judge_model": …}``),
+        in both orders; the report's ``pairwise`` has win/tie/loss rates with intervals."""
         body = ComparisonCreate(
             baseline_id=baseline_id,
             candidate_id=candidate_id,
@@ -369,6 +373,7 @@ class Client:
             alpha=alpha,
             gates=[Gate.model_validate(g) for g in gates],
             gate=gate,
+            judge=None if judge is None else PairwiseJudgeSpec.model_validate(judge),
         )
         return self._api.post(ComparisonOut, "/comparisons", body)
 

@@ -17,6 +17,7 @@ from services.ingest.settings import IngestSettings
 from services.sampler.settings import SamplerSettings
 from services.search_proxy.settings import SearchProxySettings
 from shared.llm import LlmSettings
+from shared.llm.prices import PriceSettings
 from shared.settings import CommonSettings
 from yardstick.worker_settings import TaskWorkerSettings
 
@@ -33,6 +34,7 @@ SERVICES: list[tuple[str, type[BaseSettings]]] = [
         "LLM providers (every process that calls a model: agent, eval workers, sampler, search-proxy)",
         LlmSettings,
     ),
+    ("LLM prices (the coordinator: spend, cost and budgets)", PriceSettings),
 ]
 
 

@@ -96,8 +96,14 @@ def usage_of(messages: Sequence[BaseMessage]) -> TokenUsage | None:
     reported = [m.usage_metadata for m in messages if isinstance(m, AIMessage) and m.usage_metadata]
     if not reported:
         return None
+    models = [
+        str(m.response_metadata.get("model_name") or m.response_metadata.get("model") or "")
+        for m in messages
+        if isinstance(m, AIMessage) and m.usage_metadata
+    ]
     return TokenUsage(
         input_tokens=sum(u.get("input_tokens", 0) for u in reported),
         output_tokens=sum(u.get("output_tokens", 0) for u in reported),
         total_tokens=sum(u.get("total_tokens", 0) for u in reported),
+        model=next((m for m in models if m), None),
     )

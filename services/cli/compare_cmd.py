@@ -59,12 +59,22 @@ def compare_command(
     gate_on: str = typer.Option(
         "point", "--gate-on", help="point: the delta decides; ci: only a whole interval past the threshold"
     ),
+    judge: str | None = typer.Option(
+        None,
+        "--judge",
+        help="Also judge each matched pair with llm_pairwise by these criteria (in words), in both "
+        "orders; win/tie/loss rates with intervals (needs the coordinator and a judge model)",
+    ),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="Model of --judge (default JUDGE_MODEL)"
+    ),
 ) -> None:
     """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
     from services.cli.comparison_view import comparison_view
     from shared.analysis.comparison import ComparisonConfig, compare_runs
     from shared.reports import comparison_junit, comparison_markdown
+    from shared.reports.pairwise_markdown import pairwise_lines
 
     try:
         config = ComparisonConfig(metrics=metric or None, alpha=alpha, gates=gate, gate=gate_on)  # type: ignore[arg-type]
@@ -72,6 +82,8 @@ def compare_command(
         raise typer.BadParameter(str(exc).splitlines()[-1].strip()) from exc
     try:
         if Path(baseline).is_file() and Path(candidate).is_file():
+            if judge is not None:
+                raise ValueError("--judge needs the coordinator: compare experiments, not exported files")
             report = compare_runs(_load_file(Path(baseline)), _load_file(Path(candidate)), config)
         else:
             client = connect()
@@ -82,6 +94,7 @@ def compare_command(
                 alpha=alpha,
                 gates=gate,
                 gate=config.gate,
+                judge=None if judge is None else {"criteria": judge, "judge_model": judge_model},
             ).report
     except (ApiError, ValueError) as exc:
         raise fail(exc) from exc
@@ -93,6 +106,8 @@ def compare_command(
         print(comparison_junit(report))
     else:
         stdout_console().print(comparison_view(report))
+        if report.pairwise is not None:
+            stdout_console().print("\n".join(pairwise_lines(report.pairwise)).strip())
     if not report.gates_passed or (fail_on_regression and report.regression):
         raise typer.Exit(1)
     if fail_on_regression and report.inconclusive:

@@ -18,6 +18,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from shared.contracts.spend import Spend
+
 if TYPE_CHECKING:
     from services.coordinator.schemas import ExperimentOut
     from shared.contracts.experiment_events import ExperimentEvent
@@ -87,14 +89,24 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
     latency = agg.get("latency") or {}
     headline = Text.assemble(
         f"items {p['total']} · errors {p['errors']} · cache hits {p.get('cache_hits', 0)} · "
+        f"judge cache hits {p.get('judge_cache_hits', 0)} · "
         f"passed {_fmt(agg.get('passed'))} · "
         f"not measured {_fmt(agg.get('not_measured'))} · ",
         (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),
         f"\nan item passes when {_criteria(agg)}\n"
         f"latency p50/p95/p99 {_fmt(latency.get('p50'))}/{_fmt(latency.get('p95'))}/"
         f"{_fmt(latency.get('p99'))} ms",
+        _spend_line(agg.get("spend")),
     )
     return Group(table, headline)
+
+
+def _spend_line(spend: dict[str, Any] | None) -> str:
+    """``LLM tokens 1200 in / 300 out · cost 0.0004 USD`` (``no price`` for unpriced models)."""
+    if not spend:
+        return ""
+    model = Spend.model_validate(spend)
+    return f"\nLLM tokens {model.input_tokens} in / {model.output_tokens} out · cost {model.cost_text}"
 
 
 def _criteria(aggregates: dict[str, Any]) -> str:

@@ -99,6 +99,13 @@ def run_command(
         help="Reuse target outputs cached by earlier runs of the same target and items, at most this "
         "many seconds old (and cache this run's); default: off",
     ),
+    max_cost: float | None = typer.Option(
+        None,
+        "--max-cost",
+        min=0.0,
+        help="Budget in the LLM_PRICES currency: stop dispatching once the recorded spend reaches it "
+        "(the run ends budget_exhausted with what it finished; exit 3)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON (for scripts)"),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 when the comparison finds a regression"),
 ) -> None:
@@ -122,6 +129,8 @@ def run_command(
             body["evaluators"] = evaluator
         if cache_ttl is not None:
             body["cache"] = {"ttl_s": cache_ttl}
+        if max_cost is not None:
+            body["max_cost"] = max_cost
         if baseline:
             body["baseline_id" if len(baseline) == 36 and baseline.count("-") == 4 else "baseline_name"] = (
                 baseline
@@ -158,8 +167,15 @@ def print_failures(client: Client, experiment: dict[str, Any], console: Console)
 
 
 def exit_code(experiment: dict[str, Any], fail_on_regression: bool, inconclusive: bool = False) -> int:
-    """3 when the run went wrong (failed, cancelled, warnings) or, with ``fail_on_regression``, its
-    comparison could not have detected any change in some metric; 1 for a regression that counts."""
+    """3 when the run went wrong (failed, cancelled, stopped by its budget, warnings) or, with
+    ``fail_on_regression``, its comparison could not have detected any change in some metric; 1 for a
+    regression that counts."""
+    if experiment["status"] == "budget_exhausted":
+        err.print(
+            "[bold yellow]budget exhausted[/bold yellow]: the run stopped dispatching at its --max-cost; "
+            f"what it finished is scored above. {experiment.get('error') or ''}"
+        )
+        return 3
     if experiment["status"] != "completed":
         err.print(f"[red]experiment {experiment['status']}[/red]: {experiment.get('error') or ''}")
         return 3

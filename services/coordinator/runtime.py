@@ -72,6 +72,7 @@ class Runtime:
         log.info("coordinator started", extra={"namespace": self.topology.namespace})
 
     def _progressed(self, progressed: list[Progressed]) -> None:
+        self.dispatcher.progressed(p.experiment_id for p in progressed)
         for p in progressed:
             if p.done >= p.total:
                 self.finalizer.submit(p.experiment_id)

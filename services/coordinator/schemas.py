@@ -15,9 +15,11 @@ from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.pairwise import PairwiseJudgeSpec
 from shared.contracts.projects import PROJECT_ID_PATTERN
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
+from shared.contracts.spend import Spend
 from shared.datasets.files import DatasetItemIn
 from shared.online.durations import parse_duration
 
@@ -124,6 +126,9 @@ class Progress(BaseModel):
     in_flight: int
     pending: int
     cache_hits: int = Field(default=0, description="Items scored from the output cache (target not called)")
+    judge_cache_hits: int = Field(
+        default=0, description="Judge verdicts served from the judge cache (no LLM call)"
+    )
 
 
 class ExperimentOut(BaseModel):
@@ -134,6 +139,7 @@ class ExperimentOut(BaseModel):
     dataset_version: int
     target: TargetSpec
     concurrency: int
+    max_cost: float | None = Field(default=None, description="Budget (LLM_PRICES currency); None: none")
     progress: Progress
     aggregates: ExperimentAggregates | None = None
     comparison_id: str | None = None
@@ -185,6 +191,9 @@ class ExperimentItemOut(BaseModel):
     latency_ms: float | None
     attempts: int
     scores: list[Evaluation]
+    spend: Spend | None = Field(
+        default=None, description="Tokens and cost of this item's LLM calls (target and judges)"
+    )
 
 
 class ItemsPage(BaseModel):
@@ -232,6 +241,10 @@ class ComparisonCreate(BaseModel):
     gates: list[Gate] = Field(default_factory=list, description="Absolute gates on the candidate's means")
     gate: Literal["point", "ci"] = Field(
         default="point", description="point: the delta passes the threshold; ci: the whole interval does"
+    )
+    judge: PairwiseJudgeSpec | None = Field(
+        default=None,
+        description="Also judge every matched pair with llm_pairwise (both orders; disagreement is a tie)",
     )
 
 

@@ -21,10 +21,12 @@ class WorkerSettings(CommonSettings):
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
-    # The worker never touches Postgres, so it must start without DATABASE_URL; narrowing the
-    # base class's required ``str`` to an optional one is deliberate.
+    # The worker touches Postgres only for the judge cache, so it must start without DATABASE_URL;
+    # narrowing the base class's required ``str`` to an optional one is deliberate.
     database_url: str | None = Field(  # type: ignore[assignment]
-        default=None, description="Not used by the worker"
+        default=None,
+        description="Only for the judge cache (judge verdicts reused across runs); without it every "
+        "judge asks its model",
     )
     worker_id: str = Field(default_factory=default_worker_id, description="Recorded in every result")
     eval_concurrency: int = Field(

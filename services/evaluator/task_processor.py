@@ -1,14 +1,15 @@
 """One delivery of one task: call the target, score, publish the result, then ack (or nack/term).
 
 A task carrying a recorded output (a re-scored experiment, an output-cache hit) skips the target
-call and is scored by the same evaluator code, under the same delivery rules."""
+call and is scored by the same evaluator code, under the same delivery rules. With a judge cache,
+the judges of a task read and write its project's verdicts only."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,11 +23,14 @@ from services.evaluator.targets.base import CallContext, Target
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
+from shared.evaluators.judge_cache import JudgeVerdictStore, judge_cache_in_use
 from shared.messaging import decode_or_terminate, settle
 
 log = logging.getLogger(__name__)
 
 Outcome = Literal["ok", "error", "retry", "terminated"]
+JudgeCacheFor = Callable[[str], JudgeVerdictStore]
+"""The judge cache of a project (by id)."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,10 @@ class TaskProcessor:
         publisher: ResultPublisher,
         policy: DeliveryPolicy,
         registry: EvaluatorRegistry,
+        judge_cache: JudgeCacheFor | None = None,
     ) -> None:
         self.worker_id = worker_id
+        self._judge_cache = judge_cache
         self.registry = registry
         self._targets = targets
         self._publisher = publisher
@@ -138,14 +144,16 @@ class TaskProcessor:
         usage: TokenUsage | None,
     ) -> EvalResult:
         """The ok result: ``output`` scored by the task's item-level evaluators."""
-        scores = await run_item_evaluators(
-            self.registry,
-            task.evaluators,
-            input=task.input,
-            output=output,
-            expected_output=task.expected_output,
-            metadata=task.metadata,
-        )
+        store = self._judge_cache(task.project) if self._judge_cache is not None else None
+        with judge_cache_in_use(store):
+            scores = await run_item_evaluators(
+                self.registry,
+                task.evaluators,
+                input=task.input,
+                output=output,
+                expected_output=task.expected_output,
+                metadata=task.metadata,
+            )
         return EvalResult(
             experiment_id=task.experiment_id,
             item_id=task.item_id,

@@ -22,6 +22,7 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from pydantic import BaseModel, Field
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.evaluator.catalog_responder import CatalogResponder
 from services.evaluator.result_publisher import ResultPublisher
@@ -29,9 +30,11 @@ from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.targets import build_targets
 from services.evaluator.targets.guarded_session import new_session
-from services.evaluator.task_processor import DeliveryPolicy, TaskProcessor
+from services.evaluator.task_processor import DeliveryPolicy, JudgeCacheFor, TaskProcessor
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.db import make_engine, make_session_factory
+from shared.db.judge_verdicts import ProjectVerdicts
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.messaging import (
@@ -76,6 +79,7 @@ class EvalWorker:
         self._nc: NatsClient | None = None
         self._sub: JetStreamContext.PullSubscription | None = None
         self._http: aiohttp.ClientSession | None = None
+        self._engine: AsyncEngine | None = None
         self._processor: TaskProcessor | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
@@ -139,6 +143,7 @@ class EvalWorker:
             ),
             policy=policy,
             registry=self.registry,
+            judge_cache=self._judge_cache(),
         )
         self._loop_task = asyncio.create_task(self._fetch_loop(), name="eval-fetch-loop")
         await self._nc.subscribe(topology.eval_capacity, cb=self._answer_capacity)  # core NATS, no ack
@@ -155,6 +160,15 @@ class EvalWorker:
                 "ack_wait_s": ack_wait,
             },
         )
+
+    def _judge_cache(self) -> JudgeCacheFor | None:
+        """One project's judge cache per task, when the worker has a database (else none)."""
+        if not self.settings.database_url:
+            log.info("no DATABASE_URL: the judge cache is off, every judge asks its model")
+            return None
+        self._engine = make_engine(self.settings.database_url, pool_size=2)
+        sessions = make_session_factory(self._engine)
+        return lambda project: ProjectVerdicts(sessions, project)
 
     async def _answer_capacity(self, msg: Msg) -> None:
         """Tell the coordinator how many tasks this worker runs at once (it warns when an experiment
@@ -218,6 +232,8 @@ class EvalWorker:
                 log.warning("drain timeout: %d tasks cancelled", len(pending))
         if self._http is not None:
             await self._http.close()
+        if self._engine is not None:
+            await self._engine.dispose()
         if self._sub is not None:
             with contextlib.suppress(nats.errors.Error):
                 await self._sub.unsubscribe()

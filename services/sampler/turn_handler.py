@@ -16,8 +16,10 @@ from services.sampler.sample_store import store_and_score
 from services.sampler.sampling import MinuteCap, decide
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.projects import DEFAULT_PROJECT
+from shared.db.judge_verdicts import ProjectVerdicts
 from shared.db.models import Project
 from shared.db.project_scope import scope_to_project
+from shared.evaluators.judge_cache import judge_cache_in_use
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import SamplingSettings, load_config
@@ -78,7 +80,10 @@ class TurnHandler:
                 previous = await self.previous.lookup(
                     session, turn.conversation_id, turn.turn_index, turn.project
                 )
-                sample_id = await store_and_score(session, self.registry, turn, config.evaluators, previous)
+                with judge_cache_in_use(ProjectVerdicts(self._sessions, turn.project)):
+                    sample_id = await store_and_score(
+                        session, self.registry, turn, config.evaluators, previous
+                    )
                 await session.commit()
             outcome = "stored" if sample_id is not None else "duplicate"
             log.debug("turn %s: %s", turn.msg_id, outcome)

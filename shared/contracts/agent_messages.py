@@ -84,6 +84,7 @@ class TokenUsage(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     total_tokens: int = 0
+    model: str | None = Field(default=None, description="The model that spent them, when it said (prices it)")
 
 
 class TrajectoryMessage(BaseModel):

@@ -10,6 +10,8 @@ from pydantic import BaseModel, Field
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.gates import GateResult
 from shared.contracts.metric_spec import MetricDirection, MetricSpec
+from shared.contracts.pairwise import PairwiseResult
+from shared.contracts.spend import Spend
 from shared.contracts.statistics import PairedComparison, TestName
 
 
@@ -158,3 +160,8 @@ class ComparisonReport(BaseModel):
         "criterion, threshold, evaluator version); such a metric's comparison may compare unlike things",
     )
     verdict: str = Field(description="One-line human summary")
+    baseline_spend: Spend | None = Field(default=None, description="Tokens and cost of the baseline run")
+    candidate_spend: Spend | None = Field(default=None, description="Tokens and cost of the candidate run")
+    pairwise: PairwiseResult | None = Field(
+        default=None, description="llm_pairwise: win/tie/loss of the candidate, when a judge was asked"
+    )

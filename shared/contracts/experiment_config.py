@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
@@ -83,6 +83,16 @@ class ExperimentSettings(BaseModel):
     )
     cache: CacheSettings | None = Field(
         default=None, description="Reuse outputs of earlier runs of the same target and items; None: off"
+    )
+    max_cost: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        allow_inf_nan=False,
+        validation_alias=AliasChoices("max_cost", "budget"),
+        description="Budget in the price table's currency (LLM_PRICES): once the recorded spend of "
+        "target and judge calls reaches it, nothing more is dispatched and the run ends "
+        "'budget_exhausted' with what it finished. Only priced models count. None: no budget",
     )
 
     @field_validator("metadata")

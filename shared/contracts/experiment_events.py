@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = 1
 
-EventKind = Literal["started", "progress", "completed", "failed", "cancelled"]
+EventKind = Literal["started", "progress", "completed", "failed", "cancelled", "budget_exhausted"]
 
 
 class ExperimentEvent(BaseModel):

@@ -3,10 +3,12 @@ coordinator (API, lifecycle, UI), the CLI and the SDK import.
 
 An experiment is created ``running`` (its items are stored in the same transaction), and becomes
 ``failed`` at once when nothing matched. A ``running`` one whose items are all terminal is claimed
-by the finalizer (``finalizing``) and ends ``completed``, or ``failed`` when finalization raises.
+by the finalizer (``finalizing``) and ends ``completed``, or ``failed`` when finalization raises,
+or ``budget_exhausted`` when its ``max_cost`` stopped the dispatching (the items it finished are
+scored and aggregated, the others are errors "not run: budget exhausted").
 Only a ``running`` experiment can be ``cancelled`` (finalization is short and not interrupted).
-``completed``, ``failed`` and ``cancelled`` are terminal: nothing changes them any more, they can be
-re-scored and deleted. Pure data: no I/O, importable without a server.
+``completed``, ``budget_exhausted``, ``failed`` and ``cancelled`` are terminal: nothing changes them
+any more, they can be re-scored and deleted. Pure data: no I/O, importable without a server.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class ExperimentStatus(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     CANCELLED = "cancelled"
+    BUDGET_EXHAUSTED = "budget_exhausted"
 
     @property
     def terminal(self) -> bool:
@@ -31,6 +34,12 @@ class ExperimentStatus(StrEnum):
     def active(self) -> bool:
         """Items are still being run or scored: it cannot be deleted or re-scored yet."""
         return not self.terminal
+
+    @property
+    def aggregated(self) -> bool:
+        """Finished with aggregates (completed, or stopped by its budget): reports and comparisons
+        can read it."""
+        return self in (ExperimentStatus.COMPLETED, ExperimentStatus.BUDGET_EXHAUSTED)
 
     @property
     def cancellable(self) -> bool:
@@ -54,10 +63,11 @@ _S = ExperimentStatus
 
 TRANSITIONS: Mapping[ExperimentStatus, frozenset[ExperimentStatus]] = {
     _S.RUNNING: frozenset({_S.FINALIZING, _S.FAILED, _S.CANCELLED}),
-    _S.FINALIZING: frozenset({_S.COMPLETED, _S.FAILED}),
+    _S.FINALIZING: frozenset({_S.COMPLETED, _S.FAILED, _S.BUDGET_EXHAUSTED}),
     _S.COMPLETED: frozenset(),
     _S.FAILED: frozenset(),
     _S.CANCELLED: frozenset(),
+    _S.BUDGET_EXHAUSTED: frozenset(),
 }
 """Every allowed change of status; any other is refused."""
 

@@ -12,6 +12,7 @@ from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import GateResult
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
+from shared.contracts.spend import Spend
 
 
 class MetricAggregate(BaseModel):
@@ -104,6 +105,12 @@ class ExperimentAggregates(BaseModel):
     gates: list[GateResult] = Field(default_factory=list, description="Absolute gates, checked on the means")
     cache_hits: int = Field(
         default=0, description="Items scored from the output cache: their target was not called"
+    )
+    judge_cache_hits: int = Field(
+        default=0, description="Judge verdicts served from the judge cache: no LLM call made for them"
+    )
+    spend: Spend | None = Field(
+        default=None, description="Tokens and cost of the run's LLM calls (target and judges), per model"
     )
 
     def gate_values(self) -> dict[str, float | None]:

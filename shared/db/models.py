@@ -27,6 +27,7 @@ from shared.contracts.audit import AuditChange
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import RecordedOutput
+from shared.contracts.evaluation import Evaluation
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.experiment_status import INITIAL, ExperimentStatus
 from shared.contracts.projects import DEFAULT_PROJECT
@@ -125,7 +126,7 @@ class Experiment(ProjectOwned, Base):
     dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id"))
     version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id"))
     status: Mapped[ExperimentStatus] = mapped_column(
-        checked_enum(ExperimentStatus, "experiment_status"),  # its CHECK: migration 0007
+        checked_enum(ExperimentStatus, "experiment_status"),  # its CHECK: migrations 0007, 0013
         default=INITIAL,
         index=True,
     )
@@ -136,6 +137,12 @@ class Experiment(ProjectOwned, Base):
     errors: Mapped[int] = mapped_column(Integer, default=0)
     cache_hits: Mapped[int] = mapped_column(
         Integer, default=0, server_default="0", doc="Items scored from the output cache"
+    )
+    judge_cache_hits: Mapped[int] = mapped_column(
+        Integer, default=0, server_default="0", doc="Judge verdicts served from the judge cache"
+    )
+    budget_exhausted_at: Mapped[datetime | None] = mapped_column(
+        doc="When its max_cost stopped the dispatching (it then ends budget_exhausted)"
     )
     aggregates: Mapped[ExperimentAggregates | None] = mapped_column(PydanticJSON(ExperimentAggregates))
     error: Mapped[str | None] = mapped_column(Text)
@@ -191,6 +198,26 @@ class OutputCacheEntry(Base):
     experiment_id: Mapped[str] = mapped_column(String(36), doc="The experiment that produced it")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class JudgeVerdictRow(Base):
+    """One measured judge verdict of one project, keyed by ``shared.evaluators.judge_cache.verdict_key``.
+    Read and written with the project named explicitly (workers and the sampler use unscoped
+    sessions): one project never reads another's verdicts."""
+
+    __tablename__ = "judge_cache"
+
+    project_id: Mapped[str] = mapped_column(
+        ForeignKey("projects.id", ondelete="CASCADE"), primary_key=True, doc="The verdict's project"
+    )
+    key: Mapped[str] = mapped_column(
+        String(64), primary_key=True, doc="sha256 of judge, model, args, content"
+    )
+    judge: Mapped[str] = mapped_column(
+        String(200), doc="The judge's metric name (for people reading the table)"
+    )
+    verdict: Mapped[Evaluation] = mapped_column(PydanticJSON(Evaluation))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Score(Base):

@@ -8,13 +8,16 @@ value None with the comment ``not measured: <reason>`` and the raw reply in ``me
 (input/output), ``llm_requests``, ``retries``, ``format_fallbacks``, ``parse_failures`` and the
 ``response_format`` the endpoint accepted. Common args: ``judge_model`` (name), ``judge_provider``
 (``auto``, ``mistral``, ``openai``, ``offline``) and ``temperature`` (default 0.0).
+
+With a judge cache in use (:mod:`shared.evaluators.judge_cache`), a verdict already measured for the
+same judge, model, arguments and content is returned without asking the model.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -22,6 +25,7 @@ from pydantic import BaseModel
 
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.metric_spec import MetricSpec
+from shared.evaluators.judge_cache import cached_verdict, current_store, remember, verdict_key
 from shared.evaluators.judge_model import SKIPPED, JudgeModel, judge_config, judge_model_for
 from shared.evaluators.registry import EvaluatorFn, register
 from shared.llm import LlmCallStats, LlmConfig, LlmNotConfigured, ProviderChoice
@@ -99,8 +103,12 @@ async def run_judge(
     judge_model: str | None,
     judge_provider: ProviderChoice | None,
     temperature: float,
+    args: Mapping[str, Any] | None = None,
+    content: Mapping[str, Any] | None = None,
 ) -> Evaluation:
-    """Resolve the judge's model and run ``body``; skipped without a model, not measured on trouble."""
+    """Resolve the judge's model and run ``body``; skipped without a model, not measured on trouble.
+
+    ``args`` (the judge's own arguments) and ``content`` (what it judges) key the judge cache."""
     try:
         config = judge_config(judge_model, temperature, judge_provider)
     except LlmNotConfigured as exc:
@@ -110,11 +118,20 @@ async def run_judge(
     model = judge_model_for(config)
     if model is None:
         return Evaluation(name=name, value=None, comment=SKIPPED, metadata=_identity(config, version))
+    store = current_store()
+    key = verdict_key(name, version, config, args or {}, content or {}) if store is not None else ""
+    if store is not None:
+        hit = await cached_verdict(store, key)
+        if hit is not None:
+            return hit
     judging = Judging(name, version, config, model)
     try:
-        return await body(judging)
+        verdict = await body(judging)
     except NotMeasured as exc:
         return judging.not_measured(exc)
+    if store is not None:
+        await remember(store, key, name, verdict)
+    return verdict
 
 
 def judge(name: str, version: str, regression: float = 0.05) -> Callable[[JudgeBody], EvaluatorFn]:
@@ -144,6 +161,8 @@ def judge(name: str, version: str, regression: float = 0.05) -> Callable[[JudgeB
                 judge_model=judge_model,
                 judge_provider=judge_provider,
                 temperature=temperature,
+                args=kwargs,
+                content={"input": input, "output": output, "expected_output": expected_output},
             )
 
         metrics = {name: MetricSpec.higher(regression=regression)}

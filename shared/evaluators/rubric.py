@@ -119,4 +119,6 @@ async def llm_rubric(
         judge_model=judge_model,
         judge_provider=judge_provider,
         temperature=temperature,
+        args={"criteria": criteria, "scale": [low, high], "metric": metric},
+        content={"input": input, "output": output, "expected_output": expected_output},
     )

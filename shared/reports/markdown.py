@@ -7,6 +7,8 @@ from shared.analysis.run_data import RunData
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
 from shared.contracts.run_aggregates import ExperimentAggregates
+from shared.reports.pairwise_markdown import pairwise_lines
+from shared.reports.spend_markdown import spend_lines
 
 _STATUS = {
     "regression": "🔴 regression",
@@ -199,6 +201,8 @@ def comparison_markdown(report: ComparisonReport) -> str:
             listed = ", ".join(f"`{k.item_id}`#{k.trial}" for k in keys[:_MAX_LISTED])
             more = f" (+{len(keys) - _MAX_LISTED} more)" if len(keys) > _MAX_LISTED else ""
             out += ["", f"Only in {side}: {listed}{more}"]
+    out += pairwise_lines(report.pairwise)
+    out += spend_lines([("baseline", report.baseline_spend), ("candidate", report.candidate_spend)])
     return "\n".join(out) + "\n"
 
 
@@ -246,6 +250,7 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
     if a.warnings:
         out += ["", "## Warnings", ""]
         out += [f"- ⚠ {cell(w.message)}" for w in a.warnings]
+    out += spend_lines([("", a.spend)])
     out += _gates(a.gates)
     out += ["", "## Metrics", ""]
     out += _table(

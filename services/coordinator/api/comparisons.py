@@ -46,7 +46,9 @@ async def create_comparison(body: ComparisonCreate, session: SessionDep) -> Comp
     config = ComparisonConfig(
         metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha, gates=body.gates, gate=body.gate
     )
-    row = await comparisons.create_comparison(session, body.baseline_id, body.candidate_id, config)
+    row = await comparisons.create_comparison(
+        session, body.baseline_id, body.candidate_id, config, judge=body.judge
+    )
     await session.commit()
     return _out(row)
 

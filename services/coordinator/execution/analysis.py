@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import load_metrics, load_run_columns
+from services.coordinator.store.spend import recorded_spend
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
 from shared.analysis.comparison import ComparisonBuilder
 from shared.analysis.metric_specs import MetricSpecs
@@ -26,6 +27,7 @@ from shared.db.models import Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.item_results import ItemResult
 from shared.evaluators.loading import process_registry
+from shared.llm.prices import configured_prices
 
 
 async def analyse_experiment(
@@ -82,4 +84,11 @@ async def compare_experiments(
     values = await load_paired_metrics(session, baseline.id, candidate.id, metrics, paired.n_pairs)
     for metric in metrics:
         builder.add_metric(metric, *values[metric])
-    return await asyncio.to_thread(builder.report)  # bootstraps: off the event loop
+    report = await asyncio.to_thread(builder.report)  # bootstraps: off the event loop
+    prices = configured_prices()
+    return report.model_copy(
+        update={
+            "baseline_spend": await recorded_spend(session, baseline.id, prices),
+            "candidate_spend": await recorded_spend(session, candidate.id, prices),
+        }
+    )

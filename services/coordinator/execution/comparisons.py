@@ -8,16 +8,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ExperimentNotComplete, InvalidComparison
 from services.coordinator.execution.analysis import compare_experiments
+from services.coordinator.execution.pairwise_judging import judge_runs
 from services.coordinator.store import experiments as experiment_store
 from shared.analysis.errors import ComparisonError
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_status import ExperimentStatus
+from shared.contracts.pairwise import PairwiseJudgeSpec
 from shared.db.models import Comparison, Experiment
 
 
 async def completed_experiment(session: AsyncSession, experiment_id: str) -> Experiment:
     experiment = await experiment_store.get_experiment(session, experiment_id)
-    if experiment.status != ExperimentStatus.COMPLETED:
+    if not ExperimentStatus(experiment.status).aggregated:
         raise ExperimentNotComplete(
             f"experiment {experiment_id} is {experiment.status}; wait until it completes"
         )
@@ -25,7 +27,11 @@ async def completed_experiment(session: AsyncSession, experiment_id: str) -> Exp
 
 
 async def create_comparison(
-    session: AsyncSession, baseline_id: str, candidate_id: str, config: ComparisonConfig
+    session: AsyncSession,
+    baseline_id: str,
+    candidate_id: str,
+    config: ComparisonConfig,
+    judge: PairwiseJudgeSpec | None = None,
 ) -> Comparison:
     """Compare, streaming both runs' scores from Postgres one metric at a time (memory bounded like
     the finalizer's); the row is added to the session, the caller commits."""
@@ -35,6 +41,9 @@ async def create_comparison(
         report = await compare_experiments(session, baseline, candidate, config)
     except ComparisonError as exc:
         raise InvalidComparison(str(exc)) from exc
+    if judge is not None:
+        pairwise = await judge_runs(session, candidate.project_id, baseline.id, candidate.id, judge)
+        report = report.model_copy(update={"pairwise": pairwise})
     row = Comparison(
         baseline_id=baseline.id,
         candidate_id=candidate.id,

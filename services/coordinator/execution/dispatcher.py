@@ -13,7 +13,8 @@ Postgres stays the truth (item status pending -> dispatched -> ok|error), so a r
 rebuilds the ledger and resumes. A task is published *before* its row is marked dispatched: a crash
 in between re-publishes it with the same ``Nats-Msg-Id`` (dropped as a duplicate inside the window,
 and harmless after it because results are written idempotently). A cancelled experiment is
-``forget``-ed at once: nothing more is published for it.
+``forget``-ed at once: nothing more is published for it; so is one whose budget the scan finds
+spent (``execution/budget.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from datetime import timedelta
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.coordinator.execution.budget import stop_if_spent
 from services.coordinator.execution.slots import ExperimentSlots
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store import dispatch_rows
@@ -78,6 +80,7 @@ class Dispatcher:
         self._checked_at = float("-inf")
         self._slots: dict[str, ExperimentSlots] = {}
         self._forgotten: set[str] = set()
+        self._budgeted: set[str] = set()
         self._to_mark: list[int] = []
 
     # ---- called by the API and the collector ----------------------------------------------------
@@ -95,6 +98,11 @@ class Dispatcher:
                 self._freed.set()
                 if slots.hungry:
                     self.wake.set()  # read ahead before the queue runs dry
+
+    def progressed(self, experiment_ids: Iterable[str]) -> None:
+        """Results were stored: an experiment with a budget is checked again now, not at the tick."""
+        if self._budgeted.intersection(experiment_ids):
+            self.poke()
 
     def forget(self, experiment_id: str) -> None:
         """Publish nothing more for this experiment (cancelled)."""
@@ -195,7 +203,14 @@ class Dispatcher:
         live = {e.id for e in running}
         for experiment_id in [e for e in self._slots if e not in live]:
             del self._slots[experiment_id]
+        self._budgeted = {
+            e.id for e in running if e.config.max_cost is not None and e.budget_exhausted_at is None
+        }
         for experiment in running:
+            if experiment.id in self._budgeted and await stop_if_spent(session, experiment):
+                self.forget(experiment.id)
+                await session.commit()
+                await session.refresh(experiment)
             if experiment.done >= experiment.total:
                 self._slots.pop(experiment.id, None)
                 await self.on_complete.put(experiment.id)

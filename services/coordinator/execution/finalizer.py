@@ -21,13 +21,16 @@ from services.coordinator.execution.lifecycle import (
 )
 from services.coordinator.store.output_cache import store_outputs
 from services.coordinator.store.run_columns import refresh_statistics
+from services.coordinator.store.spend import recorded_spend
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_events import EventKind
+from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.topology import Topology
 from shared.db.models import Comparison, Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
+from shared.llm.prices import configured_prices
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +113,20 @@ class Finalizer:
                         )
                     )
             await store_outputs(session, experiment.id, config)
-            complete(experiment, aggregates.model_copy(update={"cache_hits": experiment.cache_hits}))
+            final = complete(
+                experiment,
+                aggregates.model_copy(
+                    update={
+                        "cache_hits": experiment.cache_hits,
+                        "judge_cache_hits": experiment.judge_cache_hits,
+                        "spend": await recorded_spend(session, experiment.id, configured_prices()),
+                    }
+                ),
+            )
             await session.commit()
-        log.info("experiment completed", extra={"experiment_id": experiment_id})
-        await self._event(experiment_id, "completed")
+        log.info("experiment %s", final.value, extra={"experiment_id": experiment_id})
+        kind: EventKind = "budget_exhausted" if final == ExperimentStatus.BUDGET_EXHAUSTED else "completed"
+        await self._event(experiment_id, kind)
 
     async def _event(self, experiment_id: str, kind: EventKind) -> None:
         async with self.sessions() as session:

@@ -16,7 +16,7 @@ from shared.reports import experiment_json, experiment_junit, experiment_markdow
 async def render_experiment_report(
     session: AsyncSession, experiment: Experiment, fmt: Literal["json", "md", "junit"]
 ) -> str:
-    if experiment.status != ExperimentStatus.COMPLETED or experiment.aggregates is None:
+    if not ExperimentStatus(experiment.status).aggregated or experiment.aggregates is None:
         raise ExperimentNotComplete(
             f"experiment {experiment.id} is {experiment.status}; a report exists once it has completed"
         )

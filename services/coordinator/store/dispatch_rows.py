@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select, tuple_, update
+from sqlalchemy import func, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.experiment_status import ExperimentStatus
@@ -76,3 +76,28 @@ async def stale_rows(
         .limit(limit)
     )
     return (await session.execute(stmt)).scalars().all()
+
+
+async def stop_for_budget(session: AsyncSession, experiment_id: str, reason: str) -> int:
+    """The budget is spent: every pending row becomes an error ``reason`` (counted done), and the
+    experiment is stamped ``budget_exhausted_at``; once its in-flight tasks return it is finalized.
+    Idempotent (a second call finds nothing pending). Returns the rows stopped; the caller commits."""
+    stopped = (
+        await session.execute(
+            update(ExperimentItem)
+            .where(ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "pending")
+            .values(status="error", error=reason, finished_at=utcnow())
+            .returning(ExperimentItem.id)
+        )
+    ).all()
+    await session.execute(
+        update(Experiment)
+        .where(Experiment.id == experiment_id, Experiment.status == ExperimentStatus.RUNNING)
+        .values(
+            done=Experiment.done + len(stopped),
+            errors=Experiment.errors + len(stopped),
+            budget_exhausted_at=func.coalesce(Experiment.budget_exhausted_at, utcnow()),
+            error=func.coalesce(Experiment.error, reason),
+        )
+    )
+    return len(stopped)

@@ -184,6 +184,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
         dataset_version=version.version if version else 0,
         target=row.config.target,
         concurrency=row.config.concurrency,
+        max_cost=row.config.max_cost,
         progress=Progress(
             total=row.total,
             done=row.done,
@@ -191,6 +192,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
             in_flight=flying,
             pending=row.total - row.done - flying,
             cache_hits=row.cache_hits,
+            judge_cache_hits=row.judge_cache_hits,
         ),
         aggregates=row.aggregates,
         baseline_id=row.baseline_id,

@@ -11,7 +11,9 @@ from services.coordinator.schemas import ExperimentItemOut, ItemsPage
 from shared.analysis.pass_rule import PassPolicy
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.pass_criteria import PassCriterion
+from shared.contracts.spend import PriceTable, Spend
 from shared.db.models import ExperimentItem, Score
+from shared.llm.prices import configured_prices, item_usage_rows, spend_of
 
 ItemStatus = Literal["ok", "error"]
 
@@ -105,6 +107,7 @@ async def items_page(
                     name=s.name, value=s.value, comment=s.comment, metadata=s.score_metadata, error=s.error
                 )
             )
+    prices = configured_prices() if rows else None
     return ItemsPage(
         items=[
             ExperimentItemOut(
@@ -119,6 +122,7 @@ async def items_page(
                 latency_ms=r.latency_ms,
                 attempts=r.attempts,
                 scores=scores.get((r.item_id, r.trial), []),
+                spend=_item_spend(r, scores.get((r.item_id, r.trial), []), prices),
             )
             for r in rows
         ],
@@ -126,3 +130,11 @@ async def items_page(
         offset=offset,
         limit=limit,
     )
+
+
+def _item_spend(row: ExperimentItem, scores: list[Evaluation], prices: PriceTable | None) -> Spend | None:
+    """The item's spend; None when it made no LLM call that reported usage."""
+    usage_rows = item_usage_rows(row.usage, row.recorded is None, scores)
+    if not usage_rows or prices is None:
+        return None
+    return spend_of(usage_rows, prices)

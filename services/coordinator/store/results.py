@@ -1,7 +1,9 @@
 """Write a batch of results idempotently: one UPDATE for the items, one INSERT for their scores.
 
 An item moves to ok/error only from pending/dispatched, so a redelivered or duplicate result changes
-nothing; scores are written only for items that moved, with ON CONFLICT DO NOTHING on top.
+nothing; scores are written only for items that moved, with ON CONFLICT DO NOTHING on top. The
+judge verdicts served from the judge cache (``metadata.judge_cache = "hit"``) of the items that
+moved are added to ``experiments.judge_cache_hits``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.eval_messages import EvalResult
+from shared.evaluators.judge_cache import HIT
 
 _UPDATE_ITEMS = text(
     """
@@ -43,8 +46,9 @@ _INSERT_SCORES = text(
 
 _BUMP_COUNTERS = text(
     """
-    UPDATE experiments AS e SET done = e.done + c.done, errors = e.errors + c.errors
-    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS c(id text, done int, errors int)
+    UPDATE experiments AS e SET done = e.done + c.done, errors = e.errors + c.errors,
+        judge_cache_hits = e.judge_cache_hits + c.judge_hits
+    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS c(id text, done int, errors int, judge_hits int)
     WHERE e.id = c.id
     RETURNING e.id, e.total, e.done, e.errors, e.cache_hits
     """
@@ -108,9 +112,13 @@ async def store_results(session: AsyncSession, results: list[EvalResult]) -> lis
         await session.execute(_INSERT_SCORES, {"payload": json.dumps(scores, default=str)})
     counters: dict[str, dict[str, int]] = {}
     for row in moved:
-        entry = counters.setdefault(row.experiment_id, {"done": 0, "errors": 0})
+        entry = counters.setdefault(row.experiment_id, {"done": 0, "errors": 0, "judge_hits": 0})
         entry["done"] += 1
         entry["errors"] += row.status == "error"
+    for r in results:
+        if (r.experiment_id, r.item_id, r.trial) in moved_keys:
+            hits = sum((s.metadata or {}).get("judge_cache") == HIT for s in r.scores)
+            counters[r.experiment_id]["judge_hits"] += hits
     payload = [{"id": k, **v} for k, v in counters.items()]
     bumped = (await session.execute(_BUMP_COUNTERS, {"payload": json.dumps(payload)})).all()
     return [Progressed(r.id, r.total, r.done, r.errors, r.cache_hits) for r in bumped]

@@ -18,6 +18,7 @@ def test_exit_codes() -> None:
     assert exit_code(experiment(), fail_on_regression=True) == 0
     assert exit_code(experiment("failed"), fail_on_regression=False) == 3
     assert exit_code(experiment("cancelled"), fail_on_regression=False) == 3
+    assert exit_code(experiment("budget_exhausted"), fail_on_regression=False) == 3, "like a run with errors"
     warned = experiment(
         aggregates={"warnings": [{"kind": "error_rate", "message": "10 of 10 items errored"}]}
     )

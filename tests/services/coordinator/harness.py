@@ -18,6 +18,7 @@ from services.coordinator.app import create_app
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
+from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.experiment_status import TERMINAL_STATUSES
 from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
@@ -67,6 +68,8 @@ class ScriptedAgent:
     in_flight: int = 0
     max_in_flight: int = 0
     calls: int = 0
+    usage: TokenUsage | None = None
+    """Token usage every answer reports (None: like the offline model, none)."""
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def start(self) -> ScriptedAgent:
@@ -102,6 +105,7 @@ class ScriptedAgent:
                 response="ok",
                 item_count=sum(line.quantity for line in lines),
                 latency_ms=self.hold_s * 1000,
+                usage=self.usage,
             )
         finally:
             self.in_flight -= 1
@@ -179,3 +183,17 @@ async def start_coordinator(database_url: str, nats_url: str, topology: Topology
 
 
 StartAgent = Callable[..., Awaitable[ScriptedAgent]]
+
+
+async def ui_page(coordinator: Coordinator, path: str) -> str:
+    """The HTML of a web UI page, signed in through a one-time link (the session cookie kept)."""
+    link = await coordinator.client.post("/ui-links", json={"path": path})
+    link.raise_for_status()
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=coordinator.app),
+        base_url="http://coordinator",
+        follow_redirects=True,
+    ) as browser:
+        page = await browser.get(link.json()["url"])
+        page.raise_for_status()
+        return page.text

@@ -18,12 +18,20 @@ ALLOWED = {
     (S.RUNNING, S.CANCELLED),
     (S.FINALIZING, S.COMPLETED),
     (S.FINALIZING, S.FAILED),
+    (S.FINALIZING, S.BUDGET_EXHAUSTED),
 }
 """Written out here, not read from the table, so a change to the table must change this test."""
 
 
-def test_the_statuses_are_these_five_and_pending_is_gone() -> None:
-    assert [s.value for s in S] == ["running", "finalizing", "completed", "failed", "cancelled"]
+def test_the_statuses_are_these_six_and_pending_is_gone() -> None:
+    assert [s.value for s in S] == [
+        "running",
+        "finalizing",
+        "completed",
+        "failed",
+        "cancelled",
+        "budget_exhausted",
+    ]
     assert "pending" not in set(S)
     assert set(TRANSITIONS) == set(S)
     assert INITIAL is S.RUNNING
@@ -44,7 +52,9 @@ def test_refused(source: ExperimentStatus, target: ExperimentStatus) -> None:
 
 
 def test_the_sets_follow_from_the_table() -> None:
-    assert {s for s in S if s.terminal} == TERMINAL_STATUSES == {S.COMPLETED, S.FAILED, S.CANCELLED}
+    assert {s for s in S if s.terminal} == TERMINAL_STATUSES
+    assert {S.COMPLETED, S.FAILED, S.CANCELLED, S.BUDGET_EXHAUSTED} == TERMINAL_STATUSES
+    assert {s for s in S if s.aggregated} == {S.COMPLETED, S.BUDGET_EXHAUSTED}
     assert {s for s in S if s.active} == {S.RUNNING, S.FINALIZING}
     assert {s for s in S if s.cancellable} == {S.RUNNING}
     assert {s for s in S if s.rescorable} == TERMINAL_STATUSES

@@ -113,10 +113,17 @@ async def claim_for_finalizing(session: AsyncSession, experiment_id: str) -> Exp
     return await session.get(Experiment, experiment_id) if claimed else None
 
 
-def complete(experiment: Experiment, aggregates: ExperimentAggregates) -> None:
-    """The finalizer's verdict on a claimed experiment: its aggregates, and completed."""
-    change(experiment, ExperimentStatus.COMPLETED)
+def complete(experiment: Experiment, aggregates: ExperimentAggregates) -> ExperimentStatus:
+    """The finalizer's verdict on a claimed experiment: its aggregates, and completed, or
+    budget_exhausted when its budget stopped the dispatching. Returns the new status."""
+    final = (
+        ExperimentStatus.BUDGET_EXHAUSTED
+        if experiment.budget_exhausted_at is not None
+        else ExperimentStatus.COMPLETED
+    )
+    change(experiment, final)
     experiment.aggregates = aggregates
+    return final
 
 
 async def fail_finalization(session: AsyncSession, experiment_id: str, exc: Exception) -> bool:

@@ -35,7 +35,7 @@ PICKER_LIMIT = 200
 async def _picker(request: Request, ui: UiSessionDep, session: SessionDep) -> HTMLResponse:
     stmt = (
         select(Experiment)
-        .where(Experiment.status == ExperimentStatus.COMPLETED)
+        .where(Experiment.status.in_([s for s in ExperimentStatus if s.aggregated]))
         .order_by(Experiment.created_at.desc())
         .limit(PICKER_LIMIT)
     )

@@ -65,6 +65,7 @@ async def test_a_cancelled_experiment_dispatches_nothing_more_and_keeps_what_ran
             "in_flight": 0,
             "pending": 17,
             "cache_hits": 0,
+            "judge_cache_hits": 0,
         }
     )
     page = (await coordinator.client.get(f"/experiments/{experiment_id}/items")).json()

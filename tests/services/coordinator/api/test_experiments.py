@@ -32,6 +32,7 @@ async def test_experiment_runs_end_to_end_with_expected_aggregates(
         "in_flight": 0,
         "pending": 0,
         "cache_hits": 0,
+        "judge_cache_hits": 0,
     }
     metrics = done["aggregates"]["metrics"]
     assert metrics["order_correctness"]["mean"] == pytest.approx(1.0)

@@ -124,6 +124,12 @@ class Progress(BaseModel):
     in_flight: int
     pending: int
     cache_hits: int = Field(default=0, description="Items scored from the output cache (target not called)")
+    throttled: int = Field(
+        default=0, description="Times the target answered 429/503 (rate limited); waited for, never errors"
+    )
+    target_concurrency: int | None = Field(
+        default=None, description="The workers' adaptive concurrency for the target, as last reported"
+    )
 
 
 class ExperimentOut(BaseModel):

@@ -28,6 +28,9 @@ from shared.contracts.eval_messages import EvalTask, HttpTarget
 DEFAULT_PAUSE_S = 1.0
 """Pause after a 429 that names no ``Retry-After``, doubled on each repeat of the same task."""
 MAX_DEFAULT_PAUSE_S = 30.0
+LATE_START_S = 0.05
+"""A call of a rate-limited target starts at most this long after its reserved start, so that the
+requests in any one second stay under ``requests * (1 + LATE_START_S) + 1`` per second."""
 
 
 @dataclass
@@ -80,8 +83,7 @@ class TargetGate:
             await limit.acquire()
             try:
                 if rate is not None:
-                    start = await self._board.reserve_start(key, rate.interval_s)
-                    await asyncio.sleep(max(0.0, start - time.time()))  # our own limit: not counted
+                    await self._rate_turn(key, rate.interval_s)
                     await self._wait_pause(key, tally)
                 output = await attempt()
             except TargetThrottled as exc:
@@ -98,6 +100,17 @@ class TargetGate:
             await limit.succeeded()
             tally.concurrency = limit.current
             return output
+
+    async def _rate_turn(self, key: str, interval_s: float) -> None:
+        """Wait for a start reserved on the target's shared schedule. A start missed by more than
+        ``LATE_START_S`` (this process was busy) is given up for a new one: late starts bunched
+        together would break the rate in the window they land in. Not counted as throttled waiting:
+        the limit is the user's own."""
+        while True:
+            start = await self._board.reserve_start(key, interval_s)
+            await asyncio.sleep(max(0.0, start - time.time()))
+            if time.time() - start <= LATE_START_S:
+                return
 
     async def _wait_pause(self, key: str, tally: ThrottleTally) -> None:
         while (left := self._board.paused_for(key)) > 0:  # a pause may be extended while waiting

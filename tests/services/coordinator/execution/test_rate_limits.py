@@ -81,13 +81,18 @@ async def test_a_throttling_target_completes_without_errors(
     assert limited.throttled > 0, "the server never throttled: the test proves nothing"
     assert len(limited.accepted) == 1000  # every item called once successfully, none twice
     assert limited.max_accepted_rate <= 50
+    # every 429 the server sent is counted once, and shown with the concurrency the workers settled on
+    assert done["progress"]["throttled"] == limited.throttled
+    assert 1 <= done["progress"]["target_concurrency"] <= 200
 
 
 async def test_two_experiments_share_one_rate_limit(
     coordinator: Coordinator, loopback_workers: list[EvalWorker], limited: RateLimitedServer
 ) -> None:
     await coordinator.push("syn", synthetic_items(250))
-    rate = {"rate_limit": {"requests": 45, "per": "second"}}
+    # 40/s each is 80/s for the two if the limit were per experiment; shared, they stay under 50/s
+    # (the margin absorbs starts delayed by this busy test process, see target_gate.LATE_START_S)
+    rate = {"rate_limit": {"requests": 40, "per": "second"}}
     first = await start(coordinator, http_experiment("one", limited.url, 100, **rate))
     second = await start(coordinator, http_experiment("two", limited.url, 100, **rate))
     for experiment_id in (first, second):

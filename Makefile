@@ -77,6 +77,7 @@ demo: bytecode ui-assets
 bench: bytecode ui-assets
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/throughput.py
+	$(BIN)/python bench/rate_limits.py
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/ingest.py
 

@@ -164,8 +164,8 @@ class EvalTask(BaseModel):
     concurrency: int | None = Field(
         default=None,
         ge=1,
-        description="The experiment's concurrency: the ceiling of the worker's adaptive limit for this "
-        "task's target (None: the worker's own task slots)",
+        description="The experiment's concurrency: the adaptive concurrency a worker reports for this "
+        "task's target is at most this (None: the worker's task slots)",
     )
     dispatched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 

@@ -1,5 +1,5 @@
 """AIMD concurrency for one target inside one worker: additive increase on success, multiplicative
-decrease on a throttle, between 1 and a ceiling (the experiment's concurrency). Pure, no I/O."""
+decrease on a throttle, between 1 and a ceiling (the worker's task slots). No I/O."""
 
 from __future__ import annotations
 
@@ -36,11 +36,6 @@ class AdaptiveLimit:
     def current(self) -> int:
         """Calls allowed at once now."""
         return max(1, min(self.ceiling, math.floor(self.limit)))
-
-    def raise_ceiling(self, ceiling: int) -> None:
-        """Another experiment with a higher concurrency calls the same target: allow up to that."""
-        if ceiling > self.ceiling:
-            self.ceiling = ceiling
 
     async def acquire(self) -> None:
         async with self._changed:

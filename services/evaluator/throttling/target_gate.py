@@ -43,12 +43,14 @@ class ThrottleTally:
 
 
 class TargetGate:
-    """One per worker process; ``default_ceiling`` (the worker's task slots) bounds a target's
-    concurrency when the task does not carry its experiment's."""
+    """One per worker process. A target's adaptive concurrency ranges from 1 to ``ceiling`` (the
+    worker's task slots): each experiment's own concurrency is already kept by the coordinator, and a
+    target shared by several experiments must not be held to one of theirs. What is reported is
+    the lower of the two."""
 
-    def __init__(self, board: ThrottleBoard, default_ceiling: int, max_wait_s: float) -> None:
+    def __init__(self, board: ThrottleBoard, ceiling: int, max_wait_s: float) -> None:
         self._board = board
-        self._default_ceiling = default_ceiling
+        self._ceiling = ceiling
         self._max_wait_s = max_wait_s
         self._limits: dict[str, AdaptiveLimit] = {}
         board.on_pause(self._paused_elsewhere)
@@ -57,12 +59,10 @@ class TargetGate:
         limit = self._limits.get(key)
         return None if limit is None else limit.current
 
-    def _limit(self, key: str, ceiling: int) -> AdaptiveLimit:
+    def _limit(self, key: str) -> AdaptiveLimit:
         limit = self._limits.get(key)
         if limit is None:
-            limit = self._limits[key] = AdaptiveLimit(ceiling)
-        else:
-            limit.raise_ceiling(ceiling)
+            limit = self._limits[key] = AdaptiveLimit(self._ceiling)
         return limit
 
     def _paused_elsewhere(self, key: str, notice: PauseNotice) -> None:
@@ -76,7 +76,8 @@ class TargetGate:
         """``attempt()`` under the target's limits, again after each throttle; raises
         ``ThrottledTooLong`` once the waits add up to more than ``max_wait_s``."""
         key = throttle_key(task.target)
-        limit = self._limit(key, task.concurrency or self._default_ceiling)
+        limit = self._limit(key)
+        experiment_c = task.concurrency or self._ceiling
         rate = task.target.rate_limit if isinstance(task.target, HttpTarget) else None
         while True:
             await self._wait_pause(key, tally)
@@ -84,7 +85,8 @@ class TargetGate:
             try:
                 if rate is not None:
                     await self._rate_turn(key, rate.interval_s)
-                    await self._wait_pause(key, tally)
+                    while await self._wait_pause(key, tally):  # paused meanwhile: a new turn after it
+                        await self._rate_turn(key, rate.interval_s)
                 output = await attempt()
             except TargetThrottled as exc:
                 tally.throttled += 1
@@ -96,9 +98,9 @@ class TargetGate:
                 continue
             finally:
                 await limit.release()
-                tally.concurrency = limit.current
+                tally.concurrency = min(limit.current, experiment_c)
             await limit.succeeded()
-            tally.concurrency = limit.current
+            tally.concurrency = min(limit.current, experiment_c)
             return output
 
     async def _rate_turn(self, key: str, interval_s: float) -> None:
@@ -112,8 +114,11 @@ class TargetGate:
             if time.time() - start <= LATE_START_S:
                 return
 
-    async def _wait_pause(self, key: str, tally: ThrottleTally) -> None:
+    async def _wait_pause(self, key: str, tally: ThrottleTally) -> bool:
+        """Wait until the target's pause is over; True if there was one."""
+        waited = False
         while (left := self._board.paused_for(key)) > 0:  # a pause may be extended while waiting
+            waited = True
             if tally.waited_s + left > self._max_wait_s:
                 raise ThrottledTooLong(
                     f"the target asked to wait {tally.waited_s + left:.0f}s in all (throttled "
@@ -121,3 +126,4 @@ class TargetGate:
                 )
             tally.waited_s += left
             await asyncio.sleep(left)
+        return waited

@@ -37,7 +37,7 @@ async def test_additive_increase_is_one_slot_per_window_of_successes() -> None:
     limit.limit = 10.0
     for _ in range(10):
         await limit.succeeded()
-    assert limit.current == 10 or limit.current == 11
+    assert limit.current in (10, 11)
     for _ in range(11):
         await limit.succeeded()
     assert limit.current >= 11

@@ -38,6 +38,10 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 RESERVE_ATTEMPTS = 50
+PAUSE_EXTENSION_MIN_S = 0.25
+"""A pause is moved later only by more than this: the 429s of one burst (calls already in flight
+when the first came back) each ask for "1 s from now"; following every one of them would stretch
+each pause by the burst's length and write the bucket once per 429."""
 CONFLICT_PAUSE_S = 0.002
 """Up to this long (random) before reading a schedule again after losing a compare-and-set."""
 
@@ -116,10 +120,10 @@ class ThrottleBoard:
         return max(0.0, self._paused_until.get(key, 0.0) - (time.time() if now is None else now))
 
     async def pause(self, key: str, seconds: float, status: int) -> None:
-        """Nobody calls the target for ``seconds`` from now (a shorter pause than the current one is
-        not written: it would change nothing)."""
+        """Nobody calls the target for ``seconds`` from now (unless the current pause already lasts
+        nearly as long: see ``PAUSE_EXTENSION_MIN_S``)."""
         until = time.time() + seconds
-        if until <= self._paused_until.get(key, 0.0):
+        if until <= self._paused_until.get(key, 0.0) + PAUSE_EXTENSION_MIN_S:
             return
         self._paused_until[key] = until
         if self._kv is None:

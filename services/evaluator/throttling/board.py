@@ -100,6 +100,14 @@ class ThrottleBoard:
                 await self._watch_task
 
     async def _follow(self, watcher: KeyValue.KeyWatcher) -> None:
+        try:
+            await self._read(watcher)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # pauses written from now on reach this worker only through its own 429s
+            log.exception("the throttle board's watch stopped")
+
+    async def _read(self, watcher: KeyValue.KeyWatcher) -> None:
         async for entry in watcher:
             if entry is None or not entry.value or not entry.key.startswith("pause."):
                 continue  # the end-of-history marker, a delete or an expiry

@@ -114,6 +114,8 @@ async def nats_client(nats_url: str, topology: Topology) -> AsyncIterator[NatsCl
     ):
         with contextlib.suppress(Exception):
             await js.delete_stream(stream)
+    with contextlib.suppress(Exception):
+        await js.delete_key_value(topology.target_throttle_bucket)
     await nc.close()
 
 

@@ -4,7 +4,7 @@ and its summary table."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console, Group, RenderableType
 from rich.progress import (
@@ -36,6 +36,7 @@ def follow(client: Client, experiment_id: str, console: Console, timeout_s: floa
         MofNCompleteColumn(),
         TextColumn("errors {task.fields[errors]}"),
         TextColumn("cached {task.fields[cached]}"),
+        TextColumn("{task.fields[throttle]}"),
         TextColumn("{task.fields[rate]:.1f} items/s"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
@@ -43,24 +44,50 @@ def follow(client: Client, experiment_id: str, console: Console, timeout_s: floa
     with Progress(*columns, console=console, transient=False) as progress:
         experiment = client.get_experiment(experiment_id)
         task = progress.add_task(
-            experiment.name, total=experiment.progress.total, errors=0, cached=0, rate=0.0
+            experiment.name, total=experiment.progress.total, errors=0, cached=0, throttle="", rate=0.0
         )
 
-        def show(done: int, errors: int, cache_hits: int, total: int | None = None) -> None:
+        def show(p: Progressed, total: int | None = None) -> None:
             elapsed = max(time.monotonic() - started, 1e-6)
             progress.update(
-                task, total=total, completed=done, errors=errors, cached=cache_hits, rate=done / elapsed
+                task,
+                total=total,
+                completed=p.done,
+                errors=p.errors,
+                cached=p.cache_hits,
+                throttle=throttle_text(p.throttled, p.target_concurrency),
+                rate=p.done / elapsed,
             )
 
         def on_event(event: ExperimentEvent) -> None:
-            show(event.done, event.errors, event.cache_hits, event.total or None)
+            show(event, event.total or None)
 
-        p = experiment.progress
-        show(p.done, p.errors, p.cache_hits)
+        show(experiment.progress)
         experiment = client.wait(experiment_id, timeout_s=timeout_s, on_event=on_event)
-        p = experiment.progress
-        show(p.done, p.errors, p.cache_hits, p.total)
+        show(experiment.progress, experiment.progress.total)
     return experiment
+
+
+class Progressed(Protocol):
+    """What the bar shows, read from an event or from the experiment's ``progress`` alike."""
+
+    @property
+    def done(self) -> int: ...
+    @property
+    def errors(self) -> int: ...
+    @property
+    def cache_hits(self) -> int: ...
+    @property
+    def throttled(self) -> int: ...
+    @property
+    def target_concurrency(self) -> int | None: ...
+
+
+def throttle_text(throttled: int, target_concurrency: int | None) -> str:
+    """``throttled 312 · concurrency 24`` once the target has rate-limited the run, else nothing."""
+    if not throttled:
+        return ""
+    return f"throttled {throttled}" + (f" · concurrency {target_concurrency}" if target_concurrency else "")
 
 
 def _fmt(value: Any) -> str:
@@ -90,6 +117,7 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
     headline = Text.assemble(
         f"items {p['total']} · errors {p['errors']} · cache hits {p.get('cache_hits', 0)} · "
         f"judge cache hits {p.get('judge_cache_hits', 0)} · "
+        f"throttled {p.get('throttled', 0)} · "
         f"passed {_fmt(agg.get('passed'))} · "
         f"not measured {_fmt(agg.get('not_measured'))} · ",
         (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),

@@ -129,6 +129,12 @@ class Progress(BaseModel):
     judge_cache_hits: int = Field(
         default=0, description="Judge verdicts served from the judge cache (no LLM call)"
     )
+    throttled: int = Field(
+        default=0, description="Times the target answered 429/503 (rate limited); waited for, never errors"
+    )
+    target_concurrency: int | None = Field(
+        default=None, description="The workers' adaptive concurrency for the target, as last reported"
+    )
 
 
 class ExperimentOut(BaseModel):

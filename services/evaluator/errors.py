@@ -29,3 +29,17 @@ class TargetUnavailable(TransientTargetError):
 
 class ResultPublishError(Exception):
     """JetStream did not acknowledge the result publish; the task is nacked and redone."""
+
+
+class TargetThrottled(Exception):
+    """The target is rate limiting (HTTP 429, or 503 with ``Retry-After``): wait and call again in the
+    same delivery; never an error by itself and never a counted delivery (see ``throttling``)."""
+
+    def __init__(self, message: str, *, status: int, retry_after_s: float | None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+class ThrottledTooLong(TargetError):
+    """The target kept throttling for longer than the worker waits (``EVAL_THROTTLE_MAX_WAIT_S``)."""

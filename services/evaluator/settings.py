@@ -44,6 +44,13 @@ class WorkerSettings(CommonSettings):
     )
     eval_backoff_base_s: float = Field(default=0.5, gt=0, description="Nack delay after the first attempt")
     eval_backoff_max_s: float = Field(default=30.0, gt=0, description="Cap of the nack delay")
+    eval_throttle_max_wait_s: float = Field(
+        default=540.0,
+        gt=0,
+        description="Longest a task waits in all for a rate-limited target (429/503 + Retry-After) "
+        "before it is recorded as an error; waiting is not a failed delivery. Keep it under the "
+        "coordinator's STALE_DISPATCH_S (600 s), which re-publishes a task with no result by then",
+    )
     eval_fetch_timeout_s: float = Field(
         default=1.0,
         gt=0,

@@ -1,5 +1,9 @@
 """One delivery of one task: call the target, score, publish the result, then ack (or nack/term).
 
+The target is called through the worker's :class:`~services.evaluator.throttling.TargetGate`: a
+rate-limited target (429, 503 + ``Retry-After``) is waited for and called again inside this delivery,
+so a throttle is never a counted delivery nor an error; the result records how often it happened.
+
 A task carrying a recorded output (a re-scored experiment, an output-cache hit) skips the target
 call and is scored by the same evaluator code, under the same delivery rules. With a judge cache,
 the judges of a task read and write its project's verdicts only."""
@@ -19,7 +23,8 @@ from services.evaluator.errors import ResultPublishError, TargetError, TargetTim
 from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
-from services.evaluator.targets.base import CallContext, Target
+from services.evaluator.targets.base import CallContext, Target, TargetOutput
+from services.evaluator.throttling import TargetGate, ThrottleTally
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
@@ -63,9 +68,11 @@ class TaskProcessor:
         publisher: ResultPublisher,
         policy: DeliveryPolicy,
         registry: EvaluatorRegistry,
+        gate: TargetGate,
         judge_cache: JudgeCacheFor | None = None,
     ) -> None:
         self.worker_id = worker_id
+        self._gate = gate
         self._judge_cache = judge_cache
         self.registry = registry
         self._targets = targets
@@ -113,27 +120,37 @@ class TaskProcessor:
             recorded = task.recorded
             return await self._scored(task, attempt, recorded.output, recorded.latency_ms, recorded.usage)
         ctx = CallContext(worker_id=self.worker_id, task_id=task.task_id, attempt=attempt)
+        tally = ThrottleTally()
         started = time.perf_counter()
         try:
             target = self._targets[task.target.kind]
-            try:
-                async with asyncio.timeout(task.timeout_s):
-                    called = await target.call(task, ctx)
-            except TimeoutError as exc:
-                raise TargetTimeout(
-                    f"{task.target.kind} target took longer than {task.timeout_s:g}s"
-                ) from exc
+
+            async def timed_call() -> TargetOutput:
+                nonlocal started
+                started = time.perf_counter()  # latency of the call that answered, not of the waits
+                try:
+                    async with asyncio.timeout(task.timeout_s):
+                        return await target.call(task, ctx)
+                except TimeoutError as exc:
+                    raise TargetTimeout(
+                        f"{task.target.kind} target took longer than {task.timeout_s:g}s"
+                    ) from exc
+
+            called = await self._gate.call(task, timed_call, tally)
         except TransientTargetError as exc:
             if not is_last_delivery(attempt, self.policy.max_deliver):
                 return _Retry(exc)
             error = f"{_describe(exc)} (gave up after {attempt} attempts)"
-            return self._error(task, error, attempt, _elapsed_ms(started))
+            return self._error(task, error, attempt, _elapsed_ms(started), tally)
         except TargetError as exc:
-            return self._error(task, _describe(exc), attempt, _elapsed_ms(started))
+            return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
         except Exception as exc:  # a bug in a target: record it, never loop on it
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
-            return self._error(task, _describe(exc), attempt, _elapsed_ms(started))
-        return await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage)
+            return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
+        scored = await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage)
+        return scored.model_copy(
+            update={"throttled": tally.throttled, "target_concurrency": tally.concurrency}
+        )
 
     async def _scored(
         self,
@@ -167,7 +184,9 @@ class TaskProcessor:
             worker_id=self.worker_id,
         )
 
-    def _error(self, task: EvalTask, error: str, attempt: int, latency_ms: float) -> EvalResult:
+    def _error(
+        self, task: EvalTask, error: str, attempt: int, latency_ms: float, tally: ThrottleTally
+    ) -> EvalResult:
         return EvalResult(
             experiment_id=task.experiment_id,
             item_id=task.item_id,
@@ -177,4 +196,6 @@ class TaskProcessor:
             latency_ms=latency_ms,
             attempts=attempt,
             worker_id=self.worker_id,
+            throttled=tally.throttled,
+            target_concurrency=tally.concurrency,
         )

@@ -31,6 +31,7 @@ from services.evaluator.settings import WorkerSettings
 from services.evaluator.targets import build_targets
 from services.evaluator.targets.guarded_session import new_session
 from services.evaluator.task_processor import DeliveryPolicy, JudgeCacheFor, TaskProcessor
+from services.evaluator.throttling import TargetGate, ThrottleBoard
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.db import make_engine, make_session_factory
@@ -81,6 +82,7 @@ class EvalWorker:
         self._http: aiohttp.ClientSession | None = None
         self._engine: AsyncEngine | None = None
         self._processor: TaskProcessor | None = None
+        self._board: ThrottleBoard | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
         self._pull = PullLoop(
@@ -134,6 +136,15 @@ class EvalWorker:
             backoff_max_s=self.settings.eval_backoff_max_s,
             lease_interval_s=ack_wait / 3.0,
         )
+        self._board = ThrottleBoard(js, topology.target_throttle_bucket, self.settings.worker_id)
+        try:
+            await self._board.start()
+        except nats.errors.Error as exc:  # BucketNotFoundError included
+            await self._nc.close()
+            raise WorkerStartError(
+                f"the KV bucket {topology.target_throttle_bucket} is not declared ({exc!r}): "
+                "run `yardstick stack up` (or shared.messaging.streams.declare) first"
+            ) from exc
         self._http = new_session(self.settings.eval_concurrency, self.settings.outbound_policy)
         self._processor = TaskProcessor(
             worker_id=self.settings.worker_id,
@@ -143,6 +154,9 @@ class EvalWorker:
             ),
             policy=policy,
             registry=self.registry,
+            gate=TargetGate(
+                self._board, self.settings.eval_concurrency, self.settings.eval_throttle_max_wait_s
+            ),
             judge_cache=self._judge_cache(),
         )
         self._loop_task = asyncio.create_task(self._fetch_loop(), name="eval-fetch-loop")
@@ -232,6 +246,8 @@ class EvalWorker:
                 log.warning("drain timeout: %d tasks cancelled", len(pending))
         if self._http is not None:
             await self._http.close()
+        if self._board is not None:
+            await self._board.stop()
         if self._engine is not None:
             await self._engine.dispose()
         if self._sub is not None:

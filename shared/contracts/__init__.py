@@ -19,6 +19,7 @@ from shared.contracts.eval_messages import (
     EvalTask,
     HttpTarget,
     PythonTarget,
+    RateLimit,
     SearchTarget,
     TargetSpec,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "OfflineBehaviour",
     "OrderLine",
     "PythonTarget",
+    "RateLimit",
     "ResourceSpans",
     "SearchHit",
     "SearchMode",

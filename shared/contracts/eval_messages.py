@@ -64,6 +64,19 @@ class AnswerTarget(BaseModel, frozen=True, extra="forbid"):
     degrade: float = Field(default=0.0, ge=0, le=1, description="FAULT INJECTION for regression checks")
 
 
+class RateLimit(BaseModel, frozen=True, extra="forbid"):
+    """A target's request budget, shared by every worker and every experiment calling it (the
+    provider's limit, not one run's): calls start no faster than ``requests`` per ``per``."""
+
+    requests: int = Field(ge=1, le=1_000_000, description="Requests allowed per period")
+    per: Literal["second", "minute"] = Field(default="second", description="The period")
+
+    @property
+    def interval_s(self) -> float:
+        """Seconds between two call starts at the allowed rate."""
+        return (1.0 if self.per == "second" else 60.0) / self.requests
+
+
 class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     """Call any HTTP endpoint; ``body_template`` placeholders like ``{input.query}`` are filled
     from the item, ``output_mapping`` picks output fields out of the JSON response."""
@@ -78,6 +91,11 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     body_template: Any = Field(default=None, description="JSON body with '{input.<key>}' placeholders")
     output_mapping: dict[str, str] = Field(
         default_factory=dict, description="output key -> dotted path in the response JSON; empty = whole body"
+    )
+    rate_limit: RateLimit | None = Field(
+        default=None,
+        description="Requests per second or minute this endpoint accepts, enforced across all workers "
+        "and experiments calling the same URL; None: no limit but the endpoint's own 429s",
     )
 
     @field_validator("url")
@@ -143,6 +161,12 @@ class EvalTask(BaseModel):
     recorded: RecordedOutput | None = Field(
         default=None, description="Score this output instead of calling the target (rescore, cache hit)"
     )
+    concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="The experiment's concurrency: the adaptive concurrency a worker reports for this "
+        "task's target is at most this (None: the worker's task slots)",
+    )
     dispatched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property
@@ -166,6 +190,12 @@ class EvalResult(BaseModel):
     total_ms: float | None = Field(default=None, description="Time from fetch to result publish")
     usage: TokenUsage | None = None
     attempts: int = Field(default=1, ge=1)
+    throttled: int = Field(
+        default=0, ge=0, description="Times the target answered 429/503 (rate limited) before this outcome"
+    )
+    target_concurrency: int | None = Field(
+        default=None, ge=1, description="The worker's adaptive concurrency for this target when it finished"
+    )
     worker_id: str = ""
     finished_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 

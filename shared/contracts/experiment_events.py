@@ -24,6 +24,10 @@ class ExperimentEvent(BaseModel):
     errors: int = 0
     in_flight: int = 0
     cache_hits: int = Field(default=0, description="Items scored from the output cache, target not called")
+    throttled: int = Field(default=0, description="Times the target answered 429/503 (rate limited) so far")
+    target_concurrency: int | None = Field(
+        default=None, description="The workers' adaptive concurrency for the target, as last reported"
+    )
     at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     detail: dict[str, Any] = Field(default_factory=dict)
 

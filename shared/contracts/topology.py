@@ -143,3 +143,8 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def alerts_stream(self) -> str:
         return self._stream("ALERTS")
+
+    @cached_property
+    def target_throttle_bucket(self) -> str:
+        """JetStream KV bucket where the workers share each target's pause and rate schedule."""
+        return self._stream("TARGET_THROTTLE")

@@ -144,6 +144,12 @@ class Experiment(ProjectOwned, Base):
     budget_exhausted_at: Mapped[datetime | None] = mapped_column(
         doc="When its max_cost stopped the dispatching (it then ends budget_exhausted)"
     )
+    throttled: Mapped[int] = mapped_column(
+        Integer, default=0, server_default="0", doc="Times the target answered 429/503 (rate limited)"
+    )
+    target_concurrency: Mapped[int | None] = mapped_column(
+        Integer, doc="The workers' adaptive concurrency for the target, as last reported"
+    )
     aggregates: Mapped[ExperimentAggregates | None] = mapped_column(PydanticJSON(ExperimentAggregates))
     error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -175,6 +181,7 @@ class ExperimentItem(Base):
     total_ms: Mapped[float | None] = mapped_column(Float)
     usage: Mapped[dict[str, Any] | None]
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    throttled: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     worker_id: Mapped[str | None] = mapped_column(String(100))
     dispatched_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]

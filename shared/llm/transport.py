@@ -15,20 +15,18 @@
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import random
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 
+from shared.http.retry_after import RETRY_AFTER_STATUSES, retry_after_s
 from shared.llm.config import LlmConfig
 
 MAX_BACKOFF_S = 8.0
 REFUSAL_STATUSES = frozenset({400, 422, 500, 501})
-RETRY_AFTER_STATUSES = frozenset({429, 503})
 BODY_EXCERPT = 300
 
 
@@ -60,22 +58,6 @@ class ChatReply:
     retries: int
     waited_s: float
     requests: int
-
-
-def retry_after_s(header: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait per a ``Retry-After`` header (delta seconds or an HTTP date), None if absent."""
-    if not header:
-        return None
-    value = header.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def backoff_s(config: LlmConfig, retry: int) -> float:

@@ -15,6 +15,7 @@ from nats.js.api import (
     AckPolicy,
     ConsumerConfig,
     DeliverPolicy,
+    KeyValueConfig,
     RetentionPolicy,
     StorageType,
     StreamConfig,
@@ -39,6 +40,8 @@ TRAFFIC_ACK_WAIT_S = 30.0
 TRAFFIC_SPANS_ACK_WAIT_S = 60.0
 TRAFFIC_SPANS_MAX_DELIVER = 20
 TRAFFIC_MAX_AGE_S = 7 * 24 * 3600.0
+THROTTLE_STATE_TTL_S = 3600.0
+"""A target's pause and rate schedule are forgotten an hour after their last change."""
 
 
 def stream_configs(topology: Topology) -> list[StreamConfig]:
@@ -81,6 +84,16 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             max_age=30 * 24 * 3600.0,
         ),
     ]
+
+
+def target_throttle_bucket(topology: Topology) -> KeyValueConfig:
+    """The KV bucket of ``services/evaluator/throttling/board.py``: one key per target identity."""
+    return KeyValueConfig(
+        bucket=topology.target_throttle_bucket,
+        history=1,
+        ttl=THROTTLE_STATE_TTL_S,
+        storage=StorageType.MEMORY,
+    )
 
 
 def eval_workers_consumer(
@@ -165,7 +178,7 @@ async def _add_stream(js: JetStreamContext, config: StreamConfig) -> None:
 
 
 async def declare(js: JetStreamContext, topology: Topology) -> None:
-    """Create (or update) every stream and durable consumer. Idempotent."""
+    """Create (or update) every stream, durable consumer and KV bucket. Idempotent."""
     for config in stream_configs(topology):
         try:
             await js.stream_info(config.name or "")
@@ -174,6 +187,7 @@ async def declare(js: JetStreamContext, topology: Topology) -> None:
             await _add_stream(js, config)
     for stream, consumer in consumer_configs(topology).items():
         await js.add_consumer(stream, consumer)
+    await js.create_key_value(target_throttle_bucket(topology))  # idempotent for an equal config
 
 
 async def declare_at(nats_url: str, topology: Topology) -> None:

@@ -132,4 +132,6 @@ class Collector:
                 done=p.done,
                 errors=p.errors,
                 cache_hits=p.cache_hits,
+                throttled=p.throttled,
+                target_concurrency=p.target_concurrency,
             )

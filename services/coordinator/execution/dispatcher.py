@@ -54,6 +54,7 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
         evaluators=config.evaluators,
         timeout_s=config.timeout_s,
         recorded=row.recorded,
+        concurrency=config.concurrency,
     )
 
 

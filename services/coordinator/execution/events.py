@@ -28,6 +28,8 @@ async def publish_event(
     done: int,
     errors: int,
     cache_hits: int = 0,
+    throttled: int = 0,
+    target_concurrency: int | None = None,
 ) -> None:
     event = ExperimentEvent(
         experiment_id=experiment_id,
@@ -37,6 +39,8 @@ async def publish_event(
         done=done,
         errors=errors,
         cache_hits=cache_hits,
+        throttled=throttled,
+        target_concurrency=target_concurrency,
     )
     await nc.publish(topology.experiment_events(experiment_id), event.model_dump_json().encode())
 
@@ -68,6 +72,8 @@ async def event_stream(
             done=experiment.done,
             errors=experiment.errors,
             cache_hits=experiment.cache_hits,
+            throttled=experiment.throttled,
+            target_concurrency=experiment.target_concurrency,
         )
         yield f"event: {first.kind}\ndata: {first.model_dump_json()}\n\n".encode()
         if experiment.status in TERMINAL_STATUSES:

@@ -142,4 +142,6 @@ class Finalizer:
                 done=row.done,
                 errors=row.errors,
                 cache_hits=row.cache_hits,
+                throttled=row.throttled,
+                target_concurrency=row.target_concurrency,
             )

@@ -193,6 +193,8 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
             pending=row.total - row.done - flying,
             cache_hits=row.cache_hits,
             judge_cache_hits=row.judge_cache_hits,
+            throttled=row.throttled,
+            target_concurrency=row.target_concurrency,
         ),
         aggregates=row.aggregates,
         baseline_id=row.baseline_id,

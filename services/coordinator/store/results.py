@@ -22,14 +22,14 @@ _UPDATE_ITEMS = text(
     UPDATE experiment_items AS ei
     SET status = v.status, output = v.output, error = v.error, latency_ms = v.latency_ms,
         total_ms = v.total_ms, usage = v.usage, attempts = v.attempts, worker_id = v.worker_id,
-        finished_at = v.finished_at
+        finished_at = v.finished_at, throttled = v.throttled
     FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS v(
         experiment_id text, item_id text, trial int, status text, output jsonb, error text,
         latency_ms float8, total_ms float8, usage jsonb, attempts int, worker_id text,
-        finished_at timestamptz)
+        finished_at timestamptz, throttled int)
     WHERE ei.experiment_id = v.experiment_id AND ei.item_id = v.item_id AND ei.trial = v.trial
       AND ei.status IN ('pending', 'dispatched')
-    RETURNING ei.experiment_id, ei.item_id, ei.trial, ei.status
+    RETURNING ei.experiment_id, ei.item_id, ei.trial, ei.status, ei.throttled
     """
 )
 
@@ -47,10 +47,13 @@ _INSERT_SCORES = text(
 _BUMP_COUNTERS = text(
     """
     UPDATE experiments AS e SET done = e.done + c.done, errors = e.errors + c.errors,
-        judge_cache_hits = e.judge_cache_hits + c.judge_hits
-    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS c(id text, done int, errors int, judge_hits int)
+        judge_cache_hits = e.judge_cache_hits + c.judge_hits,
+        throttled = e.throttled + c.throttled,
+        target_concurrency = coalesce(c.target_concurrency, e.target_concurrency)
+    FROM jsonb_to_recordset(CAST(:payload AS jsonb)) AS c(
+        id text, done int, errors int, judge_hits int, throttled int, target_concurrency int)
     WHERE e.id = c.id
-    RETURNING e.id, e.total, e.done, e.errors, e.cache_hits
+    RETURNING e.id, e.total, e.done, e.errors, e.cache_hits, e.throttled, e.target_concurrency
     """
 )
 
@@ -62,6 +65,8 @@ class Progressed:
     done: int
     errors: int
     cache_hits: int = 0
+    throttled: int = 0
+    target_concurrency: int | None = None
 
 
 def _item_row(result: EvalResult) -> dict[str, object]:
@@ -78,6 +83,7 @@ def _item_row(result: EvalResult) -> dict[str, object]:
         "attempts": result.attempts,
         "worker_id": result.worker_id,
         "finished_at": result.finished_at.isoformat(),
+        "throttled": result.throttled,
     }
 
 
@@ -112,13 +118,22 @@ async def store_results(session: AsyncSession, results: list[EvalResult]) -> lis
         await session.execute(_INSERT_SCORES, {"payload": json.dumps(scores, default=str)})
     counters: dict[str, dict[str, int]] = {}
     for row in moved:
-        entry = counters.setdefault(row.experiment_id, {"done": 0, "errors": 0, "judge_hits": 0})
+        entry = counters.setdefault(
+            row.experiment_id, {"done": 0, "errors": 0, "judge_hits": 0, "throttled": 0}
+        )
         entry["done"] += 1
         entry["errors"] += row.status == "error"
+        entry["throttled"] += row.throttled
     for r in results:
         if (r.experiment_id, r.item_id, r.trial) in moved_keys:
             hits = sum((s.metadata or {}).get("judge_cache") == HIT for s in r.scores)
             counters[r.experiment_id]["judge_hits"] += hits
-    payload = [{"id": k, **v} for k, v in counters.items()]
+    concurrency = {  # the latest a worker reported for each experiment's target
+        r.experiment_id: r.target_concurrency for r in results if r.target_concurrency is not None
+    }
+    payload = [{"id": k, **v, "target_concurrency": concurrency.get(k)} for k, v in counters.items()]
     bumped = (await session.execute(_BUMP_COUNTERS, {"payload": json.dumps(payload)})).all()
-    return [Progressed(r.id, r.total, r.done, r.errors, r.cache_hits) for r in bumped]
+    return [
+        Progressed(r.id, r.total, r.done, r.errors, r.cache_hits, r.throttled, r.target_concurrency)
+        for r in bumped
+    ]

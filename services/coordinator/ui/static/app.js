@@ -92,7 +92,12 @@
       const e = JSON.parse(event.data);
       const pct = e.total ? Math.round((100 * e.done) / e.total) : 100;
       if (bar) bar.style.width = pct + "%";
-      if (label) label.textContent = e.done.toLocaleString() + " / " + e.total.toLocaleString() + " done · " + e.errors.toLocaleString() + " errors";
+      let text = e.done.toLocaleString() + " / " + e.total.toLocaleString() + " done · " + e.errors.toLocaleString() + " errors";
+      if (e.throttled) {
+        text += " · throttled " + e.throttled.toLocaleString();
+        if (e.target_concurrency) text += " · concurrency " + e.target_concurrency;
+      }
+      if (label) label.textContent = text;
       if (["completed", "failed", "cancelled"].indexOf(e.kind) >= 0) finished = true;
     }
     ["started", "progress", "completed", "failed", "cancelled"].forEach((k) => source.addEventListener(k, update));

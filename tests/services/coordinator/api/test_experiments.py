@@ -33,6 +33,8 @@ async def test_experiment_runs_end_to_end_with_expected_aggregates(
         "pending": 0,
         "cache_hits": 0,
         "judge_cache_hits": 0,
+        "throttled": 0,
+        "target_concurrency": 8,  # no throttle: the workers' 8 task slots, under the experiment's 10
     }
     metrics = done["aggregates"]["metrics"]
     assert metrics["order_correctness"]["mean"] == pytest.approx(1.0)

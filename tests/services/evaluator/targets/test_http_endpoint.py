@@ -11,7 +11,13 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from services.evaluator.errors import TargetConfigError, TargetRejected, TargetTimeout, TargetUnavailable
+from services.evaluator.errors import (
+    TargetConfigError,
+    TargetRejected,
+    TargetThrottled,
+    TargetTimeout,
+    TargetUnavailable,
+)
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.guarded_session import new_session
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget, resolve_headers
@@ -128,6 +134,30 @@ async def test_5xx_is_transient(upstream: Upstream, target: HttpEndpointTarget) 
     upstream.handler = answer(503, "overloaded")
     with pytest.raises(TargetUnavailable, match=r"answered 503: overloaded"):
         await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
+
+
+def throttle(status: int, retry_after: str | None) -> Handler:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        headers = {} if retry_after is None else {"Retry-After": retry_after}
+        return web.Response(status=status, text="slow down", headers=headers)
+
+    return handle
+
+
+@pytest.mark.parametrize(
+    ("status", "retry_after", "expected"), [(429, "2", 2.0), (429, None, None), (503, "0.5", 0.5)]
+)
+async def test_429_and_503_with_retry_after_are_throttles_carrying_the_delay(
+    upstream: Upstream,
+    target: HttpEndpointTarget,
+    status: int,
+    retry_after: str | None,
+    expected: float | None,
+) -> None:
+    upstream.handler = throttle(status, retry_after)
+    with pytest.raises(TargetThrottled, match=rf"answered {status} \(rate limited\)") as info:
+        await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
+    assert info.value.status == status and info.value.retry_after_s == expected
 
 
 async def test_connection_errors_and_timeouts_are_transient(

@@ -1,0 +1,27 @@
+"""Which calls share one provider limit: the identity of a target, hashed into a KV key token."""
+
+from __future__ import annotations
+
+import hashlib
+from urllib.parse import urlsplit
+
+from shared.contracts.eval_messages import HttpTarget, PythonTarget, TargetSpec
+
+
+def target_identity(spec: TargetSpec) -> str:
+    """``http``: scheme, host, port and path of the URL (not the query, method or headers), so every
+    experiment calling one endpoint shares its limit; other kinds: the kind (and a python target's
+    name)."""
+    if isinstance(spec, HttpTarget):
+        parts = urlsplit(spec.url)
+        host = (parts.hostname or "").lower()
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        return f"http {parts.scheme}://{host}:{port}{parts.path or '/'}"
+    if isinstance(spec, PythonTarget):
+        return f"python {spec.name}"
+    return spec.kind
+
+
+def throttle_key(spec: TargetSpec) -> str:
+    """A KV-key-safe token for the target's identity (the first 32 hex digits of its SHA-256)."""
+    return hashlib.sha256(target_identity(spec).encode()).hexdigest()[:32]

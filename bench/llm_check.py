@@ -32,6 +32,7 @@ STATE = ROOT / ".yardstick" / "llm-check"
 MODEL_FILE = ROOT / ".yardstick" / "models" / "gemma3-270m-q4_k_m.gguf"
 MODEL_NAME = "gemma3-270m"
 DATASET = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
+JUDGE_WAIT_S = 1800.0
 CRITERIA = (
     "The reply is what a friendly drive-thru assistant would say: it confirms the items the customer "
     "asked for and does not invent menu items or prices."
@@ -161,9 +162,12 @@ def _report(client: Any, ids: list[str]) -> int:
         evaluators=[{"name": "llm_rubric", "args": {"criteria": CRITERIA, "scale": [1, 5]}}],
         name=f"llm-check-rubric-{int(time.time())}",
     )
-    client.wait(rescored.id, timeout_s=1200)
+    try:
+        client.wait(rescored.id, timeout_s=JUDGE_WAIT_S)
+    except TimeoutError:  # a CPU model may take longer: show what was judged by then
+        print(f"\n(the judge pass had not finished after {JUDGE_WAIT_S:.0f} s: the items judged so far)")
     judge_s = time.perf_counter() - t0
-    judged = [i.model_dump(mode="json") for i in client.items(rescored.id)]
+    judged = [i.model_dump(mode="json") for i in client.items(rescored.id) if i.status in ("ok", "error")]
     print(f"\n== llm_rubric judge through the openai provider, {len(judged)} items, {judge_s:.1f} s")
     measured = 0
     for item in judged:

@@ -51,9 +51,9 @@ def _columns(url: str, table: str) -> set[str]:
 
 
 def test_0013_downgrades_and_upgrades(database_url: str) -> None:
-    assert head_revision() == current_revision(database_url) == "0013"
+    assert head_revision() == current_revision(database_url)
     assert {"project_id", "key", "judge", "verdict", "created_at"} == _columns(database_url, "judge_cache")
-    command.downgrade(alembic_config(database_url), "0011")
+    command.downgrade(alembic_config(database_url), "0012")
     assert not _columns(database_url, "judge_cache")
     assert "judge_cache_hits" not in _columns(database_url, "experiments")
     command.upgrade(alembic_config(database_url), "0013")

@@ -22,7 +22,7 @@ def _columns(url: str, table: str) -> set[str]:
 
 
 def test_0012_downgrades_and_upgrades(database_url: str) -> None:
-    assert head_revision() == current_revision(database_url) == "0012"
+    assert head_revision() == current_revision(database_url)
     wanted = {"project_id", "trace_id", "application", "record", "tool_names"}
     assert wanted <= _columns(database_url, "traces")
     command.downgrade(alembic_config(database_url), "0011")

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from shared.traces import TraceRecord
+
+
+def trace_page(trace_id: str) -> str:
+    """The trace's page in the web UI."""
+    return f"/ui/traces/{trace_id}"
 
 
 class TraceScoreOut(BaseModel):
@@ -15,6 +21,13 @@ class TraceScoreOut(BaseModel):
     comment: str | None = None
     error: str | None = Field(default=None, description="Why the evaluator failed, when it did")
     evaluator_version: str
+    source: str = Field(
+        default="evaluator", description="evaluator (online scoring) or human (a review label, see metadata)"
+    )
+    metadata: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the evaluator noted; a human score: its queue, each reviewer's answer",
+    )
 
 
 class TraceSummary(BaseModel):

@@ -25,13 +25,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
-from shared.db.trace_models import Trace, TraceScore, TraceSpan
+from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore, TraceSpan
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
 from shared.traces import Completeness, TraceRecord, trace_record
 
 Stored = Literal["stored", "merged", "duplicate"]
-UNKNOWN_MODEL = "unknown"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Review queues: items people label with a rubric; the labels become scores of source ``human``.
 
-A queue is made once from a source (an experiment's items, filtered, or sampled production
-traffic) and keeps the items it was made with. Its rubric has one or more fields, each
+A queue is made once from a source (an experiment's items, filtered, sampled production turns of
+the drive-thru agent, or the sampled OpenTelemetry traces of one application) and keeps the items it
+was made with. Its rubric has one or more fields, each
 ``binary`` (pass/fail), ``ordinal`` (an integer scale), ``categorical`` (a fixed set) or ``text``.
 A label gives a value per field; it is checked against the rubric (a value that does not fit is a
 422 naming the field). One reviewer labelling an item again replaces their label.
@@ -176,7 +177,41 @@ class OnlineTrafficSource(BaseModel, frozen=True):
         return self
 
 
-ReviewSource = Annotated[ExperimentItemsSource | OnlineTrafficSource, Field(discriminator="kind")]
+class TracesSource(BaseModel, frozen=True):
+    """Sampled OpenTelemetry traces of one application, narrowed by a filter."""
+
+    kind: Literal["traces"] = "traces"
+    application: str = Field(
+        min_length=1, max_length=200, description="The application (its traces' service.name)"
+    )
+    since: datetime | None = Field(default=None, description="Traces started at or after this time")
+    until: datetime | None = Field(default=None, description="Traces started before this time")
+    model: str | None = Field(default=None, max_length=200, description="Only traces of this model")
+    evaluator: str | None = Field(
+        default=None, max_length=100, description="With below: the online score to filter on"
+    )
+    below: float | None = Field(default=None, description="Only traces whose evaluator score is below this")
+    errors_only: bool = Field(default=False, description="Only traces with a span in ERROR status")
+    alert_id: str | None = Field(
+        default=None,
+        max_length=36,
+        description="A drift alert on this application: its window and model (unless given here)",
+    )
+    sample: int | None = Field(default=None, ge=1, le=MAX_QUEUE_ITEMS, description="A random sample of n")
+    seed: int = Field(default=0, ge=0, le=2**31 - 1, description="The sample's seed (same seed, same traces)")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TracesSource:
+        if (self.evaluator is None) != (self.below is None):
+            raise ValueError("give evaluator and below together (traces whose evaluator score is below it)")
+        if self.since is not None and self.until is not None and self.since >= self.until:
+            raise ValueError("since must be before until")
+        return self
+
+
+ReviewSource = Annotated[
+    ExperimentItemsSource | OnlineTrafficSource | TracesSource, Field(discriminator="kind")
+]
 
 
 class QueueDefinition(BaseModel):
@@ -242,6 +277,8 @@ class ReviewItemOut(BaseModel):
     item_id: str | None = None
     trial: int | None = None
     sample_id: int | None = None
+    trace_id: str | None = Field(default=None, description="A trace item: the trace's 32-hex id")
+    trace_url: str | None = Field(default=None, description="A trace item: its page in the web UI")
     input: Any = None
     output: Any = None
     expected_output: Any = None

@@ -1,15 +1,15 @@
 """Review queues, their items and the labels people give (``shared.contracts.review``).
 
-A queue belongs to a project; its items point at what they review (an experiment's item and trial,
-or a sampled production turn) and disappear with it; a label is one reviewer's answer for one
-item, unique per (item, reviewer), so labelling again replaces it."""
+A queue belongs to a project; its items point at exactly one thing they review (an experiment's
+item and trial, a sampled production turn, or a sampled trace) and disappear with it; a label is one
+reviewer's answer for one item, unique per (item, reviewer), so labelling again replaces it."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from shared.contracts.review import QueueDefinition
@@ -41,6 +41,9 @@ class ReviewItem(Base):
     item_id: Mapped[str | None] = mapped_column(String(200))
     trial: Mapped[int | None] = mapped_column(Integer)
     sample_id: Mapped[int | None] = mapped_column(ForeignKey("online_samples.id", ondelete="CASCADE"))
+    trace_pk: Mapped[int | None] = mapped_column(
+        BigInteger, ForeignKey("traces.id", ondelete="CASCADE"), index=True
+    )
     assigned_to: Mapped[str | None] = mapped_column(String(100))
 
 

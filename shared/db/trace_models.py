@@ -64,8 +64,13 @@ class TraceSpan(Base):
     span: Mapped[ResourceSpans] = mapped_column(PydanticJSON(ResourceSpans))
 
 
+UNKNOWN_MODEL = "unknown"
+"""The model a trace's scores carry when the trace names none (``trace_scores.model`` is required)."""
+
+
 class TraceScore(ProjectOwned, Base):
-    """An online score of a sampled trace (source: a reference-free evaluator)."""
+    """A score of a sampled trace: online (a reference-free evaluator) or ``human.<field>`` (review
+    labels, ``metadata.source == "human"``)."""
 
     __tablename__ = "trace_scores"
     __table_args__ = (

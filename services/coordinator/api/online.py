@@ -12,10 +12,11 @@ from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX, DriftAlertOut, PromoteRequest, SampleOut, UpsertResult
-from services.coordinator.store import audit
+from services.coordinator.store import audit, review
 from services.coordinator.store.projects import current_project
 from services.coordinator.store.promotion import promote
 from shared.contracts.audit import AuditAction
+from shared.contracts.review import QueueOut
 from shared.contracts.roles import Role
 from shared.db.models import DriftAlertRow, OnlineSample
 from shared.online.durations import InvalidDuration, parse_duration
@@ -90,6 +91,20 @@ async def list_alerts(
         )
         for r in (await session.execute(stmt)).scalars()
     ]
+
+
+@router.post("/alerts/{alert_id}/review", status_code=201, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
+async def review_alert(
+    alert_id: Annotated[str, Path(min_length=1, max_length=36)], session: SessionDep, caller: CallerDep
+) -> QueueOut:
+    """One action from a drift alert to a review queue over its window, with a pass/fail rubric: the
+    application's sampled traces (an alert on an application) or the agent's sampled turns. The
+    queue is named ``drift-<first 8 characters of the alert id>``; a second call is 409."""
+    body = await review.alert_queue(session, alert_id)
+    queue = await review.create_queue(session, body, caller.name)
+    audit.record_queue_created(session, audit.actor(caller), queue.id, body)
+    await session.commit()
+    return await review.queue_out(session, queue)
 
 
 @router.get("/samples", **needs(Role.VIEWER))

@@ -39,16 +39,10 @@ Reviewer = Annotated[
 
 @router.post("", status_code=201, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
 async def create_queue(body: QueueCreate, session: SessionDep, caller: CallerDep) -> QueueOut:
-    """A queue over the items its source selects now (an experiment's items, or sampled traffic)."""
+    """A queue over the items its source selects now (an experiment's items, sampled turns, or one
+    application's sampled traces)."""
     queue = await review.create_queue(session, body, caller.name)
-    audit.record(
-        session,
-        audit.actor(caller),
-        AuditAction.REVIEW_QUEUE_CREATE,
-        "review_queue",
-        queue.id,
-        after={"name": queue.name, "source": body.source.model_dump(mode="json")},
-    )
+    audit.record_queue_created(session, audit.actor(caller), queue.id, body)
     await session.commit()
     return await review.queue_out(session, queue)
 

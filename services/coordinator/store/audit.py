@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.schemas import UpsertResult
 from shared.contracts.audit import Actor, AuditAction, AuditChange, AuditEntry
+from shared.contracts.review import QueueCreate
 from shared.db.models import ApiKey, AuditEvent
 from shared.db.project_scope import session_project
 
@@ -126,4 +127,16 @@ def record_label(
         f"{queue}#{position}",
         before=None if before is None else {"reviewer": reviewer, "values": before},
         after={"reviewer": reviewer, "values": after},
+    )
+
+
+def record_queue_created(session: AsyncSession, by: Actor, queue_id: str, body: QueueCreate) -> None:
+    """A review queue made (the API, a drift alert's action and the web UI all record it here)."""
+    record(
+        session,
+        by,
+        AuditAction.REVIEW_QUEUE_CREATE,
+        "review_queue",
+        queue_id,
+        after={"name": body.name, "source": body.source.model_dump(mode="json")},
     )

@@ -20,6 +20,7 @@ from services.coordinator.trace_schemas import (
     TraceScoreOut,
     TraceSummary,
 )
+from shared.contracts.review import HUMAN_SOURCE
 from shared.datasets.files import DatasetItemIn
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
@@ -163,6 +164,8 @@ async def trace_detail(session: AsyncSession, trace_id: str) -> TraceDetail:
             comment=s.comment,
             error=s.error,
             evaluator_version=s.evaluator_version,
+            source=HUMAN_SOURCE if s.score_metadata.get("source") == HUMAN_SOURCE else "evaluator",
+            metadata=s.score_metadata,
         )
         for s in (await session.execute(stmt)).scalars()
     ]

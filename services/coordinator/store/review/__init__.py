@@ -1,5 +1,6 @@
 """Review queues: made from a source, labelled by people, turned into human scores and datasets."""
 
+from services.coordinator.store.review.alerts import AlertNotFound
 from services.coordinator.store.review.items import item_view, next_position
 from services.coordinator.store.review.labels import InvalidLabel, ReviewItemNotFound, put_label, review_item
 from services.coordinator.store.review.queues import (
@@ -11,13 +12,15 @@ from services.coordinator.store.review.queues import (
     list_queues,
     queue_out,
 )
-from services.coordinator.store.review.selection import AlertNotFound, EmptyQueue
+from services.coordinator.store.review.selection import EmptyQueue
 from services.coordinator.store.review.to_dataset import NothingReviewed, queue_to_dataset
+from services.coordinator.store.review.trace_selection import InvalidSource
 
 __all__ = [
     "AlertNotFound",
     "EmptyQueue",
     "InvalidLabel",
+    "InvalidSource",
     "NothingReviewed",
     "QueueExists",
     "QueueNotFound",

@@ -1,6 +1,7 @@
 """What a calibration report reads: a queue's labelled items with each reviewer's answer for one
-field and the evaluators' scores of the same items, and the metric specs that say how a score
-reads as an answer (the experiment's resolved specs; for traffic, the sampling config's)."""
+field and the evaluators' scores of the same items (``scores``, ``online_scores`` or ``trace_scores``),
+and the metric specs that say how a score reads as an answer (the experiment's resolved specs; for
+traffic, the sampling config's; for traces, the config's for their application)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from services.coordinator.store.experiments import get_experiment
 from shared.analysis.calibration import CalibrationItem
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.pass_rule import policy_for
-from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
+from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource, TracesSource
 from shared.db.models import OnlineScore, Score
 from shared.db.project_scope import session_project
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
+from shared.db.trace_models import Trace, TraceScore
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import load_config
 
@@ -37,16 +39,33 @@ async def calibration_items(session: AsyncSession, queue: ReviewQueue, field: st
             answers[item.position].append(values[field])
     items = [by_position[p] for p in sorted(answers)]
     scores = await _scores(session, items)
+    trace_ids = await _trace_ids(session, items)
     return [
         CalibrationItem(
             position=item.position,
-            title=item.item_id or f"production turn #{item.sample_id}",
+            title=_title(item, trace_ids),
             link=f"/ui/review/{queue.id}/{item.position}",
             answers=answers[item.position],  # type: ignore[arg-type]  # checked against the rubric when stored
             scores=scores.get(item.id, {}),
         )
         for item in items
     ]
+
+
+def _title(item: ReviewItem, trace_ids: dict[int, str]) -> str:
+    if item.item_id is not None:
+        return item.item_id
+    if item.trace_pk is not None:
+        return f"trace {trace_ids.get(item.trace_pk, '(deleted)')}"
+    return f"production turn #{item.sample_id}"
+
+
+async def _trace_ids(session: AsyncSession, items: list[ReviewItem]) -> dict[int, str]:
+    pks = [i.trace_pk for i in items if i.trace_pk is not None]
+    if not pks:
+        return {}
+    rows = await session.execute(select(Trace.id, Trace.trace_id).where(Trace.id.in_(pks)))
+    return {pk: trace_id for pk, trace_id in rows.all()}
 
 
 async def _scores(session: AsyncSession, items: list[ReviewItem]) -> dict[int, dict[str, float | None]]:
@@ -69,6 +88,14 @@ async def _scores(session: AsyncSession, items: list[ReviewItem]) -> dict[int, d
         for sample_id, name, value in (await session.execute(stmt2)).all():
             if not name.startswith(HUMAN_METRIC_PREFIX):
                 out[turns[sample_id]][name] = value
+    traces = {i.trace_pk: i.id for i in items if i.trace_pk is not None}
+    if traces:
+        stmt3 = select(TraceScore.trace_pk, TraceScore.name, TraceScore.value).where(
+            TraceScore.trace_pk.in_(list(traces))
+        )
+        for trace_pk, name, value in (await session.execute(stmt3)).all():
+            if not name.startswith(HUMAN_METRIC_PREFIX):
+                out[traces[trace_pk]][name] = value
     return out
 
 
@@ -80,4 +107,8 @@ async def specs_for(session: AsyncSession, queue: ReviewQueue, registry: Evaluat
     project = session_project(session)
     assert project is not None, "calibration reads a project's queue"
     config = await load_config(session, project)
+    if isinstance(source, TracesSource):
+        return MetricSpecs(
+            declared=registry.metric_specs(config.for_application(source.application).evaluators)
+        )
     return MetricSpecs(declared=registry.metric_specs(config.evaluators))

@@ -1,5 +1,6 @@
-"""One queue item as a reviewer sees it: what was asked, what came back, what was expected, the
-evaluators' scores (hidden until this reviewer has labelled, when the queue asks so), the labels."""
+"""One queue item as a reviewer sees it: what was asked, what came back (for a trace: its messages,
+tool calls and trajectory, and a link to its page), what was expected, the evaluators' scores
+(hidden until this reviewer has labelled, when the queue asks so), the labels."""
 
 from __future__ import annotations
 
@@ -7,9 +8,12 @@ from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.review.labels import labels_of, review_item
+from services.coordinator.trace_schemas import trace_page
 from shared.contracts.review import HUMAN_METRIC_PREFIX, ReviewItemOut
 from shared.db.models import ExperimentItem, OnlineSample, OnlineScore, Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
+from shared.db.trace_models import Trace, TraceScore
+from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
 
 
 async def queue_size(session: AsyncSession, queue: ReviewQueue) -> int:
@@ -68,41 +72,72 @@ async def item_view(session: AsyncSession, queue: ReviewQueue, position: int, re
         assigned_to=item.assigned_to,
     )
     if item.experiment_id is not None:
-        row = (
-            await session.execute(
-                select(ExperimentItem).where(
-                    ExperimentItem.experiment_id == item.experiment_id,
-                    ExperimentItem.item_id == item.item_id,
-                    ExperimentItem.trial == item.trial,
-                )
-            )
-        ).scalar_one_or_none()
-        scores = await session.execute(
-            select(Score.name, Score.value).where(
-                Score.experiment_id == item.experiment_id,
-                Score.item_id == item.item_id,
-                Score.trial == item.trial,
-            )
-        )
-        if row is not None:
-            view.input, view.output = row.input, row.output
-            view.expected_output, view.metadata = row.expected_output, row.item_metadata
+        scores = await _experiment_content(session, item, view)
+    elif item.trace_pk is not None:
+        scores = await _trace_content(session, item.trace_pk, view)
     else:
-        sample = await session.get(OnlineSample, item.sample_id)
-        scores = await session.execute(
-            select(OnlineScore.name, OnlineScore.value).where(OnlineScore.sample_id == item.sample_id)
-        )
-        if sample is not None:
-            turn = sample.turn
-            view.input = {"utterance": turn.get("utterance"), "conversation_id": sample.conversation_id}
-            view.output = {k: turn.get(k) for k in ("response", "tool_calls", "order_items", "trajectory")}
-            view.metadata = {
-                "model": sample.model,
-                "prompt_version": sample.prompt_version,
-                **turn.get("metadata", {}),
-            }
+        scores = await _turn_content(session, item, view)
     if show_scores:
-        view.scores = {
-            name: value for name, value in scores.all() if not name.startswith(HUMAN_METRIC_PREFIX)
-        }
+        view.scores = {name: value for name, value in scores if not name.startswith(HUMAN_METRIC_PREFIX)}
     return view
+
+
+Scores = list[tuple[str, float | None]]
+
+
+async def _experiment_content(session: AsyncSession, item: ReviewItem, view: ReviewItemOut) -> Scores:
+    row = (
+        await session.execute(
+            select(ExperimentItem).where(
+                ExperimentItem.experiment_id == item.experiment_id,
+                ExperimentItem.item_id == item.item_id,
+                ExperimentItem.trial == item.trial,
+            )
+        )
+    ).scalar_one_or_none()
+    scores = await session.execute(
+        select(Score.name, Score.value).where(
+            Score.experiment_id == item.experiment_id,
+            Score.item_id == item.item_id,
+            Score.trial == item.trial,
+        )
+    )
+    if row is not None:
+        view.input, view.output = row.input, row.output
+        view.expected_output, view.metadata = row.expected_output, row.item_metadata
+    return [(name, value) for name, value in scores.all()]
+
+
+async def _turn_content(session: AsyncSession, item: ReviewItem, view: ReviewItemOut) -> Scores:
+    sample = await session.get(OnlineSample, item.sample_id)
+    scores = await session.execute(
+        select(OnlineScore.name, OnlineScore.value).where(OnlineScore.sample_id == item.sample_id)
+    )
+    if sample is not None:
+        turn = sample.turn
+        view.input = {"utterance": turn.get("utterance"), "conversation_id": sample.conversation_id}
+        view.output = {k: turn.get(k) for k in ("response", "tool_calls", "order_items", "trajectory")}
+        view.metadata = {
+            "model": sample.model,
+            "prompt_version": sample.prompt_version,
+            **turn.get("metadata", {}),
+        }
+    return [(name, value) for name, value in scores.all()]
+
+
+async def _trace_content(session: AsyncSession, trace_pk: int, view: ReviewItemOut) -> Scores:
+    """The trace's input messages, its output (reply, tool calls with arguments and results, the
+    trajectory the page shows as a conversation), where it came from, and its online scores."""
+    trace = await session.get(Trace, trace_pk)
+    if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
+        return []
+    record = trace.record
+    output = evaluation_output(record)
+    view.trace_id, view.trace_url = trace.trace_id, trace_page(trace.trace_id)
+    view.input = evaluation_input(record)
+    view.output = {k: output[k] for k in ("response", "tool_calls", "trajectory", "latency_ms", "error")}
+    view.metadata = evaluation_metadata(record)
+    scores = await session.execute(
+        select(TraceScore.name, TraceScore.value).where(TraceScore.trace_pk == trace_pk)
+    )
+    return [(name, value) for name, value in scores.all()]

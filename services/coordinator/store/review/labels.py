@@ -1,6 +1,7 @@
 """Labels: one reviewer's answer for one item, checked against the rubric, replacing that
-reviewer's earlier answer; the item's ``human.<field>`` scores are recomputed from all its labels
-in the same transaction (the item row is locked, so two reviewers at once both count)."""
+reviewer's earlier answer; the item's ``human.<field>`` scores (beside its evaluators' scores: in
+``scores``, ``online_scores`` or ``trace_scores``) are recomputed from all its labels in the same
+transaction (the item row is locked, so two reviewers at once both count)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from shared.contracts.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue,
 from shared.db.base import utcnow
 from shared.db.models import OnlineSample, OnlineScore, Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
+from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore
 
 LABEL_EVALUATOR_VERSION = "human"
 
@@ -141,6 +143,9 @@ async def _store_human_scores(
         )
         await session.execute(stmt)
         return
+    if item.trace_pk is not None:
+        await _store_trace_scores(session, item.trace_pk, scores)
+        return
     sample = await session.get(OnlineSample, item.sample_id)
     if sample is None:  # deleted with its traffic: the queue item goes with it (ON DELETE CASCADE)
         return
@@ -169,3 +174,37 @@ async def _store_human_scores(
         },
     )
     await session.execute(online)
+
+
+async def _store_trace_scores(session: AsyncSession, trace_pk: int, scores: list[dict[str, Any]]) -> None:
+    """The trace's ``human.<field>`` scores, beside its online ones (one row per trace and name)."""
+    trace = await session.get(Trace, trace_pk)
+    if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
+        return
+    rows = [
+        {
+            "project_id": trace.project_id,
+            "trace_pk": trace.id,
+            "name": s["name"],
+            "value": s["value"],
+            "comment": s["comment"],
+            "score_metadata": s["metadata"],
+            "evaluator_version": LABEL_EVALUATOR_VERSION,
+            "application": trace.application,
+            "model": (trace.model or UNKNOWN_MODEL)[:200],
+            "trace_at": trace.started_at,
+        }
+        for s in scores
+    ]
+    stmt = insert(TraceScore).values(rows)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["trace_pk", "name"],
+        set_={
+            "value": stmt.excluded.value,
+            "comment": stmt.excluded.comment,
+            "metadata": stmt.excluded.metadata,
+            "error": None,
+            "evaluator_version": LABEL_EVALUATOR_VERSION,
+        },
+    )
+    await session.execute(stmt)

@@ -6,14 +6,17 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
+from services.coordinator.store.review.alerts import drift_alert
 from services.coordinator.store.review.selection import select_items
 from shared.contracts.review import (
     OnlineTrafficSource,
     QueueCreate,
     QueueDefinition,
     QueueOut,
+    ReviewSource,
     Rubric,
     RubricField,
+    TracesSource,
 )
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 
@@ -48,6 +51,7 @@ async def create_queue(session: AsyncSession, body: QueueCreate, created_by: str
             "item_id": item.item_id,
             "trial": item.trial,
             "sample_id": item.sample_id,
+            "trace_pk": item.trace_pk,
             "assigned_to": body.assign[(position - 1) % len(body.assign)] if body.assign else None,
         }
         for position, item in enumerate(picked, start=1)
@@ -113,7 +117,7 @@ async def _with_progress(session: AsyncSession, queues: list[ReviewQueue]) -> li
 
 
 DRIFT_RUBRIC = Rubric(
-    instructions="A drift alert flagged this window: is each turn acceptable?",
+    instructions="A drift alert flagged this window: is each reply acceptable?",
     fields=[
         RubricField(
             name="acceptable", kind="binary", instructions="The reply is what a good agent would say"
@@ -123,11 +127,20 @@ DRIFT_RUBRIC = Rubric(
 )
 
 
-def alert_queue(alert_id: str) -> QueueCreate:
-    """A queue of a drift alert's window, with a pass/fail rubric (what the web UI's button makes)."""
+async def alert_queue(session: AsyncSession, alert_id: str) -> QueueCreate:
+    """A queue of a drift alert's window, with a pass/fail rubric (what the alert's button makes): the
+    application's traces for an alert on an application, else the agent's sampled turns."""
+    alert = await drift_alert(session, alert_id)
+    source: ReviewSource
+    if alert.application is not None:
+        source = TracesSource(application=alert.application, alert_id=alert.id)
+        what = f"traces of {alert.application}"
+    else:
+        source = OnlineTrafficSource(alert_id=alert.id)
+        what = "sampled turns"
     return QueueCreate(
-        name=f"drift-{alert_id[:8]}",
-        description=f"The sampled turns of drift alert {alert_id}",
-        source=OnlineTrafficSource(alert_id=alert_id),
+        name=f"drift-{alert.id[:8]}",
+        description=f"The {what} in the window of drift alert {alert.id} ({alert.evaluator} fell)",
+        source=source,
         rubric=DRIFT_RUBRIC,
     )

@@ -6,7 +6,6 @@ the candidates in a stable order), so a queue can be made again and reviewed the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 import numpy as np
 from sqlalchemy import select, tuple_
@@ -15,9 +14,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.store.experiments import get_experiment
 from services.coordinator.store.items import fails
+from services.coordinator.store.review.alerts import alert_window, drift_alert
+from services.coordinator.store.review.trace_selection import trace_candidates
 from shared.analysis.pass_rule import policy_for
-from shared.contracts.review import MAX_QUEUE_ITEMS, ExperimentItemsSource, OnlineTrafficSource, ReviewSource
-from shared.db.models import DriftAlertRow, ExperimentItem, OnlineSample, OnlineScore, Score
+from shared.contracts.review import (
+    MAX_QUEUE_ITEMS,
+    ExperimentItemsSource,
+    OnlineTrafficSource,
+    ReviewSource,
+    TracesSource,
+)
+from shared.db.models import ExperimentItem, OnlineSample, OnlineScore, Score
 
 
 class EmptyQueue(CoordinatorError):
@@ -26,18 +33,15 @@ class EmptyQueue(CoordinatorError):
     status_code = 422
 
 
-class AlertNotFound(CoordinatorError):
-    status_code = 404
-
-
 @dataclass(frozen=True)
 class Selected:
-    """One item to review: an experiment's (item, trial) or a sampled turn."""
+    """One item to review: an experiment's (item, trial), a sampled turn or a sampled trace."""
 
     experiment_id: str | None = None
     item_id: str | None = None
     trial: int | None = None
     sample_id: int | None = None
+    trace_pk: int | None = None
 
 
 def _sample(candidates: list[Selected], n: int | None, seed: int) -> list[Selected]:
@@ -69,24 +73,15 @@ async def _window(session: AsyncSession, source: OnlineTrafficSource) -> OnlineT
     """A drift alert's window, model and evaluator, where the source names one."""
     if source.alert_id is None:
         return source
-    alert = await session.get(DriftAlertRow, source.alert_id)
-    if alert is None:
-        raise AlertNotFound(f"drift alert {source.alert_id!r} not found: GET /online/alerts lists them")
+    alert = await drift_alert(session, source.alert_id)
+    since, until = alert_window(alert)
     return source.model_copy(
         update={
-            "since": source.since or _when(alert.detail.get("window_start")),
-            "until": source.until or _when(alert.detail.get("window_end")),
+            "since": source.since or since,
+            "until": source.until or until,
             "model": source.model or alert.model,
         }
     )
-
-
-def _when(value: object) -> datetime | None:
-    """A time stored in an alert's detail; None when it holds none (the window is then open)."""
-    try:
-        return datetime.fromisoformat(str(value)) if value is not None else None
-    except ValueError:
-        return None
 
 
 async def _online_turns(session: AsyncSession, source: OnlineTrafficSource) -> list[Selected]:
@@ -111,12 +106,14 @@ async def select_items(session: AsyncSession, source: ReviewSource) -> list[Sele
     """The items ``source`` selects now (at most ``MAX_QUEUE_ITEMS``); 422 when there are none."""
     if isinstance(source, ExperimentItemsSource):
         candidates = await _experiment_items(session, source)
+    elif isinstance(source, TracesSource):
+        candidates = [Selected(trace_pk=pk) for pk in await trace_candidates(session, source)]
     else:
         candidates = await _online_turns(session, source)
     picked = _sample(candidates, source.sample, source.seed)
     if not picked:
         raise EmptyQueue(
             "the source selects no item to review: widen the filter (an experiment's ok items, or "
-            "sampled turns in the window)"
+            "sampled turns or traces in the window)"
         )
     return picked

@@ -1,7 +1,8 @@
 """Closing the loop: a queue's fully labelled items become a new dataset version.
 
-Each item keeps its input; its expected output is the one it had (an experiment's item) or the
-agent's order (a sampled turn, as promotion makes it), with the reviewers' labels under
+Each item keeps its input; its expected output is the one it had (an experiment's item), the
+agent's order (a sampled turn, as promotion makes it) or the trace's reply and tool names (a trace,
+as ``POST /traces/{id}/dataset`` makes it: same builder), with the reviewers' labels under
 ``expected_output.human`` (one value per field when the reviewers agree, else every reviewer's);
 ``metadata.source`` is ``review`` with the queue and the reviewers. The version is ``accepted``:
 people have looked at it."""
@@ -18,10 +19,12 @@ from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResul
 from services.coordinator.store import datasets as dataset_store
 from services.coordinator.store.promotion import PROMOTED_KIND, earlier_turns, promoted_item
 from services.coordinator.store.review.labels import labels_of
+from services.coordinator.store.traces import TRACE_DATASET_KIND, trace_item
 from shared.contracts.review import LabelOut
 from shared.datasets.files import DatasetItemIn
 from shared.db.models import Dataset, Experiment, ExperimentItem, OnlineSample
 from shared.db.review_models import ReviewItem, ReviewQueue
+from shared.db.trace_models import Trace
 
 
 class NothingReviewed(CoordinatorError):
@@ -64,6 +67,9 @@ async def _item(session: AsyncSession, item: ReviewItem) -> tuple[DatasetItemIn,
             ),
             kind,
         )
+    if item.trace_pk is not None:
+        trace = await session.get(Trace, item.trace_pk)
+        return None if trace is None else (trace_item(trace), TRACE_DATASET_KIND)
     sample = await session.get(OnlineSample, item.sample_id)
     if sample is None:
         return None

@@ -18,7 +18,6 @@ from services.coordinator.store.review import alert_queue, create_queue
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
-from shared.contracts.audit import AuditAction
 from shared.db.models import Dataset, DriftAlertRow, OnlineSample, OnlineScore
 from shared.online.durations import parse_duration
 from shared.online.metrics import online_metrics
@@ -97,15 +96,10 @@ async def promote_sample(
 async def review_alert(
     alert_id: Annotated[str, Path(max_length=36)], ui: RunnerDep, session: SessionDep
 ) -> Response:
-    """One action from a drift alert to a review queue over its window (its model's sampled turns)."""
-    queue = await create_queue(session, alert_queue(alert_id), ui.key_name)
-    audit.record(
-        session,
-        ui.actor,
-        AuditAction.REVIEW_QUEUE_CREATE,
-        "review_queue",
-        queue.id,
-        after={"name": queue.name},
-    )
+    """One action from a drift alert to a review queue over its window (its application's traces, or
+    its model's sampled turns)."""
+    body = await alert_queue(session, alert_id)
+    queue = await create_queue(session, body, ui.key_name)
+    audit.record_queue_created(session, ui.actor, queue.id, body)
     await session.commit()
     return RedirectResponse(f"/ui/review/{queue.id}", status_code=303)

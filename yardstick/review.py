@@ -27,10 +27,16 @@ class Review:
         self._api = api
 
     def create(self, name: str, source: dict[str, Any], rubric: dict[str, Any], **options: Any) -> QueueOut:
-        """A queue over what ``source`` selects (``{"kind": "experiment", "experiment_id": …}`` or
-        ``{"kind": "online", …}``), labelled with ``rubric`` (``{"fields": [{"name", "kind", …}]}``)."""
+        """A queue over what ``source`` selects (``{"kind": "experiment", "experiment_id": …}``,
+        ``{"kind": "online", …}`` or ``{"kind": "traces", "application": …}``), labelled with
+        ``rubric`` (``{"fields": [{"name", "kind", …}]}``)."""
         body = QueueCreate.model_validate({"name": name, "source": source, "rubric": rubric, **options})
         return self._api.post(QueueOut, "/review/queues", body)
+
+    def from_alert(self, alert_id: str) -> QueueOut:
+        """A queue over a drift alert's window (its application's traces, or the agent's turns), with
+        a pass/fail rubric: what the alert's button in the web UI makes."""
+        return self._api.post(QueueOut, f"/online/alerts/{segment(alert_id)}/review")
 
     def list(self) -> list[QueueOut]:
         return self._api.get_list(QueueOut, "/review/queues")

@@ -1,4 +1,4 @@
-"""`yardstick review create|list|label|dataset`: review queues from the terminal.
+"""`yardstick review create|alert|list|label|dataset`: review queues from the terminal.
 
 ``review label`` is the keyboard reviewer for binary, ordinal and categorical fields: it shows each
 item (the evaluators' scores only after you labelled, when the queue hides them), asks each field
@@ -17,7 +17,7 @@ from rich.table import Table
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
-from shared.contracts.review import LabelValue, ReviewItemOut, Rubric, RubricField
+from shared.contracts.review import LabelValue, QueueOut, ReviewItemOut, Rubric, RubricField
 
 app = typer.Typer(help="Review queues: people label items; labels become human scores.")
 out = stdout_console()
@@ -55,37 +55,60 @@ def parse_field(spec: str) -> dict[str, Any]:
     return field
 
 
+def _window_and_score(since: str | None, below: str | None) -> dict[str, Any]:
+    """``--since`` (a duration back from now) and ``--below EVALUATOR=VALUE`` as source fields."""
+    fields: dict[str, Any] = {}
+    if since:
+        from shared.online.durations import InvalidDuration, parse_duration
+
+        try:
+            fields["since"] = (datetime.now(UTC) - parse_duration(since)).isoformat()
+        except InvalidDuration as exc:
+            raise typer.BadParameter(str(exc), param_hint="--since") from exc
+    if below:
+        name, _, value = below.partition("=")
+        try:
+            fields["evaluator"], fields["below"] = name, float(value)
+        except ValueError:
+            raise typer.BadParameter(
+                "use EVALUATOR=VALUE, e.g. no_hallucinated_items=1", param_hint="--below"
+            ) from None
+    return fields
+
+
 def _source(
     experiment: str | None,
     online: bool,
+    traces: str | None,
     failing: str | None,
     category: str | None,
     since: str | None,
     model: str | None,
     below: str | None,
     alert: str | None,
+    errors: bool,
 ) -> dict[str, Any]:
-    if (experiment is None) == (not online and alert is None):
-        raise typer.BadParameter("give --experiment ID, or --online (or --alert ID) for production traffic")
+    chosen = [experiment is not None, online or (alert is not None and traces is None), traces is not None]
+    if sum(chosen) != 1:
+        raise typer.BadParameter(
+            "give one of --experiment ID, --online (or --alert ID) for the agent's sampled turns, "
+            "or --traces APPLICATION for an application's sampled traces"
+        )
+    if errors and traces is None:
+        raise typer.BadParameter("--errors selects traces: use it with --traces APPLICATION")
     if experiment is not None:
         return {"kind": "experiment", "experiment_id": experiment, "failing": failing, "category": category}
-    source: dict[str, Any] = {"kind": "online", "model": model, "alert_id": alert}
-    if since:
-        from shared.online.durations import InvalidDuration, parse_duration
+    filters = {"model": model, "alert_id": alert, **_window_and_score(since, below)}
+    if traces is not None:
+        return {"kind": "traces", "application": traces, "errors_only": errors, **filters}
+    return {"kind": "online", **filters}
 
-        try:
-            source["since"] = (datetime.now(UTC) - parse_duration(since)).isoformat()
-        except InvalidDuration as exc:
-            raise typer.BadParameter(str(exc), param_hint="--since") from exc
-    if below:
-        name, _, value = below.partition("=")
-        try:
-            source["evaluator"], source["below"] = name, float(value)
-        except ValueError:
-            raise typer.BadParameter(
-                "use EVALUATOR=VALUE, e.g. no_hallucinated_items=1", param_hint="--below"
-            ) from None
-    return source
+
+def _made(queue: QueueOut) -> None:
+    err.print(
+        f"queue [bold]{queue.name}[/bold]: {queue.items} items; "
+        f"label them: yardstick review label {queue.name}"
+    )
 
 
 @app.command()
@@ -95,13 +118,17 @@ def create(
         ..., "--field", help="NAME:binary | NAME:ordinal:1-5 | NAME:categorical:a|b | NAME:text (repeat)"
     ),
     experiment: str | None = typer.Option(None, help="Review this experiment's items"),
-    online: bool = typer.Option(False, "--online", help="Review sampled production turns"),
+    online: bool = typer.Option(False, "--online", help="Review the agent's sampled production turns"),
+    traces: str | None = typer.Option(
+        None, "--traces", help="Review this application's sampled traces (its service.name)"
+    ),
     failing: str | None = typer.Option(None, help="Experiment: only items failing this metric"),
     category: str | None = typer.Option(None, help="Experiment: only items of this category"),
-    since: str | None = typer.Option(None, help="Online: turns of the last 24h, 7d, …"),
-    model: str | None = typer.Option(None, help="Online: only turns of this model"),
-    below: str | None = typer.Option(None, help="Online: EVALUATOR=VALUE, turns scored below it"),
-    alert: str | None = typer.Option(None, help="Online: the window of this drift alert"),
+    since: str | None = typer.Option(None, help="Online/traces: the last 24h, 7d, …"),
+    model: str | None = typer.Option(None, help="Online/traces: only this model"),
+    below: str | None = typer.Option(None, help="Online/traces: EVALUATOR=VALUE, scored below it"),
+    alert: str | None = typer.Option(None, help="Online/traces: the window of this drift alert"),
+    errors: bool = typer.Option(False, "--errors", help="Traces: only traces with an error"),
     sample: int | None = typer.Option(None, help="A random sample of this many items"),
     seed: int = typer.Option(0, help="The sample's seed"),
     reviewers: int = typer.Option(1, help="Reviewers per item (2: agreement between people)"),
@@ -114,7 +141,7 @@ def create(
     ),
 ) -> None:
     """Make a review queue; then `yardstick review label NAME`."""
-    source = _source(experiment, online, failing, category, since, model, below, alert)
+    source = _source(experiment, online, traces, failing, category, since, model, below, alert, errors)
     source |= {"sample": sample, "seed": seed}
     rubric = {"instructions": instructions, "fields": [parse_field(f) for f in field]}
     try:
@@ -128,10 +155,17 @@ def create(
         )
     except (ApiError, ValueError) as exc:
         raise fail(exc) from exc
-    err.print(
-        f"queue [bold]{queue.name}[/bold]: {queue.items} items; "
-        f"label them: yardstick review label {queue.name}"
-    )
+    _made(queue)
+
+
+@app.command("alert")
+def from_alert(alert_id: str = typer.Argument(..., help="The drift alert (yardstick online alerts)")) -> None:
+    """A queue over a drift alert's window, in one step (its application's traces, or the turns)."""
+    try:
+        queue = connect().review.from_alert(alert_id)
+    except ApiError as exc:
+        raise fail(exc) from exc
+    _made(queue)
 
 
 @app.command("list")
@@ -160,6 +194,7 @@ def _show(item: ReviewItemOut, rubric: Rubric) -> None:
         return text if len(text) < 1500 else text[:1500] + " …"
 
     title = f"item {item.position}/{item.total}" + (f" · {item.item_id}" if item.item_id else "")
+    title += f" · trace {item.trace_id}" if item.trace_id else ""
     out.print(Panel(block(item.input), title=f"{title} · input", title_align="left"))
     out.print(Panel(block(item.output), title="output", title_align="left"))
     if item.expected_output is not None:

@@ -104,3 +104,96 @@ async def test_calibrate_prints_agreement_with_its_interval(
     assert "Cohen's kappa" in shown.stdout and "true-negative rate" in shown.stdout
     unknown = await asyncio.to_thread(lambda: CliRunner().invoke(cli, ["calibrate", "nope"], env=api.env))
     assert unknown.exit_code == 2 and "not found" in unknown.stderr
+
+
+@pytest.mark.integration
+async def test_a_queue_of_an_applications_traces_and_one_from_a_drift_alert(
+    api: Api, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    from services.sampler.trace_handler import TraceHandler
+    from services.sampler.trace_store import TracePart
+    from shared.db.models import DriftAlertRow
+    from shared.evaluators.loading import process_registry
+    from shared.traces import Completeness
+    from tests.services.sampler.spans import batch, trace_hex, trace_spans
+
+    async with session_factory() as session:
+        await save_config(session, "default", SamplingSettings(rate=1.0))
+        alert = DriftAlertRow(
+            project_id="default",
+            evaluator="tool_called",
+            model="gpt-test",
+            prompt_version="-",
+            reference="previous_window",
+            application="support-bot",
+            detail={},  # no window: every trace of the application
+        )
+        session.add(alert)
+        await session.commit()
+    handler = TraceHandler(session_factory, TurnHandler(session_factory, refresh_s=0.0), process_registry())
+    for n in range(3):
+        spans = trace_spans(n, error=n == 1)
+        group = batch(spans).groups[0]
+        part = TracePart("default", spans[0].trace_id, [(group, s) for s in spans], Completeness.ROOT_ENDED)
+        assert await handler.handle(part) == "stored"
+
+    field = ("--field", "correct:binary")
+    both = await asyncio.to_thread(run, api, "create", "q", "--online", "--traces", "support-bot", *field)
+    assert both.exit_code == 2 and "give one of" in both.stderr
+    stray = await asyncio.to_thread(run, api, "create", "q", "--online", "--errors", *field)
+    assert stray.exit_code == 2 and "--errors selects traces" in stray.stderr
+    unknown = await asyncio.to_thread(run, api, "create", "q", "--traces", "nope", *field)
+    assert unknown.exit_code != 0 and "'nope'" in unknown.stderr
+    made = await asyncio.to_thread(run, api, "create", "t", "--traces", "support-bot", "--errors", *field)
+    assert made.exit_code == 0, made.output
+    assert "1 items" in made.stderr
+    with Client(api.url, api.key) as client:
+        assert client.review.item("t", 1).trace_id == trace_hex(1)
+    labelled = await asyncio.to_thread(run, api, "label", "t", "--reviewer", "ann", stdin="n\n")
+    assert labelled.exit_code == 0 and f"trace {trace_hex(1)}" in labelled.output
+    with Client(api.url, api.key) as client:
+        assert client.review.item("t", 1, reviewer="ann").labels[0].values == {"correct": False}
+
+    opened = await asyncio.to_thread(run, api, "alert", alert.id)
+    assert opened.exit_code == 0, opened.output
+    assert f"drift-{alert.id[:8]}" in opened.stderr and "3 items" in opened.stderr
+
+
+@pytest.mark.unit
+def test_source_options() -> None:
+    from services.cli.review_cmd import _source
+
+    def source(**given: object) -> dict[str, object]:
+        options: dict[str, object] = {
+            "experiment": None,
+            "online": False,
+            "traces": None,
+            "failing": None,
+            "category": None,
+            "since": None,
+            "model": None,
+            "below": None,
+            "alert": None,
+            "errors": False,
+        }
+        return _source(**{**options, **given})  # type: ignore[arg-type]
+
+    traces = source(traces="support-bot", errors=True, below="tool_called=1", alert="a1")
+    assert traces == {
+        "kind": "traces",
+        "application": "support-bot",
+        "errors_only": True,
+        "model": None,
+        "alert_id": "a1",
+        "evaluator": "tool_called",
+        "below": 1.0,
+    }
+    assert source(alert="a1")["kind"] == "online"  # an alert alone: the agent's turns
+    assert str(source(traces="app", since="1h")["since"]) > "2026"
+    for wrong in ({}, {"online": True, "traces": "app"}, {"experiment": "e", "traces": "app"}):
+        with pytest.raises(typer.BadParameter, match="give one of"):
+            source(**wrong)
+    with pytest.raises(typer.BadParameter, match="--errors selects traces"):
+        source(online=True, errors=True)
+    with pytest.raises(typer.BadParameter, match="EVALUATOR=VALUE"):
+        source(traces="app", below="tool_called")

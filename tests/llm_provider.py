@@ -70,6 +70,8 @@ class BadDayProvider:
         self.refuse: set[str] = set()
         self.seen: list[Seen] = []
         self.base_url = ""
+        self.hold: asyncio.Event | None = None
+        """When set to an event, every request waits for it before it is answered."""
 
     def then(self, *replies: Reply) -> BadDayProvider:
         self.script.extend(replies)
@@ -104,6 +106,8 @@ class BadDayProvider:
 
     async def handle(self, request: web.Request) -> web.Response:
         body = await request.json()
+        if self.hold is not None:
+            await self.hold.wait()
         fmt = body.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") in self.refuse:
             self.seen.append(Seen(body, 500))

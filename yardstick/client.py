@@ -44,7 +44,7 @@ from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
-from shared.contracts.pairwise import PairwiseJudgeSpec
+from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.datasets.files import DatasetItemIn
 from shared.reports import ExperimentDocument
 from yardstick.discovery import find_api
@@ -67,6 +67,8 @@ ReportFormat = Literal["md", "json", "junit"]
 _targets: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
 ITEMS_PAGE = 1000
 RECONNECT_PAUSE_S = 0.5
+COMPARISON_POLL_S = 1.0
+"""How often :meth:`Client.wait_comparison` asks how far the judging is."""
 
 
 def as_target(target: TargetLike) -> TargetSpec:
@@ -281,13 +283,16 @@ class Client:
         evaluators: Sequence[EvaluatorLike] | None = None,
         run_evaluators: Sequence[EvaluatorLike] | None = None,
         name: str | None = None,
+        judge_cache: bool = True,
     ) -> ExperimentAccepted:
         """Score a finished experiment's stored outputs again (no target call) with these evaluators
-        (default: the source's); returns the new experiment at once, like :meth:`start_experiment`."""
+        (default: the source's); returns the new experiment at once, like :meth:`start_experiment`.
+        ``judge_cache=False``: every LLM judge asks its model (no verdict reused)."""
         body = RescoreCreate(
             evaluators=_specs(evaluators),
             run_evaluators=_specs(run_evaluators),
             name=name,
+            judge_cache=judge_cache,
         )
         return self._api.post(ExperimentAccepted, f"/experiments/{segment(experiment_id)}/rescore", body)
 
@@ -359,12 +364,17 @@ class Client:
         gate: Literal["point", "ci"] = "point",
         gates: Sequence[Gate | str] = (),
         judge: PairwiseJudgeSpec | Mapping[str, Any] | None = None,
+        wait: bool = True,
+        timeout_s: float = 24 * 3600.0,
+        on_progress: Callable[[PairwiseJudging], None] | None = None,
     ) -> ComparisonOut:
         """Compare two completed experiments item by item: per metric the delta, its interval, the
         paired test and a verdict; ``regression`` is True when any metric regressed. ``gates``:
         absolute gates on the candidate's means, such as ``"order_correctness>=0.9"``. ``judge``:
         also judge every matched pair with ``llm_pairwise`` (``{"criteria": …, "judge_model": …}``),
-        in both orders; the report's ``pairwise`` has win/tie/loss rates with intervals."""
+        in both orders; the report's ``pairwise`` has win/tie/loss rates with intervals. The judging
+        runs in the background on the coordinator: with ``wait`` (default) this returns when it is
+        over (see :meth:`wait_comparison`), else at once with ``judging.status == "judging"``."""
         body = ComparisonCreate(
             baseline_id=baseline_id,
             candidate_id=candidate_id,
@@ -375,7 +385,31 @@ class Client:
             gate=gate,
             judge=None if judge is None else PairwiseJudgeSpec.model_validate(judge),
         )
-        return self._api.post(ComparisonOut, "/comparisons", body)
+        created = self._api.post(ComparisonOut, "/comparisons", body)
+        if not wait or created.judging is None:
+            return created
+        return self.wait_comparison(created.id, timeout_s=timeout_s, on_progress=on_progress)
+
+    def wait_comparison(
+        self,
+        comparison_id: str,
+        *,
+        timeout_s: float = 24 * 3600.0,
+        on_progress: Callable[[PairwiseJudging], None] | None = None,
+    ) -> ComparisonOut:
+        """The comparison once its pairwise judging is over (``done`` or ``failed``), asking every
+        second; ``on_progress`` sees each answer's ``judging``. ``TimeoutError`` after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            comparison = self.get_comparison(comparison_id)
+            judging = comparison.judging
+            if judging is not None and on_progress is not None:
+                on_progress(judging)
+            if judging is None or judging.status != "judging":
+                return comparison
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"comparison {comparison_id} still judging after {timeout_s:g}s")
+            time.sleep(COMPARISON_POLL_S)  # the coordinator's progress is polled (no event stream)
 
     def plan(
         self,

@@ -16,6 +16,7 @@ from services.evaluator.settings import WorkerSettings
 from services.ingest.settings import IngestSettings
 from services.sampler.settings import SamplerSettings
 from services.search_proxy.settings import SearchProxySettings
+from shared.db.judge_verdicts import JudgeCacheSettings
 from shared.llm import LlmSettings
 from shared.llm.prices import PriceSettings
 from shared.settings import CommonSettings
@@ -35,6 +36,7 @@ SERVICES: list[tuple[str, type[BaseSettings]]] = [
         LlmSettings,
     ),
     ("LLM prices (the coordinator: spend, cost and budgets)", PriceSettings),
+    ("Judge cache (eval workers, sampler, coordinator)", JudgeCacheSettings),
 ]
 
 

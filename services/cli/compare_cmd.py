@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
@@ -68,11 +68,19 @@ def compare_command(
     judge_model: str | None = typer.Option(
         None, "--judge-model", help="Model of --judge (default JUDGE_MODEL)"
     ),
+    judge_cache: bool = typer.Option(
+        True,
+        "--judge-cache/--no-judge-cache",
+        help="Reuse --judge verdicts from the project's judge cache (default); --no-judge-cache asks "
+        "the model for every pair",
+    ),
 ) -> None:
     """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
     from services.cli.comparison_view import comparison_view
+    from services.cli.judging_view import compare_judged
     from shared.analysis.comparison import ComparisonConfig, compare_runs
+    from shared.contracts.pairwise import PairwiseJudgeSpec
     from shared.reports import comparison_junit, comparison_markdown
     from shared.reports.pairwise_markdown import pairwise_lines
 
@@ -87,15 +95,24 @@ def compare_command(
             report = compare_runs(_load_file(Path(baseline)), _load_file(Path(candidate)), config)
         else:
             client = connect()
-            report = client.compare(
+            ids = (
                 resolve_experiment(client, baseline, completed=True),
                 resolve_experiment(client, candidate, completed=True),
-                metrics=metric or None,
-                alpha=alpha,
-                gates=gate,
-                gate=config.gate,
-                judge=None if judge is None else {"criteria": judge, "judge_model": judge_model},
-            ).report
+            )
+            options: dict[str, Any] = {
+                "metrics": metric or None,
+                "alpha": alpha,
+                "gates": gate,
+                "gate": config.gate,
+            }
+            if judge is None:
+                report = client.compare(*ids, **options).report
+            else:
+                spec = PairwiseJudgeSpec(criteria=judge, judge_model=judge_model, judge_cache=judge_cache)
+                judged = compare_judged(client, err, *ids, spec, **options)
+                if judged.judging is not None and judged.judging.status == "failed":
+                    raise ValueError(f"the pairwise judging failed: {judged.judging.error}")
+                report = judged.report
     except (ApiError, ValueError) as exc:
         raise fail(exc) from exc
     if format == "json":

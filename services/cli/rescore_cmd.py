@@ -40,6 +40,11 @@ def rescore_command(
         [], "--run-evaluator", help="Run-level NAME[:JSON_ARGS] (repeatable); default: the source's"
     ),
     name: str | None = typer.Option(None, "--name", "-n", help="Default: '<source name>-rescored'"),
+    judge_cache: bool = typer.Option(
+        True,
+        "--judge-cache/--no-judge-cache",
+        help="Reuse LLM judges' verdicts from the judge cache (default); --no-judge-cache asks again",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON"),
 ) -> None:
     """Score a finished experiment's outputs with other (or updated) evaluators, calling no target."""
@@ -48,7 +53,7 @@ def rescore_command(
         body = rescore_body(evaluator, run_evaluator, name)
         client = connect()
         source_id = resolve_experiment(client, experiment)
-        accepted = client.rescore(source_id, **body)
+        accepted = client.rescore(source_id, **body, judge_cache=judge_cache)
         if not as_json:
             err.print(f"experiment [bold]{accepted.id}[/bold] re-scores {source_id}: {accepted.total} items")
         for warning in accepted.warnings:

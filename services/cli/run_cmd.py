@@ -106,6 +106,12 @@ def run_command(
         help="Budget in the LLM_PRICES currency: stop dispatching once the recorded spend reaches it "
         "(the run ends budget_exhausted with what it finished; exit 3)",
     ),
+    judge_cache: bool = typer.Option(
+        True,
+        "--judge-cache/--no-judge-cache",
+        help="Reuse LLM judges' verdicts from the project's judge cache (default); --no-judge-cache: "
+        "every judge asks its model",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON (for scripts)"),
     fail_on_regression: bool = typer.Option(False, help="Exit 1 when the comparison finds a regression"),
 ) -> None:
@@ -131,6 +137,8 @@ def run_command(
             body["cache"] = {"ttl_s": cache_ttl}
         if max_cost is not None:
             body["max_cost"] = max_cost
+        if not judge_cache:
+            body["judge_cache"] = False
         if baseline:
             body["baseline_id" if len(baseline) == 36 and baseline.count("-") == 4 else "baseline_name"] = (
                 baseline

@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from services.coordinator.execution.collector import Collector
 from services.coordinator.execution.dispatcher import Dispatcher
 from services.coordinator.execution.finalizer import Finalizer
+from services.coordinator.execution.judge_cache_pruning import prune_judge_cache_forever
+from services.coordinator.execution.pairwise_jobs import PairwiseJobs
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed
 from shared.db.session import make_engine, make_session_factory
@@ -31,6 +33,7 @@ class Runtime:
     dispatcher: Dispatcher
     collector: Collector
     finalizer: Finalizer
+    pairwise_jobs: PairwiseJobs
 
     def __init__(self, settings: CoordinatorSettings, registry: EvaluatorRegistry | None = None) -> None:
         self.settings = settings
@@ -62,12 +65,18 @@ class Runtime:
             on_progress=self._progressed,
             on_arrival=self.dispatcher.release,
         )
+        self.pairwise_jobs = PairwiseJobs(self.sessions, self.settings.judge_pairs_at_once)
         self._tasks = [
             asyncio.create_task(self.dispatcher.run(), name="dispatcher"),
             asyncio.create_task(self.collector.run(), name="collector"),
             asyncio.create_task(self.finalizer.run(), name="finalizer"),
+            asyncio.create_task(
+                prune_judge_cache_forever(self.sessions, self.settings.judge_cache_prune_interval_s),
+                name="judge-cache-pruner",
+            ),
         ]
         await self.finalizer.resume_interrupted()
+        await self.pairwise_jobs.resume_interrupted()
         self.ready = True
         log.info("coordinator started", extra={"namespace": self.topology.namespace})
 
@@ -82,6 +91,7 @@ class Runtime:
         self.dispatcher.stop()
         self.collector.stop()
         self.finalizer.stop()
+        await self.pairwise_jobs.stop()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

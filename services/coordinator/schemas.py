@@ -15,7 +15,7 @@ from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
-from shared.contracts.pairwise import PairwiseJudgeSpec
+from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.contracts.projects import PROJECT_ID_PATTERN
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
@@ -173,6 +173,9 @@ class RescoreCreate(BaseModel):
     name: str | None = Field(
         default=None, min_length=1, max_length=200, description="None: '<source name>-rescored'"
     )
+    judge_cache: bool = Field(
+        default=True, description="Reuse judge verdicts from the judge cache; false: every judge asks again"
+    )
 
 
 class ExperimentAccepted(BaseModel):
@@ -250,7 +253,9 @@ class ComparisonCreate(BaseModel):
     )
     judge: PairwiseJudgeSpec | None = Field(
         default=None,
-        description="Also judge every matched pair with llm_pairwise (both orders; disagreement is a tie)",
+        description="Also judge every matched pair with llm_pairwise (both orders; disagreement is a "
+        "tie), in the background: the answer is 202 with judging.status 'judging'; GET the comparison "
+        "until it is 'done' (report.pairwise) or 'failed' (judging.error)",
     )
 
 
@@ -260,6 +265,9 @@ class ComparisonOut(BaseModel):
     candidate_id: str
     regression: bool
     report: ComparisonReport
+    judging: PairwiseJudging | None = Field(
+        default=None, description="The pairwise judging and its progress; None: no judge asked"
+    )
     created_at: datetime
 
 

@@ -24,6 +24,16 @@ class CoordinatorSettings(CommonSettings):
     )
     result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
     dispatch_interval_s: float = Field(default=1.0, gt=0, description="Safety tick of the dispatcher")
+    judge_pairs_at_once: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        description="Pairs a judged comparison (llm_pairwise) asks its judge about at once, across all "
+        "comparisons being judged (each pair is two requests, one after the other)",
+    )
+    judge_cache_prune_interval_s: float = Field(
+        default=3600.0, gt=0, description="How often verdicts older than JUDGE_CACHE_TTL_DAYS are deleted"
+    )
     stale_dispatch_s: float = Field(
         default=600.0, gt=0, description="Re-publish a task with no result after this long (lost task)"
     )

@@ -161,7 +161,8 @@ class TaskProcessor:
         usage: TokenUsage | None,
     ) -> EvalResult:
         """The ok result: ``output`` scored by the task's item-level evaluators."""
-        store = self._judge_cache(task.project) if self._judge_cache is not None else None
+        cache_for = self._judge_cache if task.judge_cache else None  # the experiment may turn it off
+        store = cache_for(task.project) if cache_for is not None else None
         with judge_cache_in_use(store):
             scores = await run_item_evaluators(
                 self.registry,

@@ -167,6 +167,9 @@ class EvalTask(BaseModel):
         description="The experiment's concurrency: the adaptive concurrency a worker reports for this "
         "task's target is at most this (None: the worker's task slots)",
     )
+    judge_cache: bool = Field(
+        default=True, description="The experiment's judge_cache: false, every judge asks its model"
+    )
     dispatched_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property

@@ -84,6 +84,11 @@ class ExperimentSettings(BaseModel):
     cache: CacheSettings | None = Field(
         default=None, description="Reuse outputs of earlier runs of the same target and items; None: off"
     )
+    judge_cache: bool = Field(
+        default=True,
+        description="Reuse LLM judges' verdicts from the project's judge cache and store new ones "
+        "(verdicts expire after JUDGE_CACHE_TTL_DAYS); false: every judge asks its model",
+    )
     max_cost: float | None = Field(
         default=None,
         gt=0,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from shared.contracts.spend import Spend
 
 PairOutcome = Literal["candidate", "baseline", "tie", "not_measured"]
 
@@ -22,6 +25,11 @@ class PairwiseJudgeSpec(BaseModel, frozen=True):
     judge_provider: Literal["auto", "mistral", "openai", "offline"] | None = None
     temperature: float = Field(default=0.0, ge=0, le=2)
     max_pairs: int = Field(default=500, ge=1, le=5000, description="Judge at most this many pairs")
+    judge_cache: bool = Field(
+        default=True,
+        description="Reuse verdicts from the project's judge cache (and store new ones); false: ask "
+        "the model for every pair",
+    )
 
 
 class PairJudgement(BaseModel):
@@ -53,3 +61,28 @@ class PairwiseResult(BaseModel):
     ties: Rate
     losses: Rate = Field(description="The baseline's output judged better in both orders")
     judgements: list[PairJudgement] = Field(default_factory=list)
+    llm_requests: int = Field(default=0, description="Requests sent to the judge model (retries included)")
+    llm_retries: int = Field(
+        default=0, description="Of those, retries (5xx, 429, timeouts, unparsable replies)"
+    )
+    judge_cache_hits: int = Field(default=0, description="Single-order verdicts served by the judge cache")
+    spend: Spend | None = Field(default=None, description="Tokens and cost of the judge's calls")
+
+
+JudgingStatus = Literal["judging", "done", "failed"]
+
+
+class PairwiseJudging(BaseModel):
+    """The pairwise judging of a comparison (``comparisons.judging``), run in the background: the
+    judge asked, where it is, and what went wrong when it failed. The result lands in the report's
+    ``pairwise`` when ``status`` is ``done``."""
+
+    judge: PairwiseJudgeSpec
+    status: JudgingStatus = "judging"
+    total: int | None = Field(default=None, description="Pairs to judge (None until counted)")
+    done: int = Field(default=0, description="Pairs judged so far (both orders)")
+    judge_cache_hits: int = Field(default=0, description="Single-order verdicts served by the judge cache")
+    llm_requests: int = Field(default=0, description="Requests sent to the judge model so far")
+    error: str | None = Field(default=None, description="Why the judging failed (status failed)")
+    started_at: datetime | None = None
+    finished_at: datetime | None = None

@@ -30,6 +30,7 @@ from shared.contracts.eval_messages import RecordedOutput
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.experiment_status import INITIAL, ExperimentStatus
+from shared.contracts.pairwise import PairwiseJudging
 from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.roles import Role
 from shared.contracts.run_aggregates import ExperimentAggregates
@@ -224,7 +225,11 @@ class JudgeVerdictRow(Base):
         String(200), doc="The judge's metric name (for people reading the table)"
     )
     verdict: Mapped[Evaluation] = mapped_column(PydanticJSON(Evaluation))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(
+        default=utcnow,
+        index=True,
+        doc="When judged: older than JUDGE_CACHE_TTL_DAYS, not reused",
+    )
 
 
 class Score(Base):
@@ -256,6 +261,9 @@ class Comparison(ProjectOwned, Base):
     config: Mapped[ComparisonConfig] = mapped_column(PydanticJSON(ComparisonConfig))
     report: Mapped[ComparisonReport] = mapped_column(PydanticJSON(ComparisonReport))
     regression: Mapped[bool] = mapped_column(Boolean, default=False)
+    judging: Mapped[PairwiseJudging | None] = mapped_column(
+        PydanticJSON(PairwiseJudging), doc="The background pairwise judging; None: no judge asked"
+    )
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -2,7 +2,8 @@
 
 The OpenAI SDK retries inside ``ChatOpenAI``, out of sight; the shared ``httpx`` client that
 :func:`shared.llm.chat_model` gives it has event hooks that add every request, and every response
-with a success status, to the :class:`RequestCount` of the current :func:`counting` block. The count
+with a success status, to the :class:`RequestCount` of the current :func:`counting` block.
+``ChatMistralAI`` builds its own client; :func:`count_requests_of` adds the same hooks to it. The count
 lives in a context variable, so concurrent turns each count their own (asyncio tasks inherit the
 block's counter).
 """
@@ -62,6 +63,16 @@ async def _on_response(response: httpx.Response) -> None:
 
 
 _clients: dict[int, httpx.AsyncClient] = {}
+
+
+def count_requests_of(client: httpx.AsyncClient) -> None:
+    """Add the counting hooks to a client a chat model built for itself (``ChatMistralAI`` builds
+    its own, with the key in its headers): its requests count like the shared client's."""
+    hooks = client.event_hooks
+    client.event_hooks = {
+        "request": [*hooks.get("request", []), _on_request],
+        "response": [*hooks.get("response", []), _on_response],
+    }
 
 
 def counted_async_client() -> httpx.AsyncClient | None:

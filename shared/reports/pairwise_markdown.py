@@ -29,4 +29,11 @@ def pairwise_lines(result: PairwiseResult | None) -> list[str]:
         f"- Candidate wins: {_rate(result.wins)}",
         f"- Ties: {_rate(result.ties)}",
         f"- Baseline wins: {_rate(result.losses)}",
+        f"- Judge requests: {result.llm_requests} ({result.llm_retries} retries), "
+        f"{result.judge_cache_hits} verdicts from the judge cache"
+        + (
+            f"; {result.spend.input_tokens}/{result.spend.output_tokens} tokens, {result.spend.cost_text}"
+            if result.spend is not None
+            else ""
+        ),
     ]

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import PlainTextResponse, Response
 from sqlalchemy import select
 
-from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
+from services.coordinator.api.deps import CallerDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.errors import ComparisonNotFound
 from services.coordinator.execution import comparisons
@@ -35,14 +35,27 @@ def _out(row: Comparison) -> ComparisonOut:
         candidate_id=row.candidate_id,
         regression=row.regression,
         report=row.report,
+        judging=row.judging,
         created_at=row.created_at,
     )
 
 
-@router.post("", status_code=201, responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
-async def create_comparison(body: ComparisonCreate, session: SessionDep) -> ComparisonOut:
+@router.post(
+    "",
+    status_code=201,
+    responses={
+        **CONFLICT_RESPONSES,
+        202: {"model": ComparisonOut, "description": "Judging in the background"},
+    },
+    **needs(Role.RUNNER),
+)
+async def create_comparison(
+    body: ComparisonCreate, session: SessionDep, runtime: RuntimeDep, response: Response
+) -> ComparisonOut:
     """Compare two completed experiments, streaming their scores from Postgres one metric at a time
-    (memory bounded like the finalizer's)."""
+    (memory bounded like the finalizer's): 201 with the report. With ``judge``, 202: the statistics
+    are in the report already, the pairs are judged in the background (``judging`` says how far;
+    GET the comparison until its status is ``done``, when ``report.pairwise`` holds the result)."""
     config = ComparisonConfig(
         metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha, gates=body.gates, gate=body.gate
     )
@@ -50,6 +63,9 @@ async def create_comparison(body: ComparisonCreate, session: SessionDep) -> Comp
         session, body.baseline_id, body.candidate_id, config, judge=body.judge
     )
     await session.commit()
+    if row.judging is not None:
+        runtime.pairwise_jobs.submit(row.id)
+        response.status_code = 202
     return _out(row)
 
 

@@ -8,12 +8,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ExperimentNotComplete, InvalidComparison
 from services.coordinator.execution.analysis import compare_experiments
-from services.coordinator.execution.pairwise_judging import judge_runs
 from services.coordinator.store import experiments as experiment_store
 from shared.analysis.errors import ComparisonError
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_status import ExperimentStatus
-from shared.contracts.pairwise import PairwiseJudgeSpec
+from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.db.models import Comparison, Experiment
 
 
@@ -34,22 +33,22 @@ async def create_comparison(
     judge: PairwiseJudgeSpec | None = None,
 ) -> Comparison:
     """Compare, streaming both runs' scores from Postgres one metric at a time (memory bounded like
-    the finalizer's); the row is added to the session, the caller commits."""
+    the finalizer's); the row is added to the session, the caller commits. With ``judge``, the row
+    says ``judging`` and the caller hands it to the coordinator's
+    :class:`~services.coordinator.execution.pairwise_jobs.PairwiseJobs` after committing."""
     baseline = await completed_experiment(session, baseline_id)
     candidate = await completed_experiment(session, candidate_id)
     try:
         report = await compare_experiments(session, baseline, candidate, config)
     except ComparisonError as exc:
         raise InvalidComparison(str(exc)) from exc
-    if judge is not None:
-        pairwise = await judge_runs(session, candidate.project_id, baseline.id, candidate.id, judge)
-        report = report.model_copy(update={"pairwise": pairwise})
     row = Comparison(
         baseline_id=baseline.id,
         candidate_id=candidate.id,
         config=config,
         report=report,
         regression=report.regression,
+        judging=None if judge is None else PairwiseJudging(judge=judge),
     )
     session.add(row)
     return row

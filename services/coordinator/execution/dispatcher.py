@@ -55,6 +55,7 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
         timeout_s=config.timeout_s,
         recorded=row.recorded,
         concurrency=config.concurrency,
+        judge_cache=config.judge_cache,
     )
 
 

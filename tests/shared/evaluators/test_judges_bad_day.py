@@ -134,3 +134,18 @@ async def test_llm_rubric_named_provider_and_model_per_judge(
     ev = await score(spec)
     assert ev.value == 1.0 and ev.metadata["judge_model"] == "judge-b"
     assert (provider.seen[0].body["model"], provider.seen[0].body["temperature"]) == ("judge-b", 0.3)
+
+
+async def test_a_mistral_judge_counts_requests_and_retries_like_openai(
+    provider: BadDayProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judges' provider layer speaks the same chat-completions shape to Mistral's API: with
+    ``MISTRAL_BASE_URL`` at the bad-day server, 429 and 5xx are retried and counted the same way."""
+    monkeypatch.setenv("JUDGE_PROVIDER", "mistral")
+    monkeypatch.setenv("MISTRAL_API_KEY", "not-a-real-key")
+    monkeypatch.setenv("MISTRAL_BASE_URL", provider.base_url)
+    provider.then(Reply.error(429, retry_after="0.05"), Reply.error(502), verdict(3))
+    ev = await score(RUBRIC)
+    meta = ev.metadata or {}
+    assert ev.value == 0.5 and meta["judge_provider"] == "mistral"
+    assert (meta["llm_requests"], meta["retries"]) == (3, 2) == (len(provider.seen), 2)

@@ -168,6 +168,7 @@ async def create_rescore(
             "metric_specs": metric_specs,
             "rescored_from": source.id,
             "cache": None,
+            "judge_cache": body.judge_cache,
         }
     )
     experiment = await _start(

@@ -96,3 +96,30 @@ async def test_workers_without_a_database_ask_every_time(
         )
         assert done["progress"]["judge_cache_hits"] == 0
     assert len(provider.seen) == 2 * ITEMS
+
+
+async def test_a_run_or_rescore_without_the_judge_cache_asks_again(
+    coordinator: Coordinator, db_workers: list[EvalWorker], agent: ScriptedAgent, provider: BadDayProvider
+) -> None:
+    provider.fallback = Reply.json({"reason": "polite", "score": 4})
+    await coordinator.push("syn", synthetic_items(ITEMS))
+    body = experiment_body(name="judged", evaluators=[RUBRIC])
+    first = await coordinator.finished(
+        (await coordinator.client.post("/experiments", json=body)).json()["id"]
+    )
+    assert len(provider.seen) == ITEMS
+
+    uncached = {**body, "judge_cache": False}
+    rerun = await coordinator.finished(
+        (await coordinator.client.post("/experiments", json=uncached)).json()["id"]
+    )
+    assert len(provider.seen) == 2 * ITEMS and rerun["progress"]["judge_cache_hits"] == 0
+    accepted = await coordinator.client.post(
+        f"/experiments/{first['id']}/rescore", json={"judge_cache": False}
+    )
+    rescored = await coordinator.finished(accepted.json()["id"])
+    assert len(provider.seen) == 3 * ITEMS and rescored["progress"]["judge_cache_hits"] == 0
+    cached = await coordinator.finished(
+        (await coordinator.client.post(f"/experiments/{first['id']}/rescore", json={})).json()["id"]
+    )
+    assert len(provider.seen) == 3 * ITEMS and cached["progress"]["judge_cache_hits"] == ITEMS

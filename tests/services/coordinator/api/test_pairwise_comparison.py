@@ -1,8 +1,10 @@
-"""``POST /comparisons`` with ``judge: {...}`` (llm_pairwise) on the real NATS + Postgres: the same
-result whichever experiment is named first, and a position-biased judge gives only ties."""
+"""``POST /comparisons`` with ``judge: {...}`` (llm_pairwise) on the real NATS + Postgres, judged in
+the background (202, then GET until done): the same result whichever experiment is named first,
+and a position-biased judge gives only ties."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,12 +42,41 @@ async def _runs(coordinator: Coordinator, agent: ScriptedAgent) -> tuple[str, st
     return ids[0], ids[1]
 
 
-async def _pairwise(coordinator: Coordinator, baseline: str, candidate: str, **judge: Any) -> dict[str, Any]:
-    body = {"baseline_id": baseline, "candidate_id": candidate, "judge": {**JUDGE, **judge}}
+async def judged(coordinator: Coordinator, comparison_id: str, timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Every ``judging`` the API showed until the judging was over (the last one: done or failed)."""
+    seen: list[dict[str, Any]] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not seen or seen[-1]["status"] == "judging":
+        assert loop.time() < deadline, f"still judging after {timeout} s: {seen[-1]}"
+        if seen:
+            await asyncio.sleep(0.05)  # the API is the only observable of the background judging
+        response = await coordinator.client.get(f"/comparisons/{comparison_id}")
+        seen.append(response.json()["judging"])
+    return seen
+
+
+async def judged_comparison(
+    coordinator: Coordinator, baseline: str, candidate: str, judge: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """POST a judged comparison (202 at once, judging), wait for the judging; the finished
+    comparison and every progress the API showed."""
+    body = {"baseline_id": baseline, "candidate_id": candidate, "judge": judge}
     response = await coordinator.client.post("/comparisons", json=body)
-    assert response.status_code == 201, response.text
-    result: dict[str, Any] = response.json()["report"]["pairwise"]
-    result["comparison_id"] = response.json()["id"]
+    assert response.status_code == 202, response.text
+    accepted = response.json()
+    assert accepted["judging"]["status"] == "judging" and accepted["report"]["pairwise"] is None
+    assert accepted["report"]["metrics"], "the statistics are there at once"
+    progress = await judged(coordinator, accepted["id"])
+    assert progress[-1]["status"] == "done", progress[-1]
+    final = (await coordinator.client.get(f"/comparisons/{accepted['id']}")).json()
+    return final, progress
+
+
+async def _pairwise(coordinator: Coordinator, baseline: str, candidate: str, **judge: Any) -> dict[str, Any]:
+    final, _ = await judged_comparison(coordinator, baseline, candidate, {**JUDGE, **judge})
+    result: dict[str, Any] = final["report"]["pairwise"]
+    result["comparison_id"] = final["id"]
     return result
 
 

@@ -1,9 +1,12 @@
 """No Docker engine or cluster here: check what can be checked. The compose file and the k8s
 manifests load, every command they run is a module of this repository, and the environment they
-give services matches what the launcher gives them."""
+give services matches what the launcher gives them. The k8s manifests are validated offline against
+the Kubernetes schemas and the vendored CRD schemas (``manifest_checks``), and a broken copy of each
+kind fails."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,9 @@ import yaml
 
 from services.stack.launcher import service_env
 from services.stack.services_spec import service_specs
+from shared.contracts import Topology
+from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from tests.deploy.manifest_checks import CUSTOM_SCHEMAS, SCHEMAS, manifests, problems
 
 pytestmark = pytest.mark.unit
 
@@ -112,3 +118,96 @@ def test_kubernetes_manifests_load_and_run_existing_modules() -> None:
     ]
     for module in _modules(commands):
         assert _exists(module), f"k8s runs missing module {module}"
+
+
+def test_every_kubernetes_manifest_is_valid_against_its_schema() -> None:
+    found = {(name, doc["kind"], doc["metadata"]["name"]): problems(doc) for name, doc in manifests()}
+    assert {kind for _, kind, _ in found} >= {"StatefulSet", "Cluster", "ScaledObject", "Deployment"}
+    assert {key: p for key, p in found.items() if p} == {}
+
+
+def _first(kind: str) -> dict[str, Any]:
+    return copy.deepcopy(next(doc for _, doc in manifests() if doc["kind"] == kind))
+
+
+@pytest.mark.parametrize(
+    ("kind", "break_it", "complaint"),
+    [
+        ("Deployment", lambda d: d["spec"].update(replica=2), "replica"),
+        ("StatefulSet", lambda d: d["spec"].update(replicas="three"), "three"),
+        ("ScaledObject", lambda d: d["spec"].pop("scaleTargetRef"), "scaleTargetRef"),
+        ("ScaledObject", lambda d: d["spec"].update(minReplicas=1), "minReplicas"),
+        ("Cluster", lambda d: d["spec"].update(instances=0), "minimum"),
+        ("Cluster", lambda d: d["spec"]["storage"].update(sizee="1Gi"), "sizee"),
+        ("Cluster", lambda d: d["spec"]["postgresql"]["synchronous"].update(method="all"), "all"),
+    ],
+)
+def test_a_broken_manifest_fails_validation(kind: str, break_it: Any, complaint: str) -> None:
+    doc = _first(kind)
+    assert problems(doc) == []
+    break_it(doc)
+    found = problems(doc)
+    assert found and complaint in " ".join(found), found
+
+
+def test_a_kind_without_a_schema_fails() -> None:
+    doc = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "x"}}
+    assert "no schema for Gadget" in problems(doc)[0]
+
+
+def test_the_vendored_schemas_say_where_they_come_from() -> None:
+    readme = (SCHEMAS / "README.md").read_text()
+    for file in CUSTOM_SCHEMAS.values():
+        assert file in readme
+    for source in ("cloudnative-pg/cloudnative-pg", "v1.30.0", "cloudcoil-models-keda", "2.16.1.0"):
+        assert source in readme
+
+
+def _by_kind(kind: str) -> list[dict[str, Any]]:
+    return [doc for _, doc in manifests() if doc["kind"] == kind]
+
+
+def test_nats_runs_as_a_three_node_jetstream_cluster_the_services_are_told_about() -> None:
+    [nats] = _by_kind("StatefulSet")
+    assert nats["spec"]["replicas"] == 3
+    config = next(d for d in _by_kind("ConfigMap") if d["metadata"]["name"] == "nats-config")["data"][
+        "nats.conf"
+    ]
+    nodes = [f"nats-{i}.{nats['spec']['serviceName']}" for i in range(3)]
+    assert "jetstream" in config and all(f"nats://{node}:6222" in config for node in nodes)
+    env = next(d for d in _by_kind("ConfigMap") if d["metadata"]["name"] == "yardstick-config")["data"]
+    assert env["NATS_URL"].split(",") == [f"nats://{node}:4222" for node in nodes]
+    assert env["NATS_STREAM_REPLICAS"] == "3"
+
+
+def test_every_service_gets_the_database_from_the_postgres_cluster_and_is_scraped() -> None:
+    [cluster] = _by_kind("Cluster")
+    assert cluster["spec"]["instances"] >= 2  # a primary and a standby
+    app_secret = f"{cluster['metadata']['name']}-app"  # CloudNativePG's: its uri names the -rw Service
+    deployments = _by_kind("Deployment")
+    assert {d["metadata"]["name"] for d in deployments} >= {
+        f"yardstick-{name}"
+        for name in ("coordinator", "evaluator", "agent", "search-proxy", "sampler", "ingest")
+    }
+    for deployment in deployments:
+        template = deployment["spec"]["template"]
+        [container] = template["spec"]["containers"]
+        database = {e["name"]: e for e in container["env"]}["DATABASE_URL"]
+        assert database["valueFrom"]["secretKeyRef"] == {"name": app_secret, "key": "uri"}
+        annotations = template["metadata"]["annotations"]
+        assert (
+            annotations["prometheus.io/scrape"] == "true" and annotations["prometheus.io/path"] == "/metrics"
+        )
+        assert int(annotations["prometheus.io/port"]) in {p["containerPort"] for p in container["ports"]}
+
+
+def test_the_scaled_objects_scale_existing_deployments_on_the_workers_consumer() -> None:
+    deployments = {d["metadata"]["name"] for d in _by_kind("Deployment")}
+    stream = Topology(namespace="yardstick").eval_tasks_stream
+    for scaled in _by_kind("ScaledObject"):
+        assert scaled["spec"]["scaleTargetRef"]["name"] in deployments
+        [trigger] = scaled["spec"]["triggers"]
+        assert (trigger["metadata"]["stream"], trigger["metadata"]["consumer"]) == (
+            stream,
+            EVAL_WORKERS_CONSUMER,
+        )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from prometheus_client import Gauge
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from shared.db.health import postgres_problem
 from shared.messaging.connection import ConnectionHealth
 from shared.metrics._exposition import Probe
 
@@ -18,6 +19,7 @@ CONNECTION_UP = Gauge(
     "does not use.",
     ["server"],
 )
+POSTGRES_PROBE_TIMEOUT_S = 2.0
 
 
 def nats_probe(health: Callable[[], ConnectionHealth | None]) -> Probe:
@@ -32,7 +34,14 @@ def nats_probe(health: Callable[[], ConnectionHealth | None]) -> Probe:
 def postgres_probe(engine: Callable[[], AsyncEngine | None]) -> Probe:
     async def probe() -> None:
         current = engine()
-        if current is not None:
-            CONNECTION_UP.labels("postgres").set(0 if await postgres_problem(current) else 1)
+        if current is None:
+            return
+        try:
+            async with asyncio.timeout(POSTGRES_PROBE_TIMEOUT_S), current.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except Exception:  # any driver error or the timeout: not usable now
+            CONNECTION_UP.labels("postgres").set(0)
+        else:
+            CONNECTION_UP.labels("postgres").set(1)
 
     return probe

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
+from shared.db import make_engine
 from shared.messaging import ConnectionHealth
 from shared.metrics import Probe, consumer_lag_probe, metrics_router, nats_probe, postgres_probe
 
@@ -105,3 +106,13 @@ async def test_no_jetstream_yet_means_no_lag_series() -> None:
         )
         is None
     )
+
+
+async def test_the_postgres_probe_says_down_when_the_server_does_not_answer() -> None:
+    engine = make_engine("postgresql+asyncpg://u@/db?host=/nonexistent-socket-dir")
+    try:
+        async with scrape_app(postgres_probe(lambda: engine)) as client:
+            text = (await client.get("/metrics")).text
+    finally:
+        await engine.dispose()
+    assert sample(text, "yardstick_connection_up", server="postgres") == 0

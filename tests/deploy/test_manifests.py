@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import re
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,97 @@ def test_the_scaled_objects_scale_existing_deployments_on_the_workers_consumer()
             stream,
             EVAL_WORKERS_CONSUMER,
         )
+
+
+# ---- docker-compose's ha profile ------------------------------------------------------------------
+
+HA_ENV = ROOT / "deploy" / "compose" / "ha.env"
+SHELL = {"POSTGRES_PASSWORD": "pw", "YARDSTICK_API_KEY_SECRET": "s"}
+
+
+def _interpolate(text: str, variables: dict[str, str]) -> str:
+    """Compose's ``${VAR}``, ``${VAR:-default}`` and ``${VAR:?error}`` (enough for these files)."""
+
+    def one(match: re.Match[str]) -> str:
+        name, op, arg = match.group(1), match.group(2), match.group(3) or ""
+        if variables.get(name):
+            return variables[name]
+        assert op != ":?", f"{name} must be set: {arg}"
+        return _interpolate(arg, variables) if op == ":-" else ""
+
+    return re.sub(r"\$\{(\w+)(?:(:-|:\?)((?:[^{}]|\{[^{}]*\})*))?\}", one, text)
+
+
+def _ha_variables() -> dict[str, str]:
+    variables = dict(SHELL)
+    for line in HA_ENV.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, value = line.partition("=")
+            variables[name] = _interpolate(value, variables)
+    return variables
+
+
+def _compose_with(variables: dict[str, str]) -> dict[str, Any]:
+    text = _interpolate((ROOT / "docker-compose.yml").read_text(), variables).replace("$$", "$")
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
+
+
+def _hosts_of(services: dict[str, Any]) -> set[str]:
+    aliases = {
+        alias
+        for service in services.values()
+        for network in (service.get("networks") or {}).values()
+        for alias in (network or {}).get("aliases", [])
+    }
+    return set(services) | aliases
+
+
+def test_the_ha_profile_is_a_nats_cluster_and_a_postgres_standby_the_services_are_told_about() -> None:
+    variables = _ha_variables()
+    assert variables["COMPOSE_PROFILES"] == "ha"
+    services = _compose_with(variables)["services"]
+    nodes = [url.removeprefix("nats://").split(":") for url in variables["NATS_URL"].split(",")]
+    assert len(nodes) == 3 and {port for _, port in nodes} == {"4222"}
+    routes = ",".join(f"nats://{host}:6222" for host, _ in nodes)
+    names = set()
+    for host, _ in nodes:
+        args = services[host]["command"].split()
+        assert "-js" in args and args[args.index("--routes") + 1] == routes, args
+        names.add(args[args.index("--name") + 1])
+    assert len(names) == 3, "every node needs a server name of its own"
+    dsn = variables["DATABASE_URL"]
+    hosts = re.fullmatch(
+        r"postgresql\+asyncpg://[^@]+@([^/]+)/yardstick\?target_session_attrs=read-write", dsn
+    )
+    assert hosts is not None, dsn
+    pg_hosts = [h.split(":")[0] for h in hosts.group(1).split(",")]
+    assert pg_hosts == ["pg-primary", "pg-standby"] and set(pg_hosts) <= _hosts_of(services)
+    assert "pg_basebackup -h pg-primary" in services["pg-standby"]["command"][0]
+    for name in ("coordinator", "evaluator", "sampler", "migrate"):
+        env = services[name]["environment"]
+        assert (env["NATS_URL"], env["DATABASE_URL"], str(env["NATS_STREAM_REPLICAS"])) == (
+            variables["NATS_URL"],
+            dsn,
+            "3",
+        )
+
+
+def test_without_the_ha_profile_the_stack_is_one_nats_and_one_postgres() -> None:
+    services = _compose_with(SHELL)["services"]
+    env = services["coordinator"]["environment"]
+    assert env["NATS_URL"] == "nats://nats:4222" and str(env["NATS_STREAM_REPLICAS"]) == "1"
+    assert env["DATABASE_URL"] == "postgresql://yardstick:pw@postgres:5432/yardstick"
+    assert services["nats"]["command"].split() == ["-js", "-sd", "/data", "-m", "8222"]
+    assert env["LLM_PRICES"] == ""  # unset: every cost is "no price"
+    ha_only = {name for name, s in services.items() if s.get("profiles")}
+    assert ha_only == {"nats-2", "nats-3", "pg-standby"}
+    assert all(services[name]["profiles"] == ["ha"] for name in ha_only)
+
+
+def test_the_price_table_is_mounted_for_every_service() -> None:
+    services = _compose_with(SHELL | {"LLM_PRICES": "/etc/yardstick/llm-prices.yaml"})["services"]
+    for name in ("coordinator", "evaluator", "agent", "sampler"):
+        [mount] = services[name]["volumes"]
+        source, target, _ = mount.split(":")
+        assert (ROOT / source).is_file() and target == services[name]["environment"]["LLM_PRICES"]

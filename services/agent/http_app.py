@@ -25,6 +25,7 @@ from shared.db.session import make_engine, make_session_factory
 from shared.http.input_guard import InputGuard
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
+from shared.metrics import metrics_router, nats_probe, postgres_probe
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
             conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
         ):
             await start_serving(broker, nats_health)
-            engine = make_engine(settings.database_url, pool_size=2)
+            engine = app.state.engine = make_engine(settings.database_url, pool_size=2)
             publisher = OutboxTrafficPublisher(
                 JetStreamTrafficPublisher(broker, settings.topology),
                 make_session_factory(engine),
@@ -60,6 +61,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
                 yield
             finally:
                 app.state.conversations = None
+                app.state.engine = None
                 await publisher.aclose()
                 try:
                     await broker.stop()
@@ -70,7 +72,11 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
     app = FastAPI(title="Yardstick drive-thru agent", lifespan=lifespan)
     app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
     app.state.conversations = None
+    app.state.engine = None
     app.include_router(router)
+    app.include_router(
+        metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: app.state.engine))
+    )
     install_error_handlers(app)
 
     @app.get("/healthz", tags=["health"])

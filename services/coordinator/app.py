@@ -31,6 +31,8 @@ from services.coordinator.ui.router import install_ui, refusal_page
 from shared.db.health import postgres_problem
 from shared.evaluators import EvaluatorRegistry
 from shared.http.input_guard import InputGuard
+from shared.messaging.streams import consumer_configs
+from shared.metrics import consumer_lag_probe, metrics_router, nats_probe, postgres_probe
 
 
 def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:
@@ -77,6 +79,19 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(calibration.router)
     app.include_router(sign_in_links.router)
     install_ui(app)
+    app.include_router(
+        metrics_router(
+            nats_probe(lambda: runtime.nats_health if runtime.ready else None),
+            postgres_probe(lambda: runtime.engine if runtime.ready else None),
+            consumer_lag_probe(  # every durable consumer: the coordinator sees the whole pipeline
+                lambda: runtime.js if runtime.ready else None,
+                lambda: [
+                    (stream, str(config.durable_name))
+                    for stream, config in consumer_configs(runtime.topology).items()
+                ],
+            ),
+        )
+    )
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:

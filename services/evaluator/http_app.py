@@ -1,4 +1,5 @@
-"""The worker's small HTTP surface: ``GET /healthz``; the app lifespan runs the worker loop."""
+"""The worker's small HTTP surface: ``GET /healthz``, ``GET /metrics``; the app lifespan runs the
+worker loop."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI, Response, status
 
 from services.evaluator.worker import EvalWorker, WorkerStatus
+from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.metrics import consumer_lag_probe, metrics_router, nats_probe, postgres_probe
 
 
 def build_app(worker: EvalWorker) -> FastAPI:
@@ -31,4 +34,14 @@ def build_app(worker: EvalWorker) -> FastAPI:
 
     app = FastAPI(title="Yardstick eval worker", lifespan=lifespan)
     app.include_router(router)
+    app.include_router(
+        metrics_router(
+            nats_probe(lambda: worker.nats_health),
+            postgres_probe(lambda: worker.engine),
+            consumer_lag_probe(
+                lambda: worker.jetstream,
+                lambda: [(worker.settings.topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)],
+            ),
+        )
+    )
     return app

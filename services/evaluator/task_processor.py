@@ -30,6 +30,7 @@ from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.evaluators.judge_cache import JudgeVerdictStore, judge_cache_in_use
 from shared.messaging import decode_or_terminate, settle
+from shared.metrics import TARGET_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -138,14 +139,17 @@ class TaskProcessor:
 
             called = await self._gate.call(task, timed_call, tally)
         except TransientTargetError as exc:
+            TARGET_ERRORS.labels(task.target.kind, "true").inc()
             if not is_last_delivery(attempt, self.policy.max_deliver):
                 return _Retry(exc)
             error = f"{_describe(exc)} (gave up after {attempt} attempts)"
             return self._error(task, error, attempt, _elapsed_ms(started), tally)
         except TargetError as exc:
+            TARGET_ERRORS.labels(task.target.kind, "false").inc()
             return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
         except Exception as exc:  # a bug in a target: record it, never loop on it
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
+            TARGET_ERRORS.labels(task.target.kind, "false").inc()
             return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
         scored = await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage)
         return scored.model_copy(

@@ -48,6 +48,7 @@ from shared.messaging import (
     subscriptions_registered,
 )
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
+from shared.metrics import TASKS_IN_FLIGHT, TASKS_SETTLED
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,16 @@ class EvalWorker:
     @property
     def in_flight(self) -> int:
         return len(self._in_flight)
+
+    @property
+    def jetstream(self) -> JetStreamContext | None:
+        """The worker's JetStream context once started (for the consumer-lag metrics)."""
+        return None if self._nc is None else self._nc.jetstream()
+
+    @property
+    def engine(self) -> AsyncEngine | None:
+        """The judge cache's database, when the worker has one."""
+        return self._engine
 
     def status(self) -> WorkerStatus:
         return WorkerStatus(
@@ -211,19 +222,23 @@ class EvalWorker:
         for msg in msgs:
             task = asyncio.create_task(self._settle(msg, fetched_at))
             self._in_flight.add(task)
+            TASKS_IN_FLIGHT.inc()
             task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._in_flight.discard(task)
+        TASKS_IN_FLIGHT.dec()
         self._pull.wake()
 
     async def _settle(self, msg: Msg, fetched_at: float) -> None:
         assert self._processor is not None
         try:
-            self._outcomes[await self._processor.handle(msg, fetched_at)] += 1
+            outcome: str = await self._processor.handle(msg, fetched_at)
         except Exception:
-            self._outcomes["failed_to_settle"] += 1
+            outcome = "failed_to_settle"
             log.exception("could not settle a task; JetStream redelivers it after ack_wait")
+        self._outcomes[outcome] += 1
+        TASKS_SETTLED.labels(outcome).inc()
 
     async def stop(self) -> None:
         """Stop fetching, hand back buffered messages, let in-flight tasks finish, then disconnect.

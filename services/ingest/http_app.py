@@ -19,6 +19,7 @@ from shared.db import make_engine, make_session_factory
 from shared.db.health import postgres_problem
 from shared.http.problem_details import problem_response
 from shared.messaging import ConnectionHealth, connect_nats
+from shared.metrics import metrics_router, nats_probe, postgres_probe
 
 log = logging.getLogger(__name__)
 
@@ -92,4 +93,5 @@ def create_app(settings: IngestSettings) -> FastAPI:
         }
         return JSONResponse(body, status_code=200 if ok else 503)
 
+    app.include_router(metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: engine)))
     return app

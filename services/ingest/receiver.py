@@ -30,6 +30,7 @@ from services.ingest.otlp_decoding import (
 )
 from services.ingest.settings import IngestSettings
 from services.ingest.span_publisher import SpanPublisher
+from shared.metrics import EXPORTS_REFUSED, SPANS_INGESTED
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class TraceReceiver:
 
     def refused(self, error: IngestError) -> None:
         self.answers[error.status] += 1
+        EXPORTS_REFUSED.labels(str(error.status)).inc()
 
     async def _read(self, request: Request) -> bytes:
         chunks: list[bytes] = []
@@ -115,6 +117,8 @@ class TraceReceiver:
         self.answers[200] += 1
         self.spans_accepted += prepared.accepted
         self.spans_rejected += len(prepared.rejections)
+        SPANS_INGESTED.labels("accepted").inc(prepared.accepted)
+        SPANS_INGESTED.labels("rejected").inc(len(prepared.rejections))
         if prepared.rejections:
             log.info(
                 "spans rejected",

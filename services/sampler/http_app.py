@@ -21,6 +21,7 @@ from shared.db import make_engine, make_session_factory
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.messaging import ConnectionHealth, connect_nats
+from shared.metrics import metrics_router, nats_probe, postgres_probe
 
 
 def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:
@@ -32,7 +33,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = make_engine(settings.database_url)
+        engine = app.state.engine = make_engine(settings.database_url)
         sessions = make_session_factory(engine)
         nc = await connect_nats(
             settings.nats_url,
@@ -85,9 +86,14 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             await spans.stop()
             await consumer.stop()
             await nc.close()
+            app.state.engine = None
             await engine.dispose()
 
     app = FastAPI(title="Yardstick sampler", lifespan=lifespan)
+    app.state.engine = None
+    app.include_router(  # consumer lag: the coordinator reports every consumer's
+        metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: app.state.engine))
+    )
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:

@@ -21,6 +21,7 @@ from services.sampler.trace_sampling import decide_trace
 from services.sampler.trace_store import TracePart, store_part, stored_trace
 from services.sampler.turn_handler import TurnHandler
 from shared.evaluators.registry import EvaluatorRegistry
+from shared.metrics import SAMPLER_DECISIONS
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,7 @@ class TraceHandler:
             if existing is None:
                 cap = self.caps[(part.project_id, record.application)]
                 decision = decide_trace(record, app, cap, self._clock())
+                SAMPLER_DECISIONS.labels(record.application, decision).inc()
                 if decision != "sampled":
                     return await self._settle(decision)
             outcome = await store_part(session, self._registry, part, app.evaluators, existing, record)

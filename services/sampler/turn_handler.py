@@ -22,9 +22,13 @@ from shared.db.project_scope import scope_to_project
 from shared.evaluators.judge_cache import judge_cache_in_use
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
+from shared.metrics import SAMPLER_DECISIONS
 from shared.online.sampling_config import SamplingSettings, load_config
 
 log = logging.getLogger(__name__)
+
+AGENT_APPLICATION = "agent"
+"""The application the drive-thru agent's turns are counted under in the sampler's metrics."""
 
 
 class TurnHandler:
@@ -73,6 +77,7 @@ class TurnHandler:
             log.warning("turn %s names project %r, which does not exist: dropped", turn.msg_id, turn.project)
             return await self._settle("unknown_project")
         decision = decide(turn, config, self.caps[turn.project], self._clock())
+        SAMPLER_DECISIONS.labels(AGENT_APPLICATION, decision).inc()
         outcome: str = decision
         if decision == "sampled":
             async with self._sessions() as session:

@@ -15,6 +15,7 @@ from services.search_proxy.settings import SearchProxySettings
 from shared.http.input_guard import InputGuard
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
+from shared.metrics import metrics_router, nats_probe, postgres_probe
 
 
 def create_app(settings: SearchProxySettings) -> FastAPI:
@@ -33,6 +34,7 @@ def create_app(settings: SearchProxySettings) -> FastAPI:
         register_answer_subscriber(broker, settings.topology.search_answer, runtime.answers)
         await start_serving(broker, nats_health)
         app.state.nats_health = nats_health
+        app.state.engine = runtime.engine
         app.state.search_service = runtime.service
         app.state.answer_service = runtime.answers
         app.state.default_backend = settings.search_backend
@@ -40,10 +42,17 @@ def create_app(settings: SearchProxySettings) -> FastAPI:
         try:
             yield
         finally:
+            app.state.engine = None
             await broker.stop()
             await runtime.close()
 
     app = FastAPI(title="Yardstick search-proxy", lifespan=lifespan)
     app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
     install_routes(app)
+    app.include_router(  # the state is set while the lifespan runs
+        metrics_router(
+            nats_probe(lambda: getattr(app.state, "nats_health", None)),
+            postgres_probe(lambda: getattr(app.state, "engine", None)),
+        )
+    )
     return app

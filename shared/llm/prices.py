@@ -20,7 +20,8 @@ MAX_FILE_BYTES = 1_000_000
 
 
 class PriceSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+    # LLM_PRICES= (empty, as docker-compose passes an unset ${LLM_PRICES:-}) is the same as unset
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_ignore_empty=True)
 
     llm_prices: Path | None = Field(
         default=None, description="LLM_PRICES: the price table file; unset, every cost is 'no price'"

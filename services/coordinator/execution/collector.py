@@ -34,6 +34,7 @@ from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 from shared.messaging import PullLoop, decode_or_terminate, settle
 from shared.messaging.streams import coordinator_results_consumer
+from shared.metrics import RESULT_WRITE_FAILURES, RESULTS_STORED
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +116,12 @@ class Collector:
                 await session.commit()
         except Exception:
             log.exception("writing %d results failed; they will be redelivered", len(batch.results))
+            RESULT_WRITE_FAILURES.inc()
             for msg in batch.msgs:
                 await msg.nak(delay=1.0)
             return
+        for result in batch.results:
+            RESULTS_STORED.labels(result.status).inc()
         if progressed:  # committed: completed experiments go to the finalizer
             self.on_progress(progressed)
         await asyncio.gather(*(settle(msg, "ack") for msg in batch.msgs))

@@ -24,6 +24,7 @@ from services.evaluator.throttling.adaptive_limit import AdaptiveLimit
 from services.evaluator.throttling.board import PauseNotice, ThrottleBoard
 from services.evaluator.throttling.target_identity import throttle_key
 from shared.contracts.eval_messages import EvalTask, HttpTarget
+from shared.metrics import TARGET_CONCURRENCY, TARGET_THROTTLES
 
 DEFAULT_PAUSE_S = 1.0
 """Pause after a 429 that names no ``Retry-After``, doubled on each repeat of the same task."""
@@ -63,12 +64,14 @@ class TargetGate:
         limit = self._limits.get(key)
         if limit is None:
             limit = self._limits[key] = AdaptiveLimit(self._ceiling)
+            TARGET_CONCURRENCY.labels(key).set(limit.current)
         return limit
 
     def _paused_elsewhere(self, key: str, notice: PauseNotice) -> None:
         limit = self._limits.get(key)
         if limit is not None:
             limit.throttled()
+            TARGET_CONCURRENCY.labels(key).set(limit.current)
 
     async def call(
         self, task: EvalTask, attempt: Callable[[], Awaitable[TargetOutput]], tally: ThrottleTally
@@ -91,6 +94,7 @@ class TargetGate:
             except TargetThrottled as exc:
                 tally.throttled += 1
                 limit.throttled()
+                TARGET_THROTTLES.labels(task.target.kind, str(exc.status)).inc()
                 pause_s = exc.retry_after_s
                 if pause_s is None:
                     pause_s = min(MAX_DEFAULT_PAUSE_S, DEFAULT_PAUSE_S * 2.0 ** (tally.throttled - 1))
@@ -100,6 +104,7 @@ class TargetGate:
                 await limit.release()
                 tally.concurrency = min(limit.current, experiment_c)
             await limit.succeeded()
+            TARGET_CONCURRENCY.labels(key).set(limit.current)
             tally.concurrency = min(limit.current, experiment_c)
             return output
 

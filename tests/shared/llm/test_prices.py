@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shared.contracts.spend import ModelPrice, PriceTable
-from shared.llm.prices import PriceTableInvalid, UsageRow, load_prices, spend_of
+from shared.llm.prices import PriceTableInvalid, UsageRow, configured_prices, load_prices, spend_of
 
 pytestmark = pytest.mark.unit
 
@@ -72,3 +72,8 @@ def test_nothing_priced_is_no_price_not_zero() -> None:
     spend = spend_of([UsageRow("judge", "local-llm", 1, 7, 3)], TABLE)
     assert spend.cost is None and spend.cost_text == "no price"
     assert spend_of([], TABLE).cost_text == "0"
+
+
+def test_an_empty_llm_prices_variable_means_no_prices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLM_PRICES", "")  # what docker-compose passes for an unset ${LLM_PRICES:-}
+    assert configured_prices().models == {}

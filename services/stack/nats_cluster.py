@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nats
 import nats.errors
+from nats.aio.client import Client as NatsClient
 
 from services.stack.nodes import NatsNode
 from services.stack.servers import ServerStartError, nats_server_binary, port_is_free, wait_for_port
@@ -79,9 +80,20 @@ def start_cluster(nodes: list[NatsNode]) -> list[subprocess.Popen[bytes]]:
     return procs
 
 
+async def _ignore(_exc: Exception) -> None:
+    """A node that refuses is expected while another answers: not worth a traceback on stderr."""
+
+
+async def quiet_connect(nats_url: str, timeout_s: float = 2.0) -> NatsClient:
+    """A short-lived connection to any node of ``nats_url`` that answers, for probes and set-up."""
+    return await nats.connect(
+        servers=nats_servers(nats_url), connect_timeout=timeout_s, max_reconnect_attempts=0, error_cb=_ignore
+    )
+
+
 async def wait_for_jetstream(nats_url: str, timeout_s: float = 30.0) -> None:
     """Until the cluster answers a JetStream call (its metadata leader is elected)."""
-    nc = await nats.connect(servers=nats_servers(nats_url), connect_timeout=5)
+    nc = await quiet_connect(nats_url, 5.0)
     try:
         async with asyncio.timeout(timeout_s):
             while True:
@@ -98,7 +110,10 @@ async def wait_for_jetstream(nats_url: str, timeout_s: float = 30.0) -> None:
 
 async def stream_leader(nats_url: str, stream: str) -> str | None:
     """server_name of ``stream``'s leader, None when it has none (or the cluster does not answer)."""
-    nc = await nats.connect(servers=nats_servers(nats_url), connect_timeout=2, max_reconnect_attempts=0)
+    try:
+        nc = await quiet_connect(nats_url)
+    except (OSError, nats.errors.Error):
+        return None
     try:
         info = await nc.jetstream().stream_info(stream)
     except nats.errors.Error:

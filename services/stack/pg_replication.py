@@ -33,6 +33,7 @@ COMMAND_TIMEOUT_S = 60.0
 
 
 def _bin(name: str) -> str:
+    ensure_runtime_dir()  # before pgserver is imported: it looks for a runtime folder at import
     from pgserver._commands import POSTGRES_BIN_PATH  # slow import; only when needed
 
     return str(POSTGRES_BIN_PATH / name)

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import nats
 from pydantic import BaseModel, Field
 
+from services.stack.nats_cluster import quiet_connect
 from services.stack.state import StackState
 from shared.db.migrate import current_revision, head_revision
-from shared.messaging.server_urls import nats_servers
 
 
 class ComponentStatus(BaseModel):
@@ -25,7 +24,7 @@ class ComponentStatus(BaseModel):
 
 async def _nats_status(url: str) -> ComponentStatus:
     try:
-        nc = await nats.connect(servers=nats_servers(url), connect_timeout=2, max_reconnect_attempts=0)
+        nc = await quiet_connect(url)
     except Exception as exc:
         return ComponentStatus(name="nats", healthy=False, detail=f"cannot connect to {url}: {exc}")
     try:
@@ -108,7 +107,7 @@ def _node_status(state: StackState) -> list[ComponentStatus]:
         ComponentStatus(
             name=record.name,
             healthy=record.role not in (None, "down"),
-            detail=f"port {record.port}, {record.role}, data {record.data_dir}",
+            detail=f"port {record.port}, data {record.data_dir}",
             pid=record.pid,
             role=record.role,
         )

@@ -76,10 +76,7 @@ def promote() -> None:
     """Promote the PostgreSQL standby of an HA stack (after its primary failed); services follow."""
     from services.stack.ha_servers import promote_standby
 
-    state = StackState.load(DEFAULT_STATE_DIR)
-    if state is None:
-        console.print("no stack running here (state file missing): `yardstick stack up --ha`")
-        raise typer.Exit(1)
+    state = _running_state("yardstick stack up --ha")
     try:
         node = promote_standby(state)
     except StackError as exc:
@@ -91,12 +88,16 @@ def promote() -> None:
 @app.command()
 def status() -> None:
     """Show NATS (JetStream), PostgreSQL (migration revision) and each service's health."""
+    if not _print_status(_running_state("yardstick stack up")):
+        raise typer.Exit(1)
+
+
+def _running_state(start_with: str) -> StackState:
     state = StackState.load(DEFAULT_STATE_DIR)
     if state is None:
-        console.print("no stack running here (state file missing): `yardstick stack up`")
+        console.print(f"no stack running here (state file missing): `{start_with}`")
         raise typer.Exit(1)
-    if not _print_status(state):
-        raise typer.Exit(1)
+    return state
 
 
 def _print_status(state: StackState) -> bool:

@@ -9,6 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.http.outbound_guard import OutboundPolicy, parse_networks
+from shared.messaging.server_urls import nats_servers
 
 DEFAULT_MAX_BODY_BYTES = 2**20  # services answering one request at a time; the coordinator allows more
 
@@ -18,7 +19,13 @@ class CommonSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
-    nats_url: str = Field(default="nats://127.0.0.1:4222", description="NATS server URL")
+    nats_url: str = Field(
+        default="nats://127.0.0.1:4222",
+        description="NATS server URL, or the URLs of a cluster's nodes separated by commas",
+    )
+    nats_stream_replicas: int = Field(
+        default=1, ge=1, le=5, description="Replicas of every JetStream stream and consumer (3 on a cluster)"
+    )
     database_url: str = Field(
         description="SQLAlchemy URL, e.g. postgresql+asyncpg://user:pass@host/db (no default: holds a secret)"
     )
@@ -39,6 +46,12 @@ class CommonSettings(BaseSettings):
         description="Comma-separated CIDRs that http targets and upstream search may call although "
         "they are loopback, private, link-local or reserved (e.g. 127.0.0.0/8,::1/128); empty = none",
     )
+
+    @field_validator("nats_url")
+    @classmethod
+    def _nats_servers(cls, value: str) -> str:
+        nats_servers(value)  # refuses a malformed entry at start-up, naming it
+        return value
 
     @field_validator("target_allowed_networks")
     @classmethod

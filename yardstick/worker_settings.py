@@ -6,10 +6,11 @@ import os
 import socket
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
+from shared.messaging.server_urls import nats_servers
 from yardstick.discovery import local_stack
 
 
@@ -22,7 +23,10 @@ class TaskWorkerSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
-    nats_url: str = Field(default="nats://127.0.0.1:4222", description="NATS server of the stack")
+    nats_url: str = Field(
+        default="nats://127.0.0.1:4222",
+        description="NATS server of the stack, or its cluster's nodes separated by commas",
+    )
     nats_namespace: str = Field(default=DEFAULT_NAMESPACE, description="Prefix of every NATS name")
     worker_id: str = Field(default_factory=default_worker_id, description="Named in logs and replies")
     task_concurrency: int = Field(
@@ -35,6 +39,12 @@ class TaskWorkerSettings(BaseSettings):
     nats_reconnect_wait_s: float = Field(default=1.0, gt=0, le=60, description="Between reconnects")
     log_level: str = Field(default="INFO")
     log_json: bool = Field(default=False, description="Structured JSON log lines")
+
+    @field_validator("nats_url")
+    @classmethod
+    def _nats_servers(cls, value: str) -> str:
+        nats_servers(value)  # refuses a malformed entry at start-up, naming it
+        return value
 
     @property
     def topology(self) -> Topology:

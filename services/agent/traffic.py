@@ -14,6 +14,7 @@ from faststream.nats import NatsBroker
 
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import Topology
+from shared.messaging import through_election
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +31,13 @@ class JetStreamTrafficPublisher:
         self._topology = topology
 
     async def publish(self, turn: TrafficTurn) -> None:
-        await self._broker.publish(
-            turn,
-            self._topology.traffic_agent,
-            stream=self._topology.traffic_stream,
-            headers={"Nats-Msg-Id": turn.msg_id},
-        )
+        async def attempt(try_timeout_s: float) -> None:
+            await self._broker.publish(
+                turn,
+                self._topology.traffic_agent,
+                stream=self._topology.traffic_stream,
+                headers={"Nats-Msg-Id": turn.msg_id},
+                timeout=try_timeout_s,
+            )
+
+        await through_election(attempt, what=f"publish {self._topology.traffic_agent}")

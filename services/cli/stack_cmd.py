@@ -1,4 +1,4 @@
-"""`yardstick stack up|down|status|restart`.
+"""`yardstick stack up [--ha]|down|status|restart|promote`.
 
 The launcher (Alembic, SQLAlchemy, nats-py) is imported inside the commands, as the other heavy
 modules are across the CLI: every `yardstick` invocation imports every command module, and should
@@ -20,13 +20,20 @@ console = stderr_console()
 
 
 @app.command()
-def up() -> None:
+def up(
+    ha: bool = typer.Option(
+        False,
+        "--ha",
+        help="Three NATS nodes in one JetStream cluster (R3 streams) and a PostgreSQL primary with a "
+        "streaming standby, all on this machine",
+    ),
+) -> None:
     """Start NATS + JetStream, PostgreSQL, migrations, streams and every service; wait until healthy."""
     from services.stack import launcher
 
     with console.status("starting the stack…"):
         try:
-            state = launcher.up(DEFAULT_STATE_DIR)
+            state = launcher.up(DEFAULT_STATE_DIR, ha=ha)
         except StackError as exc:
             console.print(f"[red]stack up failed:[/red] {exc}")
             raise typer.Exit(1) from exc
@@ -65,25 +72,42 @@ def restart(
 
 
 @app.command()
+def promote() -> None:
+    """Promote the PostgreSQL standby of an HA stack (after its primary failed); services follow."""
+    from services.stack.ha_servers import promote_standby
+
+    state = _running_state("yardstick stack up --ha")
+    try:
+        node = promote_standby(state)
+    except StackError as exc:
+        console.print(f"[red]promote failed:[/red] {exc}")
+        raise typer.Exit(1) from exc
+    console.print(f"[green]{node.name} promoted[/green]: primary on port {node.port} ({node.data_dir})")
+
+
+@app.command()
 def status() -> None:
     """Show NATS (JetStream), PostgreSQL (migration revision) and each service's health."""
+    if not _print_status(_running_state("yardstick stack up")):
+        raise typer.Exit(1)
+
+
+def _running_state(start_with: str) -> StackState:
     state = StackState.load(DEFAULT_STATE_DIR)
     if state is None:
-        console.print("no stack running here (state file missing): `yardstick stack up`")
+        console.print(f"no stack running here (state file missing): `{start_with}`")
         raise typer.Exit(1)
-    if not _print_status(state):
-        raise typer.Exit(1)
+    return state
 
 
 def _print_status(state: StackState) -> bool:
     from services.stack.status import otlp_note, outbound_note, stack_status
 
-    table = Table("component", "health", "pid", "detail", title="Yardstick stack")
+    table = Table("component", "health", "pid", "role", "detail", title="Yardstick stack")
     components = stack_status(state)
     for c in components:
-        table.add_row(
-            c.name, "[green]healthy[/green]" if c.healthy else "[red]DOWN[/red]", str(c.pid or ""), c.detail
-        )
+        health = "[green]healthy[/green]" if c.healthy else "[red]DOWN[/red]"
+        table.add_row(c.name, health, str(c.pid or ""), c.role or "", c.detail)
     stdout_console().print(table)
     stdout_console().print(outbound_note(state))
     if (note := otlp_note(state)) is not None:

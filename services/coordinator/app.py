@@ -28,7 +28,7 @@ from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.ui.router import install_ui, refusal_page
-from shared.db.health import postgres_problem
+from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
 from shared.http.input_guard import InputGuard
 from shared.messaging.streams import consumer_configs
@@ -96,7 +96,8 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
         """200 when NATS and PostgreSQL both answer; 503 saying which does not, meanwhile."""
-        postgres = await postgres_problem(runtime.engine) if runtime.ready else "starting"
+        pg = await postgres_health(runtime.engine) if runtime.ready else None
+        postgres = pg.problem if pg is not None else "starting"
         nats = runtime.nats_health if runtime.ready else None
         ok = runtime.ready and nats is not None and nats.connected and postgres is None
         body = {
@@ -104,6 +105,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
             "service": "coordinator",
             "nats": nats.model_dump(mode="json") if nats else "starting",
             "postgres": postgres or "ok",
+            "postgres_server": pg.model_dump(mode="json") if pg is not None else None,
         }
         return JSONResponse(body, status_code=200 if ok else 503)
 

@@ -1,9 +1,10 @@
-"""Publish an :class:`EvalResult` to JetStream with its task id as ``Nats-Msg-Id``."""
+"""Publish an :class:`EvalResult` to JetStream with its task id as ``Nats-Msg-Id``.
+
+A publish rides out a stream leader election (:func:`shared.messaging.election.publish_once`,
+``EVAL_PUBLISH_BUDGET_S``): a result published while the results stream has no leader waits for
+the new one instead of failing, being nacked and waiting for redelivery."""
 
 from __future__ import annotations
-
-import asyncio
-import logging
 
 import nats.errors
 from nats.js import JetStreamContext
@@ -11,44 +12,31 @@ from nats.js.api import PubAck
 
 from services.evaluator.errors import ResultPublishError
 from shared.contracts.eval_messages import EvalResult
-
-log = logging.getLogger(__name__)
-
-PUBLISH_TIMEOUT_S = 5.0
+from shared.messaging import ELECTION_BUDGET_S, publish_once
 
 
 class ResultPublisher:
-    def __init__(self, js: JetStreamContext, subject: str, stream: str, attempts: int = 3) -> None:
+    def __init__(
+        self, js: JetStreamContext, subject: str, stream: str, budget_s: float = ELECTION_BUDGET_S
+    ) -> None:
         self._js = js
         self._subject = subject
         self._stream = stream
-        self._attempts = attempts
+        self._budget_s = budget_s
 
     async def publish(self, result: EvalResult) -> PubAck:
         """Return the PubAck (``duplicate=True`` for a redelivered task) or raise ResultPublishError."""
-        payload = result.model_dump_json().encode()
-        last: Exception | None = None
-        for attempt in range(1, self._attempts + 1):
-            try:
-                return await self._js.publish(
-                    self._subject,
-                    payload,
-                    timeout=PUBLISH_TIMEOUT_S,
-                    stream=self._stream,
-                    headers={"Nats-Msg-Id": result.task_id},
-                )
-            except nats.errors.Error as exc:
-                last = exc
-                log.warning(
-                    "result publish failed (try %d/%d): %s",
-                    attempt,
-                    self._attempts,
-                    exc,
-                    extra={"task_id": result.task_id},
-                )
-                if attempt < self._attempts:
-                    await asyncio.sleep(0.2 * attempt)  # retry pause, not a wait for an event
-        raise ResultPublishError(
-            f"JetStream did not acknowledge the result of {result.task_id} on {self._subject!r} "
-            f"(stream {self._stream}) after {self._attempts} tries: {last}; is the stream declared?"
-        )
+        try:
+            return await publish_once(
+                self._js,
+                self._subject,
+                result.model_dump_json().encode(),
+                msg_id=result.task_id,
+                stream=self._stream,
+                budget_s=self._budget_s,
+            )
+        except (nats.errors.Error, TimeoutError) as exc:
+            raise ResultPublishError(
+                f"JetStream did not acknowledge the result of {result.task_id} on {self._subject!r} "
+                f"(stream {self._stream}) within {self._budget_s:g}s: {exc}; is the stream declared?"
+            ) from exc

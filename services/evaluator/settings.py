@@ -8,6 +8,7 @@ import socket
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 
+from shared.messaging.election import ELECTION_BUDGET_S
 from shared.messaging.streams import EVAL_TASK_MAX_DELIVER
 from shared.settings import CommonSettings
 
@@ -62,4 +63,8 @@ class WorkerSettings(CommonSettings):
     nats_connect_deadline_s: float = Field(
         default=30.0, gt=0, description="How long start-up waits for NATS before the process exits 1"
     )
-    eval_publish_attempts: int = Field(default=3, ge=1, description="Tries to publish one result")
+    eval_publish_budget_s: float = Field(
+        default=ELECTION_BUDGET_S,
+        gt=0,
+        description="How long one result's publish is retried (a stream leader election takes up to ~8 s)",
+    )

@@ -161,7 +161,7 @@ class EvalWorker:
             worker_id=self.settings.worker_id,
             targets=build_targets(self._nc, self._http, topology),
             publisher=ResultPublisher(
-                js, topology.eval_result, topology.eval_results_stream, self.settings.eval_publish_attempts
+                js, topology.eval_result, topology.eval_results_stream, self.settings.eval_publish_budget_s
             ),
             policy=policy,
             registry=self.registry,

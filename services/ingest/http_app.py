@@ -16,7 +16,7 @@ from services.ingest.receiver import TraceReceiver, receiver_router
 from services.ingest.settings import IngestSettings
 from services.ingest.span_publisher import SpanPublisher
 from shared.db import make_engine, make_session_factory
-from shared.db.health import postgres_problem
+from shared.db.health import postgres_health
 from shared.http.problem_details import problem_response
 from shared.messaging import ConnectionHealth, connect_nats
 from shared.metrics import metrics_router, nats_probe, postgres_probe
@@ -76,13 +76,13 @@ def create_app(settings: IngestSettings) -> FastAPI:
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
         receiver = state.get("receiver")
-        pg_problem = await postgres_problem(engine)
-        ok = receiver is not None and nats_health.connected and pg_problem is None
+        pg = await postgres_health(engine)
+        ok = receiver is not None and nats_health.connected and pg.ok
         body = {
             "ok": ok,
             "service": "ingest",
             "nats": nats_health.model_dump(mode="json"),
-            "postgres": {"ok": pg_problem is None, "problem": pg_problem},
+            "postgres": {"ok": pg.ok} | pg.model_dump(mode="json"),
             "spans_accepted": receiver.spans_accepted if receiver else 0,
             "spans_rejected": receiver.spans_rejected if receiver else 0,
             "duplicates": receiver.publisher.duplicates if receiver else 0,

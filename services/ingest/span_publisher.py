@@ -17,7 +17,7 @@ from nats.aio.client import Client as NatsClient
 from services.ingest.batching import EncodedBatch
 from services.ingest.errors import Unavailable
 from shared.contracts.topology import Topology
-from shared.messaging import ConnectionHealth
+from shared.messaging import ConnectionHealth, publish_once
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +61,12 @@ class SpanPublisher:
         self.duplicates += sum(acks)
 
     async def _publish(self, batch: EncodedBatch) -> bool:
-        ack = await self._js.publish(
+        ack = await publish_once(  # retried within the timeout: a 503 after it (the exporter retries)
+            self._js,
             self._topology.traffic_spans,
             batch.payload,
-            timeout=self._timeout_s,
+            msg_id=batch.msg_id,
             stream=self._topology.traffic_spans_stream,
-            headers={"Nats-Msg-Id": batch.msg_id},
+            budget_s=self._timeout_s,
         )
         return bool(ack.duplicate)

@@ -14,6 +14,7 @@ from services.sampler.drift import check_drift, projects_scored_since
 from shared.contracts.experiment_events import DriftAlert
 from shared.contracts.topology import Topology
 from shared.db.project_scope import scope_to_project
+from shared.messaging import publish_once
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +40,12 @@ async def run_drift_check(
             alerts += await check_drift(session, window=window, now=now)
             await session.commit()
     for alert in alerts:
-        await js.publish(
+        await publish_once(
+            js,
             topology.alerts,
             alert.model_dump_json().encode(),
+            msg_id=alert.alert_id,
             stream=topology.alerts_stream,
-            headers={"Nats-Msg-Id": alert.alert_id},
         )
     return alerts
 

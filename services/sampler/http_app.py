@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.sampler.consumer import SamplerConsumer
 from services.sampler.drift_monitor import DriftMonitor
@@ -18,6 +19,7 @@ from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.turn_handler import TurnHandler
 from shared.db import make_engine, make_session_factory
+from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.messaging import ConnectionHealth, connect_nats
@@ -30,10 +32,11 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
     state: dict[str, SamplerConsumer] = {}
     spans_state: dict[str, SpanConsumer] = {}
     nats_health = ConnectionHealth()
+    engines: dict[str, AsyncEngine] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = app.state.engine = make_engine(settings.database_url)
+        engine = engines["db"] = app.state.engine = make_engine(settings.database_url)
         sessions = make_session_factory(engine)
         nc = await connect_nats(
             settings.nats_url,
@@ -99,12 +102,15 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
     async def healthz() -> JSONResponse:
         consumer = state.get("consumer")
         spans = spans_state.get("spans")
+        pg = await postgres_health(engines["db"]) if "db" in engines else None
         ok = (
             consumer is not None
             and consumer.running
             and spans is not None
             and spans.running
             and nats_health.connected
+            and pg is not None
+            and pg.ok
         )
         outcomes = dict(consumer.handler.outcomes) if consumer else {}
         traces = dict(spans.handler.outcomes) if spans else {}
@@ -117,6 +123,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             "traces": traces,
             "spans_held": spans.held if spans else 0,
             "nats": nats_health.model_dump(mode="json"),
+            "postgres": pg.model_dump(mode="json") if pg is not None else "starting",
         }
         return JSONResponse(body, status_code=200 if ok else 503)
 

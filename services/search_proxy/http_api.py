@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from services.search_proxy.answering import AnswerService
 from services.search_proxy.search_filters import InvalidFilters, parse_filters
 from services.search_proxy.search_service import SearchService
 from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
 from shared.contracts.search_messages import SearchRequest, SearchResponse
+from shared.db.health import PostgresHealth, postgres_health
 from shared.messaging import ConnectionHealth
 
 
@@ -21,6 +22,7 @@ class Health(BaseModel):
     default_backend: str
     corpus_version: str | None
     nats: ConnectionHealth
+    postgres: PostgresHealth = Field(description="The corpus index's server (searches of the corpus need it)")
 
 
 def _service(request: Request) -> SearchService:
@@ -65,6 +67,7 @@ async def healthz(request: Request, response: Response) -> Health:
         default_backend=request.app.state.default_backend,
         corpus_version=request.app.state.corpus_version,
         nats=nats,
+        postgres=await postgres_health(request.app.state.engine),
     )
 
 

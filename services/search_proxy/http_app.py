@@ -39,6 +39,7 @@ def create_app(settings: SearchProxySettings) -> FastAPI:
         app.state.answer_service = runtime.answers
         app.state.default_backend = settings.search_backend
         app.state.corpus_version = runtime.corpus_version
+        app.state.engine = runtime.engine
         try:
             yield
         finally:

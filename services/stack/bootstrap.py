@@ -18,7 +18,7 @@ def main() -> None:
     settings = CommonSettings()  # type: ignore[call-arg]  # from the environment
     configure_logging("bootstrap", settings.log_level, settings.log_json)
     upgrade_to_head(settings.database_url)
-    asyncio.run(declare_at(settings.nats_url, settings.topology))
+    asyncio.run(declare_at(settings.nats_url, settings.topology, settings.nats_stream_replicas))
     log.info("database migrated and streams declared", extra={"namespace": settings.nats_namespace})
 
 

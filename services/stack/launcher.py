@@ -66,6 +66,7 @@ def service_env(state: StackState, spec: ServiceSpec, port: int, secret: str, in
     env = dict(os.environ)
     env.update(
         NATS_URL=state.nats_url,
+        NATS_STREAM_REPLICAS=str(state.stream_replicas),
         DATABASE_URL=state.database_url,
         NATS_NAMESPACE=state.namespace,
         HTTP_HOST="127.0.0.1",
@@ -141,9 +142,12 @@ def up(
     state_dir: Path = DEFAULT_STATE_DIR,
     namespace: str = DEFAULT_NAMESPACE,
     extra_env: dict[str, str] | None = None,
+    *,
+    ha: bool = False,
 ) -> StackState:
     """Start NATS, Postgres, migrations, streams, then every service (``extra_env`` added to each
-    service's environment); returns the saved state."""
+    service's environment); returns the saved state. ``ha``: a three-node JetStream cluster with
+    R3 streams and a PostgreSQL primary with a standby (:mod:`services.stack.ha_servers`)."""
     existing = StackState.load(state_dir)
     if existing is not None and existing.alive_processes():
         names = ", ".join(p.name for p in existing.alive_processes())
@@ -163,12 +167,19 @@ def up(
         own_nats=False,
         own_postgres=False,
         target_allowed_networks=os.environ.get("TARGET_ALLOWED_NETWORKS", LOCAL_ALLOWED_NETWORKS),
+        ha=ha,
+        stream_replicas=int(os.environ.get("NATS_STREAM_REPLICAS", "1")),
     )
     try:
-        _start_servers(state, state_dir, logs)
+        if ha:
+            from services.stack.ha_servers import start_ha_servers
+
+            start_ha_servers(state, state_dir, logs, _ensure_database)
+        else:
+            _start_servers(state, state_dir, logs)
         secret = _secret(state_dir)
         upgrade_to_head(state.database_url)
-        asyncio.run(declare_at(state.nats_url, Topology(namespace=namespace)))
+        asyncio.run(declare_at(state.nats_url, Topology(namespace=namespace), state.stream_replicas))
         state.agent_url = f"http://127.0.0.1:{port_base() + 1}"
         state.api_url = f"http://127.0.0.1:{port_base()}"
         state.otlp_url = f"http://127.0.0.1:{service_port('ingest')}"
@@ -244,9 +255,6 @@ def _cli_api_key(database_url: str, secret: str) -> str:
     return create_key_sync(database_url, secret, name="cli (local stack)", role=Role.OWNER)
 
 
-SERVERS = ("nats", "postgres")
-
-
 def _stop(records: list[ProcessRecord], timeout: float = 15.0) -> None:
     """Signal every live process at once, then wait for each (killed after ``timeout``)."""
     procs: list[psutil.Process] = []
@@ -255,7 +263,7 @@ def _stop(records: list[ProcessRecord], timeout: float = 15.0) -> None:
             continue
         proc = psutil.Process(record.pid)
         # Postgres: SIGINT is its "fast shutdown"; everything else stops cleanly on SIGTERM.
-        proc.send_signal(signal.SIGINT if record.name == "postgres" else signal.SIGTERM)
+        proc.send_signal(signal.SIGINT if record.name.startswith("postgres") else signal.SIGTERM)
         procs.append(proc)
     _gone, alive = psutil.wait_procs(procs, timeout=timeout)
     for proc in alive:
@@ -269,8 +277,8 @@ def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
     if state is None:
         return []
     live = [record for record in reversed(state.processes) if record.alive()]
-    _stop([r for r in live if r.name not in SERVERS])
-    for server in (r for r in live if r.name in SERVERS):  # postgres before nats: reverse start order
+    _stop([r for r in live if not r.is_server])
+    for server in (r for r in live if r.is_server):  # postgres before nats: reverse start order
         _stop([server])
     state.remove()
     return [record.name for record in live]

@@ -9,11 +9,16 @@ from pathlib import Path
 import psutil
 from pydantic import BaseModel, Field
 
+from services.stack.nodes import NatsNode, PgNode
+
 DEFAULT_STATE_DIR = Path(os.environ.get("YARDSTICK_HOME", ".yardstick"))
 LOCAL_ALLOWED_NETWORKS = "127.0.0.0/8,::1/128"
 """``TARGET_ALLOWED_NETWORKS`` of the services `stack up` starts: targets on this machine (loopback)
 may be called, for local development. The caller's environment may set its own (empty: nothing
 private allowed). Deployments (docker-compose, k8s) leave it unset: nothing private allowed."""
+
+
+SERVER_NAMES = ("nats", "postgres")
 
 
 class ProcessRecord(BaseModel):
@@ -22,6 +27,15 @@ class ProcessRecord(BaseModel):
     port: int | None = None
     log: str
     create_time: float = Field(description="psutil create_time, guards against pid reuse")
+    role: str | None = Field(
+        default=None, description="Of a server node: leader/follower (NATS), primary/standby (PostgreSQL)"
+    )
+    data_dir: str | None = Field(default=None, description="Of a server node: its store / data folder")
+
+    @property
+    def is_server(self) -> bool:
+        """NATS or PostgreSQL (``nats``, ``nats-2``, ``postgres-1`` …), not a service."""
+        return self.name.split("-", 1)[0] in SERVER_NAMES
 
     def alive(self) -> bool:
         try:
@@ -56,6 +70,10 @@ class StackState(BaseModel):
     target_allowed_networks: str = Field(
         default=LOCAL_ALLOWED_NETWORKS, description="TARGET_ALLOWED_NETWORKS given to the services"
     )
+    ha: bool = Field(default=False, description="Started with --ha: a NATS cluster, a PostgreSQL standby")
+    stream_replicas: int = Field(default=1, description="NATS_STREAM_REPLICAS given to the services")
+    nats_nodes: list[NatsNode] = Field(default_factory=list, description="The JetStream cluster (--ha)")
+    pg_nodes: list[PgNode] = Field(default_factory=list, description="Primary and standby (--ha)")
 
     @staticmethod
     def path(state_dir: Path) -> Path:
@@ -78,6 +96,9 @@ class StackState(BaseModel):
 
     def remove(self) -> None:
         self.path(Path(self.state_dir)).unlink(missing_ok=True)
+
+    def record(self, name: str) -> ProcessRecord | None:
+        return next((p for p in self.processes if p.name == name), None)
 
     def alive_processes(self) -> list[ProcessRecord]:
         return [p for p in self.processes if p.alive()]

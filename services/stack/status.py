@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import nats
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from services.stack.nats_cluster import quiet_connect
 from services.stack.state import StackState
 from shared.db.migrate import current_revision, head_revision
 
@@ -17,11 +17,14 @@ class ComponentStatus(BaseModel):
     healthy: bool
     detail: str
     pid: int | None = None
+    role: str | None = Field(
+        default=None, description="Of a server node: leader/follower, primary/standby, down"
+    )
 
 
 async def _nats_status(url: str) -> ComponentStatus:
     try:
-        nc = await nats.connect(url, connect_timeout=2, max_reconnect_attempts=0)
+        nc = await quiet_connect(url)
     except Exception as exc:
         return ComponentStatus(name="nats", healthy=False, detail=f"cannot connect to {url}: {exc}")
     try:
@@ -53,7 +56,7 @@ def _postgres_status(url: str) -> ComponentStatus:
 def _service_status(state: StackState) -> list[ComponentStatus]:
     out: list[ComponentStatus] = []
     for record in state.processes:
-        if record.name in ("nats", "postgres"):
+        if record.is_server:
             continue
         if not record.alive():
             out.append(
@@ -94,9 +97,29 @@ def otlp_note(state: StackState) -> str | None:
     )
 
 
+def _node_status(state: StackState) -> list[ComponentStatus]:
+    """Each server node of an HA stack with its role now (also written back to stack.json)."""
+    from services.stack.ha_servers import refresh_roles
+
+    refresh_roles(state)
+    state.save()
+    return [
+        ComponentStatus(
+            name=record.name,
+            healthy=record.role not in (None, "down"),
+            detail=f"port {record.port}, data {record.data_dir}",
+            pid=record.pid,
+            role=record.role,
+        )
+        for record in state.processes
+        if record.is_server and record.role is not None
+    ]
+
+
 def stack_status(state: StackState) -> list[ComponentStatus]:
     components = [asyncio.run(_nats_status(state.nats_url)), _postgres_status(state.database_url)]
     pids = {p.name: p.pid for p in state.processes}
     for component in components:
         component.pid = pids.get(component.name)
-    return components + _service_status(state)
+    nodes = _node_status(state) if state.ha else []
+    return components + nodes + _service_status(state)

@@ -10,7 +10,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine
 
-from shared.db.session import plain_url
+from shared.db.dsn import sync_url
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
@@ -32,7 +32,7 @@ def head_revision() -> str | None:
 
 
 def current_revision(database_url: str) -> str | None:
-    engine = create_engine(plain_url(database_url).replace("postgresql://", "postgresql+psycopg://", 1))
+    engine = create_engine(sync_url(database_url))
     try:
         with engine.connect() as conn:
             return MigrationContext.configure(conn).get_current_revision()

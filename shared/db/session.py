@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from shared.db.dsn import async_url, plain_url, sync_url
 
-def async_url(url: str) -> str:
-    """Accept ``postgresql://`` (as pgserver prints it) and return the asyncpg flavour."""
-    for prefix in ("postgresql+asyncpg://", "postgresql+psycopg://", "postgresql://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql+asyncpg://" + url[len(prefix) :]
-    raise ValueError(f"DATABASE_URL must be a postgresql:// URL, got {url.split(':', 1)[0]}://…")
-
-
-def plain_url(url: str) -> str:
-    """``postgresql://`` form for libraries that use psycopg / libpq (LangGraph's checkpointer)."""
-    return "postgresql://" + async_url(url)[len("postgresql+asyncpg://") :]
+__all__ = ["async_url", "make_engine", "make_session_factory", "plain_url", "sync_url"]
 
 
 def make_engine(url: str, *, pool_size: int = 5) -> AsyncEngine:
+    """``pool_pre_ping``: a connection to a primary that has gone (failed over) is dropped and a new
+    one is opened, to whichever host ``target_session_attrs`` accepts now."""
     return create_async_engine(async_url(url), pool_size=pool_size, max_overflow=10, pool_pre_ping=True)
 
 

@@ -5,6 +5,8 @@
 - ``interest``: wait until the server has registered a connection's subscriptions;
 - ``acks``: ACK and TERM confirmed by the server;
 - ``pull``: the one JetStream pull loop (bind, fetch, pause on errors, stop cleanly);
+- ``election``: JetStream publishes and calls that ride out a stream leader election;
+- ``server_urls``: ``NATS_URL`` as a comma-separated list of servers;
 - ``streams``: the streams and durable consumers, declared once;
 - ``faststream_broker``: the request/reply brokers of the agent and the search-proxy (import it
   from its module: FastStream is heavy, and the CLI imports this package).
@@ -18,6 +20,7 @@ from shared.messaging.connection import (
     connection_options,
 )
 from shared.messaging.decoding import decode_or_terminate
+from shared.messaging.election import ELECTION_BUDGET_S, publish_once, through_election
 from shared.messaging.interest import subscriptions_registered
 from shared.messaging.pull import (
     FETCH_ERROR_PAUSE_S,
@@ -27,11 +30,14 @@ from shared.messaging.pull import (
     fetch_ready,
     give_back,
 )
+from shared.messaging.server_urls import InvalidNatsUrl, nats_servers
 
 __all__ = [
+    "ELECTION_BUDGET_S",
     "FETCH_ERROR_PAUSE_S",
     "ConnectionHealth",
     "ConsumerNotDeclared",
+    "InvalidNatsUrl",
     "NatsUnavailable",
     "PullLoop",
     "bind_durable",
@@ -40,6 +46,9 @@ __all__ = [
     "decode_or_terminate",
     "fetch_ready",
     "give_back",
+    "nats_servers",
+    "publish_once",
     "settle",
     "subscriptions_registered",
+    "through_election",
 ]

@@ -26,6 +26,8 @@ import nats.errors
 from nats.aio.client import Client as NatsClient
 from pydantic import BaseModel, Field
 
+from shared.messaging.server_urls import nats_servers
+
 log = logging.getLogger(__name__)
 
 RECONNECT_WAIT_S = 1.0
@@ -45,14 +47,27 @@ class ConnectionHealth(BaseModel):
     reconnects: int = 0
     failed_attempts: int = Field(default=0, description="Reconnect attempts that failed in this outage")
     last_error: str | None = None
+    server: str | None = Field(
+        default=None, description="The NATS server this connection uses now (or used last), host:port"
+    )
 
     def mark_now(self, connected: bool) -> None:
         if connected != self.connected:
             self.connected = connected
             self.since = datetime.now(UTC)
 
-    def mark_connected(self) -> None:
+    def mark_connected(self, nc: NatsClient | None = None) -> None:
         self.mark_now(True)
+        if nc is not None:
+            self.server = connected_server(nc)
+
+
+def connected_server(nc: NatsClient) -> str | None:
+    """``host:port`` of the server ``nc`` is connected to (of a cluster, the node it reached)."""
+    url = nc.connected_url
+    if url is None or url.hostname is None:
+        return None
+    return f"{url.hostname}:{url.port}" if url.port else url.hostname
 
 
 def connection_options(
@@ -91,8 +106,12 @@ def connection_options(
     async def on_reconnected() -> None:
         health.reconnects += 1
         health.failed_attempts = 0
-        health.mark_now(True)
-        log.info("nats reconnected", extra={"connection": name, "reconnects": health.reconnects})
+        nc = client()
+        health.mark_connected(nc)
+        log.info(
+            "nats reconnected",
+            extra={"connection": name, "reconnects": health.reconnects, "server": health.server},
+        )
 
     async def on_closed() -> None:
         health.mark_now(False)
@@ -119,17 +138,22 @@ async def connect_nats(
     health: ConnectionHealth | None = None,
     reconnect_wait_s: float = RECONNECT_WAIT_S,
 ) -> NatsClient:
-    """Connect under the policy, retrying the first connection until ``deadline_s``."""
+    """Connect under the policy, retrying the first connection until ``deadline_s``.
+
+    ``url`` is ``NATS_URL``: one server or several separated by commas (any one that answers will do,
+    and the client moves to another node of the cluster when its own goes away)."""
     state = health if health is not None else ConnectionHealth()
     nc = NatsClient()
     try:
         async with asyncio.timeout(deadline_s):  # nats-py retries the first connect forever too
-            await nc.connect(url, **connection_options(name, state, lambda: nc, reconnect_wait_s))
+            await nc.connect(
+                servers=nats_servers(url), **connection_options(name, state, lambda: nc, reconnect_wait_s)
+            )
     except (TimeoutError, OSError, nats.errors.Error) as exc:
         reason = state.last_error or str(exc) or "no server answered"
         raise NatsUnavailable(
             f"cannot connect to NATS at {url} within {deadline_s:g}s ({reason}); "
             "start the stack (yardstick stack up) or set NATS_URL"
         ) from exc
-    state.mark_connected()
+    state.mark_connected(nc)
     return nc

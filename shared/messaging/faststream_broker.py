@@ -20,6 +20,7 @@ from nats.aio.client import Client as NatsClient
 
 from shared.messaging.connection import RECONNECT_WAIT_S, ConnectionHealth, connection_options
 from shared.messaging.interest import subscriptions_registered
+from shared.messaging.server_urls import nats_servers
 
 
 def new_broker(
@@ -36,7 +37,7 @@ def new_broker(
         return broker.connection if broker is not None and broker.running else None
 
     broker = NatsBroker(
-        nats_url,
+        nats_servers(nats_url),
         logger=logging.getLogger(logger_name),
         log_level=logging.DEBUG,
         **connection_options(name, health, client, reconnect_wait_s),
@@ -49,4 +50,4 @@ async def start_serving(broker: NatsBroker, health: ConnectionHealth | None = No
     await broker.start()
     await subscriptions_registered(broker.connection)
     if health is not None:
-        health.mark_connected()
+        health.mark_connected(broker.connection)

@@ -2,12 +2,17 @@
 
 Services bind to these by name; the consumer configuration here is the single source of truth,
 so a subscriber's ``ConsumerConfig`` and the declared one never disagree.
+
+``replicas`` (``NATS_STREAM_REPLICAS``: 1 on one server, 3 on a cluster) is given to every stream,
+consumer and KV bucket; each management call rides out a leader election
+(:func:`~shared.messaging.election.through_election`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 
 import nats
 from nats.js import JetStreamContext
@@ -29,6 +34,8 @@ from shared.contracts.topology import (
     SAMPLER_SPANS_CONSUMER,
     Topology,
 )
+from shared.messaging.election import through_election
+from shared.messaging.server_urls import nats_servers
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +51,10 @@ THROTTLE_STATE_TTL_S = 3600.0
 """A target's pause and rate schedule are forgotten an hour after their last change."""
 
 
-def stream_configs(topology: Topology) -> list[StreamConfig]:
+def stream_configs(topology: Topology, replicas: int = 1) -> list[StreamConfig]:
     return [
         StreamConfig(
+            num_replicas=replicas,
             name=topology.eval_tasks_stream,
             subjects=[topology.eval_task],
             retention=RetentionPolicy.WORK_QUEUE,
@@ -54,6 +62,7 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
         StreamConfig(
+            num_replicas=replicas,
             name=topology.eval_results_stream,
             subjects=[topology.eval_result],
             retention=RetentionPolicy.WORK_QUEUE,
@@ -61,6 +70,7 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
         StreamConfig(
+            num_replicas=replicas,
             name=topology.traffic_stream,
             subjects=[topology.traffic_agent],
             retention=RetentionPolicy.LIMITS,
@@ -69,6 +79,7 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
         StreamConfig(
+            num_replicas=replicas,
             name=topology.traffic_spans_stream,
             subjects=[topology.traffic_spans],
             retention=RetentionPolicy.LIMITS,
@@ -77,6 +88,7 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
         StreamConfig(
+            num_replicas=replicas,
             name=topology.alerts_stream,
             subjects=[topology.alerts],
             retention=RetentionPolicy.LIMITS,
@@ -86,13 +98,14 @@ def stream_configs(topology: Topology) -> list[StreamConfig]:
     ]
 
 
-def target_throttle_bucket(topology: Topology) -> KeyValueConfig:
+def target_throttle_bucket(topology: Topology, replicas: int = 1) -> KeyValueConfig:
     """The KV bucket of ``services/evaluator/throttling/board.py``: one key per target identity."""
     return KeyValueConfig(
         bucket=topology.target_throttle_bucket,
         history=1,
         ttl=THROTTLE_STATE_TTL_S,
         storage=StorageType.MEMORY,
+        replicas=replicas,
     )
 
 
@@ -146,14 +159,17 @@ def sampler_spans_consumer() -> ConsumerConfig:
     )
 
 
-def consumer_configs(topology: Topology) -> dict[str, ConsumerConfig]:
-    """Stream name -> its durable consumer."""
-    return {
+def consumer_configs(topology: Topology, replicas: int = 1) -> dict[str, ConsumerConfig]:
+    """Stream name -> its durable consumer, with as many replicas as its stream."""
+    consumers = {
         topology.eval_tasks_stream: eval_workers_consumer(),
         topology.eval_results_stream: coordinator_results_consumer(),
         topology.traffic_stream: sampler_consumer(),
         topology.traffic_spans_stream: sampler_spans_consumer(),
     }
+    for consumer in consumers.values():
+        consumer.num_replicas = replicas
+    return consumers
 
 
 STORE_FAILED = 10049  # JetStream's "error creating store for stream": transient on a loaded server
@@ -177,22 +193,42 @@ async def _add_stream(js: JetStreamContext, config: StreamConfig) -> None:
             await asyncio.sleep(delay)
 
 
-async def declare(js: JetStreamContext, topology: Topology) -> None:
-    """Create (or update) every stream, durable consumer and KV bucket. Idempotent."""
-    for config in stream_configs(topology):
-        try:
-            await js.stream_info(config.name or "")
-            await js.update_stream(config)
-        except NotFoundError:
-            await _add_stream(js, config)
-    for stream, consumer in consumer_configs(topology).items():
-        await js.add_consumer(stream, consumer)
-    await js.create_key_value(target_throttle_bucket(topology))  # idempotent for an equal config
-
-
-async def declare_at(nats_url: str, topology: Topology) -> None:
-    nc = await nats.connect(nats_url, connect_timeout=5, max_reconnect_attempts=1)
+async def _declare_stream(js: JetStreamContext, config: StreamConfig) -> None:
     try:
-        await declare(nc.jetstream(), topology)
+        await js.stream_info(config.name or "")
+        await js.update_stream(config)
+    except NotFoundError:
+        await _add_stream(js, config)
+
+
+async def declare(js: JetStreamContext, topology: Topology, replicas: int = 1) -> None:
+    """Create (or update) every stream, durable consumer and KV bucket. Idempotent."""
+    for config in stream_configs(topology, replicas):
+        await through_election(partial(_stream_try, js, config), what=f"declare {config.name}")
+    for stream, consumer in consumer_configs(topology, replicas).items():
+        await through_election(partial(_consumer_try, js, stream, consumer), what=f"consumer on {stream}")
+    bucket = target_throttle_bucket(topology, replicas)
+    await through_election(partial(_bucket_try, js, bucket), what=f"bucket {bucket.bucket}")
+
+
+async def _stream_try(js: JetStreamContext, config: StreamConfig, _try_timeout_s: float) -> None:
+    await _declare_stream(js, config)
+
+
+async def _consumer_try(
+    js: JetStreamContext, stream: str, consumer: ConsumerConfig, try_timeout_s: float
+) -> None:
+    await js.add_consumer(stream, consumer, timeout=try_timeout_s)
+
+
+async def _bucket_try(js: JetStreamContext, bucket: KeyValueConfig, _try_timeout_s: float) -> None:
+    await js.create_key_value(bucket)  # idempotent for an equal config
+
+
+async def declare_at(nats_url: str, topology: Topology, replicas: int = 1) -> None:
+    """:func:`declare` over a connection of its own to ``nats_url`` (one URL or a comma-separated list)."""
+    nc = await nats.connect(servers=nats_servers(nats_url), connect_timeout=5, max_reconnect_attempts=1)
+    try:
+        await declare(nc.jetstream(), topology, replicas)
     finally:
         await nc.close()

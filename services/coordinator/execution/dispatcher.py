@@ -36,6 +36,7 @@ from shared.contracts.eval_messages import EvalResult, EvalTask, task_key
 from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
+from shared.messaging import publish_once
 from shared.metrics import TASKS_PUBLISHED
 
 log = logging.getLogger(__name__)
@@ -166,11 +167,12 @@ class Dispatcher:
         return len(taken) - sum(map(len, failed.values()))
 
     async def _publish(self, task: EvalTask) -> None:
-        ack = await self.js.publish(
+        ack = await publish_once(
+            self.js,
             self.topology.eval_task,
             task.model_dump_json().encode(),
+            msg_id=task.task_id,
             stream=self.topology.eval_tasks_stream,
-            headers={"Nats-Msg-Id": task.task_id},
         )
         TASKS_PUBLISHED.labels("duplicate" if ack.duplicate else "new").inc()
 

@@ -7,7 +7,7 @@ from sqlalchemy import create_engine, pool
 
 from shared.db import models  # noqa: F401  (registers the tables)
 from shared.db.base import Base
-from shared.db.session import plain_url
+from shared.db.dsn import sync_url
 
 config = context.config
 if not config.get_main_option("sqlalchemy.url"):
@@ -19,7 +19,7 @@ target_metadata = Base.metadata
 
 def _url() -> str:
     url = config.get_main_option("sqlalchemy.url") or ""
-    return plain_url(url).replace("postgresql://", "postgresql+psycopg://", 1)
+    return sync_url(url)
 
 
 def run_migrations_offline() -> None:

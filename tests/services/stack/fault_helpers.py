@@ -4,6 +4,7 @@ servers, and counting an experiment's items by outcome in PostgreSQL."""
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 import httpx
 import psycopg
 
-from services.stack.servers import free_port
+from services.stack.servers import free_port, port_is_free
 from shared.db.session import plain_url
 from tests.services.stack.test_launcher import _free_port_base
 
@@ -45,9 +46,29 @@ def own_stack_env(state_dir: Path) -> dict[str, str]:
     }
 
 
-def stack_up(env: dict[str, str]) -> None:
+def free_port_run(count: int) -> int:
+    """The first of ``count`` consecutive ports that are free right now (below the ephemeral range)."""
+    for _ in range(200):
+        first = random.randrange(33_000, 60_000)
+        if all(port_is_free(first + i) for i in range(count)):
+            return first
+    raise RuntimeError(f"no {count} consecutive free ports between 33000 and 60000")
+
+
+def ha_stack_env(state_dir: Path) -> dict[str, str]:
+    """The environment of a `yardstick stack up --ha` with its own cluster and PostgreSQL pair."""
+    return own_stack_env(state_dir) | {
+        "YARDSTICK_NATS_PORT": str(free_port_run(3)),
+        "YARDSTICK_NATS_CLUSTER_PORT": str(free_port_run(3)),
+        "YARDSTICK_PG_PORT": str(free_port_run(2)),
+    }
+
+
+def stack_up(env: dict[str, str], *options: str) -> None:
     """`yardstick stack up` in its own process, as on a command line."""
-    done = subprocess.run([YARDSTICK, "stack", "up"], env=env, capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [YARDSTICK, "stack", "up", *options], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -60,3 +81,13 @@ def item_outcomes(database_url: str, experiment_id: str) -> list[tuple[str, str,
             (experiment_id,),
         ).fetchall()
     return [(str(i), str(s), int(n)) for i, s, n in rows]
+
+
+def score_counts(database_url: str, experiment_id: str) -> dict[tuple[str, str], int]:
+    """(item, evaluator) -> score rows of an experiment: every score once is 1 everywhere."""
+    with psycopg.connect(plain_url(database_url)) as conn:
+        rows = conn.execute(
+            "SELECT item_id, name, count(*) FROM scores WHERE experiment_id = %s GROUP BY item_id, name",
+            (experiment_id,),
+        ).fetchall()
+    return {(str(i), str(n)): int(c) for i, n, c in rows}

@@ -70,3 +70,18 @@ async def test_an_outage_longer_than_nats_pys_reconnect_budget(tmp_path: Path) -
         await nc.close()
         server.terminate()
         server.wait(10)
+
+
+@pytest.mark.integration
+async def test_a_list_starts_while_its_first_server_is_down_and_health_names_the_one_in_use(
+    nats_url: str, unused_tcp_port: int
+) -> None:
+    """With one URL a service cannot start while that node is down; with a list any node will do."""
+    health = ConnectionHealth()
+    servers = f"nats://127.0.0.1:{unused_tcp_port},{nats_url}"
+    nc = await connect_nats(servers, name="list", deadline_s=10, health=health)
+    try:
+        assert nc.is_connected and health.connected
+        assert health.server == nats_url.removeprefix("nats://")
+    finally:
+        await nc.close()

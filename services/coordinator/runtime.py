@@ -10,6 +10,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from services.coordinator.execution.backfills import BackfillRunner
 from services.coordinator.execution.collector import Collector
 from services.coordinator.execution.dispatcher import Dispatcher
 from services.coordinator.execution.finalizer import Finalizer
@@ -31,6 +32,7 @@ class Runtime:
     dispatcher: Dispatcher
     collector: Collector
     finalizer: Finalizer
+    backfills: BackfillRunner
 
     def __init__(self, settings: CoordinatorSettings, registry: EvaluatorRegistry | None = None) -> None:
         self.settings = settings
@@ -68,6 +70,8 @@ class Runtime:
             asyncio.create_task(self.finalizer.run(), name="finalizer"),
         ]
         await self.finalizer.resume_interrupted()
+        self.backfills = BackfillRunner(self.sessions, self.registry)
+        await self.backfills.resume()
         self.ready = True
         log.info("coordinator started", extra={"namespace": self.topology.namespace})
 
@@ -82,6 +86,7 @@ class Runtime:
         self.dispatcher.stop()
         self.collector.stop()
         self.finalizer.stop()
+        await self.backfills.stop()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

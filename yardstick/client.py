@@ -54,6 +54,7 @@ from yardstick.models import TERMINAL_STATUSES, ExperimentList, ItemList
 from yardstick.resources import Keys, Online, Projects, Prompts
 from yardstick.review import Review
 from yardstick.tasks import TaskFunction
+from yardstick.traces import Traces
 from yardstick.transport import Transport, segment
 
 TargetLike = TargetSpec | TaskFunction | Mapping[str, Any]
@@ -110,6 +111,7 @@ class Client:
         self.prompts = Prompts(self._api)
         self.online = Online(self._api)
         self.keys = Keys(self._api)
+        self.traces = Traces(self._api)
 
     def __enter__(self) -> Client:
         return self

@@ -13,9 +13,11 @@ from services.cli import (
     prompts_cmd,
     review_cmd,
     stack_cmd,
+    traces_cmd,
     traffic_cmd,
 )
 from services.cli.audit_cmd import audit_command
+from services.cli.backfill_cmd import backfill_command
 from services.cli.calibrate_cmd import calibrate_command
 from services.cli.cancel_cmd import cancel_command
 from services.cli.compare_cmd import compare_command
@@ -58,10 +60,12 @@ app.add_typer(prompts_cmd.app, name="prompts")
 app.add_typer(keys_cmd.app, name="keys")
 app.add_typer(traffic_cmd.app, name="traffic")
 app.add_typer(online_cmd.app, name="online")
+app.add_typer(traces_cmd.app, name="traces")
 app.add_typer(review_cmd.app, name="review")
 datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
 app.command("run")(run_command)
 app.command("rescore")(rescore_command)
+online_cmd.app.command("backfill")(backfill_command)
 app.command("cancel")(cancel_command)
 app.command("compare")(compare_command)
 app.command("plan")(plan_command)

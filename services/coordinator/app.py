@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from services.coordinator.api import (
     audit,
+    backfills,
     calibration,
     comparisons,
     datasets,
@@ -70,6 +71,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(comparisons.router)
     app.include_router(plans.router)
     app.include_router(online.router)
+    app.include_router(backfills.router)
     app.include_router(traces.router)
     app.include_router(keys.router)
     app.include_router(projects.router)

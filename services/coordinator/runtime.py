@@ -10,6 +10,7 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from services.coordinator.execution.backfills import BackfillRunner
 from services.coordinator.execution.collector import Collector
 from services.coordinator.execution.dispatcher import Dispatcher
 from services.coordinator.execution.finalizer import Finalizer
@@ -34,6 +35,7 @@ class Runtime:
     collector: Collector
     finalizer: Finalizer
     pairwise_jobs: PairwiseJobs
+    backfills: BackfillRunner
 
     def __init__(self, settings: CoordinatorSettings, registry: EvaluatorRegistry | None = None) -> None:
         self.settings = settings
@@ -77,6 +79,8 @@ class Runtime:
         ]
         await self.finalizer.resume_interrupted()
         await self.pairwise_jobs.resume_interrupted()
+        self.backfills = BackfillRunner(self.sessions, self.registry)
+        await self.backfills.resume()
         self.ready = True
         log.info("coordinator started", extra={"namespace": self.topology.namespace})
 
@@ -92,6 +96,7 @@ class Runtime:
         self.collector.stop()
         self.finalizer.stop()
         await self.pairwise_jobs.stop()
+        await self.backfills.stop()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

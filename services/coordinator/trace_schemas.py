@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from shared.contracts.evaluation import EvaluatorSpec
 from shared.traces import TraceRecord
 
 
@@ -82,3 +83,44 @@ class AddTraceToDataset(BaseModel):
         max_length=200,
         description="Dataset to add the trace to (a generic one; created if missing)",
     )
+
+
+class BackfillCreate(BaseModel):
+    """``POST /traces/backfill``: score the stored traces of a time window with these evaluators."""
+
+    evaluators: list[EvaluatorSpec] = Field(
+        min_length=1, max_length=50, description="NAME + args, as elsewhere"
+    )
+    application: str | None = Field(
+        default=None, min_length=1, max_length=200, description="Only this application (service.name)"
+    )
+    since: str = Field(
+        min_length=1,
+        max_length=64,
+        description="Start of the window: a duration back from now (7d, 12h) or ISO 8601",
+    )
+    until: str | None = Field(
+        default=None, min_length=1, max_length=64, description="End of the window (same forms); default: now"
+    )
+
+
+class BackfillOut(BaseModel):
+    """A backfill job and its progress (``done`` of ``total`` traces)."""
+
+    id: str
+    status: Literal["running", "done", "failed"]
+    application: str | None
+    since: datetime
+    until: datetime
+    evaluators: list[EvaluatorSpec]
+    total: int = Field(description="Traces in the window when the job started")
+    done: int = Field(description="Traces gone through")
+    written: int = Field(description="Scores written (a trace had none of that name)")
+    kept: int = Field(description="Scores already present, left as they were")
+    not_measured: int = Field(description="Scores written without a value (see not_measured_reasons)")
+    not_measured_reasons: dict[str, str] = Field(
+        description="Per metric, the first reason it was not measured"
+    )
+    error: str | None = None
+    created_at: datetime
+    finished_at: datetime | None = None

@@ -17,9 +17,10 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Mapped, mapped_column
 
 from shared.contracts.span_messages import ResourceSpans
-from shared.db.base import Base, utcnow
+from shared.db.base import Base, new_uuid, utcnow
 from shared.db.models import ProjectOwned
 from shared.db.pydantic_json import PydanticJSON
+from shared.online.backfill_spec import BackfillSpec
 from shared.traces import TraceRecord
 
 
@@ -89,3 +90,24 @@ class TraceScore(ProjectOwned, Base):
     application: Mapped[str] = mapped_column(String(200))
     model: Mapped[str] = mapped_column(String(200))
     trace_at: Mapped[datetime]
+
+
+class TraceBackfill(ProjectOwned, Base):
+    """A job scoring the stored traces of a time window with evaluators (``POST /traces/backfill``):
+    what it was asked (``spec``), how far it got, what it wrote and what it kept."""
+
+    __tablename__ = "trace_backfills"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_uuid)
+    spec: Mapped[BackfillSpec] = mapped_column(PydanticJSON(BackfillSpec))
+    status: Mapped[str] = mapped_column(String(20), default="running", doc="running | done | failed")
+    total: Mapped[int] = mapped_column(Integer, default=0, doc="Traces in the window when it started")
+    done: Mapped[int] = mapped_column(Integer, default=0, doc="Traces gone through")
+    written: Mapped[int] = mapped_column(Integer, default=0, doc="Scores inserted")
+    kept: Mapped[int] = mapped_column(Integer, default=0, doc="Scores already present, left as they were")
+    not_measured: Mapped[int] = mapped_column(Integer, default=0, doc="Scores written without a value")
+    cursor: Mapped[int] = mapped_column(BigInteger, default=0, doc="Last trace row gone through")
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
@@ -25,3 +25,19 @@ def parse_duration(text: str) -> timedelta:
     if seconds > MAX_DURATION.total_seconds():
         raise InvalidDuration(f"duration {text!r} is longer than {MAX_DURATION.days} days: use a shorter one")
     return timedelta(seconds=seconds)
+
+
+def parse_moment(text: str, now: datetime) -> datetime:
+    """``7d`` / ``12h`` (that long before ``now``) or an ISO 8601 time (UTC when it names no zone)."""
+    try:
+        return now - parse_duration(text)
+    except InvalidDuration:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InvalidDuration(
+            f"invalid time {text!r}: use a duration back from now (7d, 12h, 30m) or an ISO 8601 time "
+            "(2026-11-20T08:00:00Z)"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

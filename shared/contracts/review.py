@@ -15,10 +15,10 @@ Pure data: no I/O.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 HUMAN_SOURCE = "human"
 HUMAN_METRIC_PREFIX = "human."
@@ -199,6 +199,12 @@ class TracesSource(BaseModel, frozen=True):
     )
     sample: int | None = Field(default=None, ge=1, le=MAX_QUEUE_ITEMS, description="A random sample of n")
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="The sample's seed (same seed, same traces)")
+
+    @field_validator("since", "until")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        """A time without a zone is UTC (the traces' start times are)."""
+        return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
     @model_validator(mode="after")
     def _consistent(self) -> TracesSource:

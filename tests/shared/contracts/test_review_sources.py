@@ -42,6 +42,8 @@ def test_a_traces_filter_must_make_sense() -> None:
     with pytest.raises(ValidationError, match="sample"):
         TracesSource(application="a", sample=MAX_QUEUE_ITEMS + 1)
     assert TracesSource(application="a", since=early, until=late, evaluator="x", below=1).below == 1
+    naive = TracesSource(application="a", since=datetime(2026, 1, 1), until=late)
+    assert naive.since == early  # a time without a zone is UTC, comparable with one that has it
 
 
 def test_a_queue_definition_round_trips_a_traces_source() -> None:

@@ -156,7 +156,7 @@ async def test_trace_labels_become_human_scores_calibration_and_a_dataset(coordi
         items = {i.id: i for i in await dataset_store.version_items(session, version.id)}
     assert version.status == "accepted"
     refund = items[f"trace:{trace_hex(1)}"]
-    assert refund.input["query"] == "Where is order 1?"
+    assert refund.input["query"] == "Where is order 1?" and refund.expected_output is not None
     assert refund.expected_output["human"] == {"correct": False, "correction": "Order 1 ships today."}
     assert refund.expected_output["tool_calls"] == ["refund"]  # the trace's own, as POST /traces/{id}/dataset
     assert refund.metadata["source"] == "review" and refund.metadata["review_queue"] == "bot"

@@ -151,7 +151,8 @@ async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
     await expect(page.locator("main")).to_contain_text("Where is order 0?")  # the trace's conversation
     await expect(page.locator("main")).to_contain_text("lookup_order")  # its tool call
     await page.wait_for_load_state("networkidle")
-    await page.keyboard.press("n")  # acceptable: fail; the note is optional, so it saves
+    await page.keyboard.press("n")  # acceptable: fail
+    await page.keyboard.press("Enter")  # the rubric has a text field: Enter saves
     await page.wait_for_url("**/ui/review/*/2")
     await view.visit(f"{api.url}/ui/traces/{trace_hex(0)}")
     human = page.locator("[data-human-score]")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from docs.gen.api_reference import api_page
 from docs.gen.cli_reference import CLI_DIR, cli_pages
 from docs.gen.evaluator_catalogue import EvaluatorEntry, evaluator_entries, evaluators_page
+from docs.gen.metrics_reference import metrics_page
 from docs.gen.settings_reference import settings_page
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "cli_pages",
     "evaluator_entries",
     "evaluators_page",
+    "metrics_page",
     "reference_pages",
     "settings_page",
 ]
@@ -31,4 +33,5 @@ def reference_pages() -> dict[str, str]:
         "reference/http-api.md": api_page(),
         "reference/evaluators.md": evaluators_page(),
         "reference/settings.md": settings_page(),
+        "reference/metrics.md": metrics_page(),
     }

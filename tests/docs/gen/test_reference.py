@@ -7,6 +7,7 @@ import typer
 
 from docs.gen import CLI_DIR, cli_pages, evaluator_entries, evaluators_page, reference_pages
 from services.cli.app import app
+from shared.metrics import yardstick_metrics
 from tests.evaluator_registry import REGISTRY
 
 pytestmark = pytest.mark.unit
@@ -59,3 +60,12 @@ def test_the_http_api_page_lists_every_route() -> None:
     page = reference_pages()["reference/http-api.md"]
     for route in ("`POST /experiments`", "`GET /experiments/{experiment_id}/items`", "`POST /comparisons`"):
         assert route in page
+
+
+def test_every_registered_metric_is_on_the_metrics_page_with_its_help() -> None:
+    page = reference_pages()["reference/metrics.md"]
+    docs = yardstick_metrics()
+    assert len(docs) >= 12
+    for doc in docs:
+        assert f"| `{doc.name}` | {doc.type} |" in page
+        assert " ".join(doc.help.split())[:60] in page

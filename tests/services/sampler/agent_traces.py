@@ -3,9 +3,10 @@ sampler on the spans: what the agent's online tests share."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
+import pytest
 from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -20,9 +21,17 @@ from shared.evaluators.loading import process_registry
 from shared.traces import AssemblyPolicy
 from tests.services.agent.app_client import running
 from tests.services.agent.conftest import offline_settings
+from tests.services.ingest.harness import Ingest, ingest_settings, serve_ingest
 
 Sessions = async_sessionmaker[AsyncSession]
 ITEMS = load_menu_items()
+
+
+@pytest.fixture
+def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Ingest]:
+    """The ingest service over HTTP on the test's NATS and Postgres (import it as a fixture)."""
+    with serve_ingest(ingest_settings(database_url, nats_url, topology)) as served:
+        yield served
 
 
 async def agent_conversations(

@@ -6,7 +6,6 @@ tokens, one trace per turn, the turns of a conversation sharing its id."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -16,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
-from tests.services.ingest.harness import SECRET, Ingest, ingest_settings, serve_ingest
+from tests.services.ingest.harness import SECRET, Ingest
 from tests.services.live_api import Api, api  # noqa: F401  (the coordinator over real HTTP)
-from tests.services.sampler.agent_traces import agent_conversations, tracing_sampler
+from tests.services.sampler.agent_traces import agent_conversations, ingest, tracing_sampler  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -28,15 +27,9 @@ CONVERSATIONS = 4
 EVALUATORS = {"no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation"}
 
 
-@pytest.fixture
-def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Ingest]:
-    with serve_ingest(ingest_settings(database_url, nats_url, topology)) as served:
-        yield served
-
-
 async def test_the_agents_turns_are_traces_sampled_scored_and_listed(
     api: Api,  # noqa: F811
-    ingest: Ingest,
+    ingest: Ingest,  # noqa: F811
     nats_client: NatsClient,
     topology: Topology,
     session_factory: Sessions,

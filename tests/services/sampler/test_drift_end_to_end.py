@@ -13,7 +13,6 @@ turn's root span start, taken with the same clock in this process).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -30,8 +29,8 @@ from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.db.models import DriftAlertRow
 from shared.db.trace_models import TraceScore
-from tests.services.ingest.harness import SECRET, Ingest, ingest_settings, serve_ingest
-from tests.services.sampler.agent_traces import agent_conversations, tracing_sampler
+from tests.services.ingest.harness import SECRET, Ingest
+from tests.services.sampler.agent_traces import agent_conversations, ingest, tracing_sampler  # noqa: F401
 from tests.services.sampler.consuming import set_rate
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
@@ -40,12 +39,6 @@ Sessions = async_sessionmaker[AsyncSession]
 CONVERSATIONS = 12  # per phase
 MARGIN = timedelta(milliseconds=1)
 APPLICATION = "drive-thru"
-
-
-@pytest.fixture
-def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Ingest]:
-    with serve_ingest(ingest_settings(database_url, nats_url, topology)) as served:
-        yield served
 
 
 @dataclass(frozen=True)
@@ -68,7 +61,7 @@ async def _traffic(
     topology: Topology,
     nats_client: NatsClient,
     sessions: Sessions,
-    ingest: Ingest,
+    ingest: Ingest,  # noqa: F811
     second: OfflineBehaviour,
 ) -> Phases:
     """Both phases through the real ingest and sampler (rate 1.0); returns once every turn's trace
@@ -117,7 +110,7 @@ async def test_a_silent_model_change_raises_a_drift_alert(
     topology: Topology,
     nats_client: NatsClient,
     session_factory: Sessions,
-    ingest: Ingest,
+    ingest: Ingest,  # noqa: F811
 ) -> None:
     drifted = OfflineBehaviour(simulate_silent_drift=True)
     phases = await _traffic(database_url, nats_url, topology, nats_client, session_factory, ingest, drifted)
@@ -159,7 +152,7 @@ async def test_an_unchanged_agent_raises_no_drift_alert(
     topology: Topology,
     nats_client: NatsClient,
     session_factory: Sessions,
-    ingest: Ingest,
+    ingest: Ingest,  # noqa: F811
 ) -> None:
     phases = await _traffic(
         database_url, nats_url, topology, nats_client, session_factory, ingest, OfflineBehaviour()

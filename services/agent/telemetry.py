@@ -4,8 +4,10 @@ service with an ingest key in ``OTEL_EXPORTER_OTLP_HEADERS``.
 
 The :class:`~opentelemetry.sdk.trace.export.BatchSpanProcessor` exports off the event loop, in its
 own thread; the exporter retries 429/502/503/504 (honouring ``Retry-After``), which is how the ingest
-service says it is overloaded. A turn never waits for its export: when the queue is full (the
-receiver away for long), the newest spans are dropped and the SDK logs it. Without an endpoint the
+service says it is overloaded or cannot reach NATS, for up to ``EXPORT_TIMEOUT_S`` per batch. A turn
+never waits for its export. Unlike the ``traffic.agent`` outbox this replaces, nothing is kept on
+disk: a batch still refused after that time, or spans beyond the queue's bound while it waits, are
+dropped (the SDK logs it). Without an endpoint the
 provider has no processor: spans are made and forgotten.
 """
 
@@ -27,7 +29,7 @@ log = logging.getLogger(__name__)
 
 TRACES_PATH = "/v1/traces"
 INSTRUMENTATION_NAME = "yardstick.drive_thru"
-EXPORT_TIMEOUT_S = 10.0
+EXPORT_TIMEOUT_S = 60.0  # how long one batch is retried (the ingest answering 503 while NATS is away)
 SHUTDOWN_FLUSH_MS = 10_000
 
 

@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.http_app import create_app as create_agent_app
 from services.cli.traffic_cmd import SimulationResult, load_menu_items, simulate
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.agent_messages import OfflineBehaviour
 from shared.contracts.topology import Topology
 from shared.evaluators.loading import process_registry
@@ -68,7 +68,7 @@ async def tracing_sampler(
 ) -> AsyncIterator[TraceHandler]:
     """The sampler's span consumer on the test's ``traffic.spans``; yields its handler
     (``wait_handled`` tells when the traces are settled)."""
-    handler = TraceHandler(sessions, TurnHandler(sessions, refresh_s=0.0), process_registry())
+    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
     consumer = SpanConsumer(
         nc, topology, handler, AssemblyPolicy(settle_s=0.3), fetch_timeout_s=0.2, tick_s=0.05
     )

@@ -97,3 +97,18 @@ async def test_finalize_after_confirmation_reads_the_reply_before_the_customers_
         metadata=evaluation_metadata(r),
     )
     assert result.value == score, result.comment
+
+
+@pytest.mark.parametrize(("item_id", "score"), [("egg-mcmuffin", 1.0), ("big-mac", 0.0)])
+async def test_no_hallucinated_items_reads_the_items_a_trace_asked_to_add(item_id: str, score: float) -> None:
+    add = ToolCall(name="add_item_to_order", arguments={"item_id": item_id, "quantity": 1}, result={})
+    r = record().model_copy(update={"tool_calls": [ToolCall(name="lookup_menu_item", arguments={}), add]})
+    (result,) = await run_item_evaluators(
+        process_registry(),
+        [EvaluatorSpec(name="no_hallucinated_items")],
+        input=evaluation_input(r),
+        output=evaluation_output(r),
+        expected_output=None,
+        metadata=evaluation_metadata(r),
+    )
+    assert result.value == score, result.comment

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from services.coordinator.schemas import (
@@ -20,6 +21,7 @@ from services.coordinator.schemas import (
     SampleOut,
     UpsertResult,
 )
+from services.coordinator.trace_schemas import TracePage
 from shared.contracts.prompts import PromptPush, PromptSummary, PromptVersionOut
 from shared.contracts.roles import Role
 from yardstick.transport import Transport, segment
@@ -81,8 +83,17 @@ class Online:
         """Drift alerts, newest first."""
         return self._api.get_list(DriftAlertOut, "/online/alerts", limit=limit)
 
+    def traces(
+        self, *, service: str | None = None, since: datetime | None = None, limit: int = 50
+    ) -> TracePage:
+        """Sampled traces (of ``service``, started at or after ``since``), newest first, with scores."""
+        return self._api.get(
+            TracePage, "/traces", service=service, since=since.isoformat() if since else None, limit=limit
+        )
+
     def samples(self, *, limit: int = 50) -> list[SampleOut]:
-        """The most recently sampled turns, newest first."""
+        """The most recently sampled turns of the old ``traffic.agent`` path (no new ones: the agent
+        reports traces now), newest first."""
         return self._api.get_list(SampleOut, "/online/samples", limit=limit)
 
     def promote(self, sample_id: int, dataset: str) -> UpsertResult:

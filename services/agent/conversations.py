@@ -1,17 +1,16 @@
 """Multi-turn conversations: one LangGraph thread per conversation, state in the checkpointer.
 
 A turn that fails (model error, timeout) is rolled back, so the conversation's messages and order
-are exactly as before the turn. Every completed turn is published as a :class:`TrafficTurn`.
+are exactly as before the turn. Every turn, failed or not, is reported as an OpenTelemetry trace
+(:mod:`services.agent.turn_spans`) through the process's :class:`AgentTelemetry`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, cast
 
 from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage
@@ -23,10 +22,11 @@ from services.agent.chat_models import ModelUnavailableError
 from services.agent.conversation_lock import ConversationLocks
 from services.agent.graph import AgentContext, DriveThruState, initial_state
 from services.agent.runtime import AgentRuntime
+from services.agent.telemetry import AgentTelemetry
 from services.agent.tools import TOOLS
-from services.agent.traffic import TrafficPublisher
 from services.agent.transcript import order_lines, reply_text, to_trajectory, tool_call_names
-from shared.contracts.agent_messages import OrderLine, TrafficTurn, TrajectoryMessage
+from services.agent.turn_spans import turn_trace
+from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 
 logger = logging.getLogger(__name__)
 
@@ -84,11 +84,11 @@ def _config(conversation_id: str, recursion_limit: int) -> RunnableConfig:
 
 class ConversationService:
     def __init__(
-        self, graph: Graph, runtime: AgentRuntime, publisher: TrafficPublisher, locks: ConversationLocks
+        self, graph: Graph, runtime: AgentRuntime, telemetry: AgentTelemetry, locks: ConversationLocks
     ) -> None:
         self._graph = graph
         self._runtime = runtime
-        self._publisher = publisher
+        self._telemetry = telemetry
         self._locks = locks
 
     def _cfg(self, conversation_id: str) -> RunnableConfig:
@@ -135,13 +135,40 @@ class ConversationService:
         context = AgentContext(model=chosen.model.bind_tools(TOOLS), prompt=prompt)
         previous: list[AnyMessage] = before.get("messages", [])
         turn_index = sum(isinstance(m, HumanMessage) for m in previous)
-        started = time.perf_counter()
+        telemetry = self._telemetry
+        with turn_trace(
+            telemetry.tracer, telemetry.service_name, conversation_id, turn_index, text, chosen.identity
+        ) as traced:
+            run_config = self._cfg(conversation_id)
+            run_config["callbacks"] = [traced.callbacks]
+            state = await self._run(conversation_id, text, context, run_config, before)
+            new_messages = state["messages"][len(previous) :]
+            result = TurnResult(
+                conversation_id=conversation_id,
+                turn_index=turn_index,
+                reply=reply_text(new_messages),
+                order=order_lines(state["current_order"]),
+                finalized=bool(state.get("finalized", False)),
+                tool_calls=tool_call_names(new_messages),
+                model=chosen.identity,
+                prompt_version=prompt.version,
+            )
+            traced.answered(result.reply, finalized=result.finalized, prompt_version=prompt.version)
+        return result
+
+    async def _run(
+        self,
+        conversation_id: str,
+        text: str,
+        context: AgentContext,
+        config: RunnableConfig,
+        before: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Run the graph for one turn; on failure roll the conversation back and raise a domain error."""
         try:
             state = await asyncio.wait_for(
                 self._graph.ainvoke(
-                    cast(DriveThruState, {"messages": [HumanMessage(content=text)]}),
-                    self._cfg(conversation_id),
-                    context=context,
+                    cast(DriveThruState, {"messages": [HumanMessage(content=text)]}), config, context=context
                 ),
                 timeout=self._runtime.settings.turn_timeout_s,
             )
@@ -155,20 +182,7 @@ class ConversationService:
             logger.exception("chat turn failed", extra={"conversation_id": conversation_id})
             reason = f"{type(exc).__name__}: {exc}"
             raise AgentTurnFailedError(f"the agent's model failed ({reason}); try again") from exc
-        latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        new_messages = state["messages"][len(previous) :]
-        result = TurnResult(
-            conversation_id=conversation_id,
-            turn_index=turn_index,
-            reply=reply_text(new_messages),
-            order=order_lines(state["current_order"]),
-            finalized=bool(state.get("finalized", False)),
-            tool_calls=tool_call_names(new_messages),
-            model=chosen.identity,
-            prompt_version=prompt.version,
-        )
-        await self._publish(result, text, to_trajectory(new_messages), latency_ms)
-        return result
+        return dict(state)
 
     async def _roll_back(self, conversation_id: str, before: dict[str, Any]) -> None:
         """Remove the failed turn's messages and restore the order, as one new checkpoint."""
@@ -187,26 +201,3 @@ class ConversationService:
             "finalized": bool(before.get("finalized", False)),
         }
         await self._graph.aupdate_state(self._cfg(conversation_id), update, as_node="update_order")
-
-    async def _publish(
-        self, result: TurnResult, utterance: str, trajectory: list[TrajectoryMessage], latency_ms: float
-    ) -> None:
-        turn = TrafficTurn(
-            conversation_id=result.conversation_id,
-            turn_index=result.turn_index,
-            project=self._runtime.settings.project,
-            utterance=utterance,
-            response=result.reply,
-            tool_calls=result.tool_calls,
-            trajectory=trajectory,
-            order_items=result.order,
-            finalized=result.finalized,
-            model=result.model,
-            prompt_version=result.prompt_version,
-            latency_ms=latency_ms,
-            timestamp=datetime.now(UTC),
-        )
-        try:
-            await self._publisher.publish(turn)
-        except Exception:  # the turn is saved; losing its traffic copy must not fail the customer
-            logger.exception("publishing traffic turn failed", extra={"msg_id": turn.msg_id})

@@ -1,5 +1,5 @@
 """The agent's process: the FastAPI chat API whose lifespan starts the NATS broker (``agent.invoke``
-endpoint, traffic publisher) and the Postgres checkpointer."""
+endpoint), the Postgres checkpointer and the OpenTelemetry exporter of the chat turns' traces."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Response, status
+from opentelemetry.sdk.trace.export import SpanExporter
 
 from services.agent.chat_api import install_error_handlers, router
 from services.agent.chat_models import ModelFactory
@@ -19,9 +20,8 @@ from services.agent.graph import compile_graph
 from services.agent.invoke_endpoint import register_conversation_handler, register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
-from services.agent.traffic import JetStreamTrafficPublisher
-from services.agent.traffic_outbox import OutboxTrafficPublisher
-from shared.db.session import make_engine, make_session_factory
+from services.agent.telemetry import AgentTelemetry
+from shared.db import make_engine
 from shared.http.input_guard import InputGuard
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
@@ -30,7 +30,10 @@ from shared.metrics import metrics_router, nats_probe, postgres_probe
 log = logging.getLogger(__name__)
 
 
-def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> FastAPI:
+def create_app(
+    settings: AgentSettings, models: ModelFactory | None = None, span_exporter: SpanExporter | None = None
+) -> FastAPI:
+    """``span_exporter`` replaces the OTLP exporter the settings name (tests keep spans in memory)."""
     runtime = AgentRuntime.from_settings(settings, models)
     nats_health = ConnectionHealth()
     broker = new_broker(
@@ -48,24 +51,19 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
             conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
         ):
             await start_serving(broker, nats_health)
-            engine = app.state.engine = make_engine(settings.database_url, pool_size=2)
-            publisher = OutboxTrafficPublisher(
-                JetStreamTrafficPublisher(broker, settings.topology),
-                make_session_factory(engine),
-                nats_health,
-            )
-            publisher.start()
+            engine = app.state.engine = make_engine(settings.database_url, pool_size=1)  # /metrics probe
+            telemetry = AgentTelemetry.from_settings(settings, span_exporter)
             try:
                 graph = compile_graph(saver)
-                app.state.conversations = ConversationService(graph, runtime, publisher, locks)
+                app.state.conversations = ConversationService(graph, runtime, telemetry, locks)
                 yield
             finally:
                 app.state.conversations = None
                 app.state.engine = None
-                await publisher.aclose()
+                await telemetry.aclose()  # the last turns' traces are exported before the process ends
                 try:
                     await broker.stop()
-                except Exception as exc:  # NATS away at shutdown: nothing left to flush (the outbox holds it)
+                except Exception as exc:  # NATS away at shutdown: nothing is left to flush there
                     log.warning("closing the NATS connection failed: %s", exc)
                 await engine.dispose()
 

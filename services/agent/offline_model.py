@@ -27,6 +27,24 @@ from services.agent.tools import ADD_ITEM_TO_ORDER, FINALIZE_ORDER, GET_CURRENT_
 from services.agent.utterance import Intent, ItemRequest, parse_utterance
 from shared.contracts.agent_messages import OfflineBehaviour
 
+_PIECE = re.compile(r"\w+|[^\w\s]")
+
+
+def _pieces(message: BaseMessage) -> int:
+    text = message.content if isinstance(message.content, str) else json.dumps(message.content)
+    calls = json.dumps(message.tool_calls) if isinstance(message, AIMessage) and message.tool_calls else ""
+    return len(_PIECE.findall(text)) + len(_PIECE.findall(calls))
+
+
+def with_usage(messages: Sequence[BaseMessage], reply: AIMessage) -> AIMessage:
+    """``reply`` reporting token usage like a provider does; the offline model counts words and
+    punctuation marks (a stand-in, not a real tokenizer), so its traces carry usage too."""
+    prompt = sum(_pieces(m) for m in messages)
+    completion = _pieces(reply)
+    usage = {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}
+    return reply.model_copy(update={"usage_metadata": usage})
+
+
 _MENU_LINE = re.compile(r"^- (.+?) \[[a-z-]+\] \(default size: [a-z]+\)\s*$", re.MULTILINE)
 
 
@@ -63,7 +81,8 @@ class OfflineDriveThruModel(BaseChatModel):
     ) -> ChatResult:
         if self.behaviour.simulated_latency_ms:  # BENCHMARK ONLY
             time.sleep(self.behaviour.simulated_latency_ms / 1000)
-        return ChatResult(generations=[ChatGeneration(message=self.next_message(messages))])
+        reply = with_usage(messages, self.next_message(messages))
+        return ChatResult(generations=[ChatGeneration(message=reply)])
 
     async def _agenerate(
         self,
@@ -74,7 +93,8 @@ class OfflineDriveThruModel(BaseChatModel):
     ) -> ChatResult:
         if self.behaviour.simulated_latency_ms:  # BENCHMARK ONLY: stands in for network time
             await asyncio.sleep(self.behaviour.simulated_latency_ms / 1000)
-        return ChatResult(generations=[ChatGeneration(message=self.next_message(messages))])
+        reply = with_usage(messages, self.next_message(messages))
+        return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def next_message(self, messages: list[BaseMessage]) -> AIMessage:
         humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]

@@ -55,3 +55,21 @@ class AgentSettings(CommonSettings):
         default=32, ge=1, description="Chat turns served at once (each holds a Postgres connection)"
     )
     recursion_limit: int = Field(default=25, ge=5, description="Graph steps allowed per turn")
+    otel_service_name: str = Field(
+        default="drive-thru",
+        min_length=1,
+        max_length=200,
+        validation_alias="OTEL_SERVICE_NAME",
+        description="The application the chat turns' traces belong to (their resource service.name)",
+    )
+    otlp_endpoint: str | None = Field(
+        default=None,
+        validation_alias="OTEL_EXPORTER_OTLP_ENDPOINT",
+        description="OTLP/HTTP base URL the chat turns' traces go to (``/v1/traces`` is appended), e.g. "
+        "Yardstick's ingest service; unset: no traces are exported",
+    )
+    otlp_headers: SecretStr | None = Field(
+        default=None,
+        validation_alias="OTEL_EXPORTER_OTLP_HEADERS",
+        description="Headers of the exports, ``Authorization=Bearer%20<ingest key>`` (W3C baggage form)",
+    )

@@ -1,5 +1,7 @@
-"""The demo's production-traffic part: simulated conversations sampled and scored online, then a
-simulated silent model change that the drift check catches."""
+"""The demo's production-traffic part: simulated conversations with the drive-thru agent, which
+reports each turn as an OpenTelemetry trace to the ingest service (application ``drive-thru``); the
+sampler samples and scores the traces, then a simulated silent model change is caught by its drift
+check."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ SAMPLER_WAIT_S = 60.0
 ALERT_WAIT_S = 45.0
 DRIFTED_AGENT_ENV = {"CHAT_OFFLINE": json.dumps({"simulate_silent_drift": True})}
 DRIFTED_EVALUATOR = "finalize_after_confirmation"
+APPLICATION = "drive-thru"  # the agent's OTEL_SERVICE_NAME
+MAX_TRACES = 500
 # What the demo's own stack runs the sampler with: a 30 s drift window checked every 3 s, so the
 # demo sees its alert in seconds and a rerun is not compared with the last run's traffic (the
 # defaults are a one-hour window checked every 30 s).
@@ -52,6 +56,7 @@ def _until(deadline_s: float, check: Callable[[], T]) -> T:
 
 
 def _traffic(client: Client, agent_url: str, seed: int, err: Console) -> SimulationResult:
+    since = datetime.now(UTC)
     result = simulate_with_progress(agent_url, CONVERSATIONS, seed, 30.0, err)
     if result.errors:
         err.print(f"[yellow]{result.errors} conversations failed:[/yellow] {result.error_messages}")
@@ -59,18 +64,20 @@ def _traffic(client: Client, agent_url: str, seed: int, err: Console) -> Simulat
     expected = sum(sampled.values())
 
     def stored() -> int:
-        return sum(1 for row in client.online.samples(limit=1000) if row.conversation_id in sampled)
+        page = client.online.traces(service=APPLICATION, since=since, limit=MAX_TRACES)
+        return sum(1 for trace in page.items if trace.conversation_id in sampled and trace.scores)
 
-    with err.status(f"waiting for the sampler to score {expected} sampled turns…"):
+    with err.status(f"waiting for the {expected} sampled turns' traces to be scored…"):
         done = _until(SAMPLER_WAIT_S, lambda: stored() >= expected)
     if not done:
         raise OnlineDemoError(
-            f"the sampler stored {stored()} of {expected} sampled turns within {SAMPLER_WAIT_S:.0f}s:"
-            " see .yardstick/logs/sampler.log"
+            f"the sampler stored {stored()} of {expected} sampled turns' traces within {SAMPLER_WAIT_S:.0f}s:"
+            " see .yardstick/logs/agent.log, ingest.log and sampler.log"
         )
     err.print(
-        f"{result.turns_sent} turns in {len(result.turns_by_conversation)} conversations; "
-        f"sampled at rate {RATE}: {len(sampled)} conversations, {expected} turns, all scored"
+        f"{result.turns_sent} turns in {len(result.turns_by_conversation)} conversations, each an"
+        f" OpenTelemetry trace of application {APPLICATION}; sampled at rate {RATE}:"
+        f" {len(sampled)} conversations, {expected} traces, all scored"
     )
     return result
 
@@ -85,7 +92,7 @@ def _drift_alert(client: Client, since: datetime) -> list[DriftAlertOut]:
     return [
         row
         for row in client.online.alerts(limit=20)
-        if row.evaluator == DRIFTED_EVALUATOR and row.created_at >= since
+        if row.evaluator == DRIFTED_EVALUATOR and row.application == APPLICATION and row.created_at >= since
     ]
 
 
@@ -128,7 +135,7 @@ def online_demo(client: Client, agent_url: str, out: Console, err: Console, own_
     _metrics(client, out, section_start)
     if not alerts:
         raise OnlineDemoError(
-            f"no drift alert on {DRIFTED_EVALUATOR} within {ALERT_WAIT_S:.0f}s:"
+            f"no drift alert on {DRIFTED_EVALUATOR} of {APPLICATION} within {ALERT_WAIT_S:.0f}s:"
             " see .yardstick/logs/sampler.log"
         )
     out.print(alerts_table(alerts))

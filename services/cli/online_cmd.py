@@ -128,13 +128,20 @@ def metrics_table(data: OnlineMetrics, window: str, bucket: str) -> Table:
     """A ``GET /online/metrics`` answer as a table: one row per evaluator, model and prompt version."""
     table = Table(title=f"Online metrics, last {window} ({bucket} buckets)", box=box.SIMPLE_HEAD)
     table.add_column("evaluator", no_wrap=True)
-    for column in ("model@prompt", "n", "mean", "95% CI", "trend"):
+    for column in ("source", "n", "mean", "95% CI", "trend"):
         table.add_column(column)
     for s in data.series:
         ci = f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]"
         trend = " ".join(f"{b.mean:.2f}" for b in s.buckets[-12:])
-        table.add_row(s.evaluator, f"{s.model}@{s.prompt_version}", str(s.n), _fmt(s.mean), ci, trend)
+        source = series_source(s.model, s.prompt_version, s.application)
+        table.add_row(s.evaluator, source, str(s.n), _fmt(s.mean), ci, trend)
     return table
+
+
+def series_source(model: str, prompt_version: str, application: str | None) -> str:
+    """Where a series' scores come from: ``application: model`` for traces, ``model@prompt`` for the
+    agent's turns of the old ``traffic.agent`` path."""
+    return f"{application}: {model}" if application else f"{model}@{prompt_version}"
 
 
 @app.command()
@@ -151,14 +158,14 @@ def alerts(limit: int = typer.Option(20, help="Most recent alerts to show")) -> 
 def alerts_table(rows: Sequence[DriftAlertOut]) -> Table:
     """``GET /online/alerts`` rows as a table, newest first."""
     table = Table(title="Drift alerts", box=box.SIMPLE_HEAD)
-    for column in ("created (UTC)", "evaluator", "model@prompt", "vs", "ref", "now", "Δ", "p"):
+    for column in ("created (UTC)", "evaluator", "source", "vs", "ref", "now", "Δ", "p"):
         table.add_column(column, no_wrap=column == "evaluator")
     for a in rows:
         d = a.detail
         table.add_row(
             a.created_at.strftime("%H:%M:%S"),
             a.evaluator,
-            f"{a.model}@{a.prompt_version}",
+            series_source(a.model, a.prompt_version, a.application),
             a.reference,
             _fmt(d.get("reference_mean")),
             _fmt(d.get("window_mean")),
@@ -169,8 +176,37 @@ def alerts_table(rows: Sequence[DriftAlertOut]) -> Table:
 
 
 @app.command()
+def traces(
+    service: str | None = typer.Option(None, help="Only this application (service.name), e.g. drive-thru"),
+    limit: int = typer.Option(20, min=1, max=500, help="Most recent sampled traces to show"),
+) -> None:
+    """Recently sampled traces with their online scores (the drive-thru agent's are ``drive-thru``)."""
+    client = _client()
+    try:
+        page = client.online.traces(service=service, limit=limit)
+    except ApiError as exc:
+        raise fail(exc) from exc
+    table = Table(title=f"Sampled traces ({page.total} in all)", box=box.SIMPLE_HEAD)
+    for column in ("started (UTC)", "application", "conversation", "model", "tools", "tokens", "scores"):
+        table.add_column(column)
+    for t in page.items:
+        scores = " ".join(f"{name}={_fmt(value)}" for name, value in sorted(t.scores.items()))
+        table.add_row(
+            t.started_at.strftime("%H:%M:%S"),
+            t.application,
+            (t.conversation_id or "—")[:12],
+            t.model or "—",
+            ",".join(t.tool_names),
+            str(t.total_tokens) if t.total_tokens is not None else "—",
+            scores,
+        )
+    out.print(table)
+
+
+@app.command()
 def samples(limit: int = typer.Option(20, help="Most recent sampled turns to show")) -> None:
-    """Recently sampled turns (ids to promote)."""
+    """Recently sampled turns of the old ``traffic.agent`` path (ids to promote; the agent now reports
+    traces: `yardstick online traces`)."""
     client = _client()
     try:
         rows = client.online.samples(limit=limit)

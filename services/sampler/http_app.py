@@ -1,5 +1,5 @@
-"""The sampler process: FastAPI app whose lifespan runs the consumers of the agent's turns and of
-OpenTelemetry spans, the drift monitor and the retention sweep."""
+"""The sampler process: FastAPI app whose lifespan runs the consumer of OpenTelemetry spans (every
+application's traces, the drive-thru agent's included), the drift monitor and the retention sweep."""
 
 from __future__ import annotations
 
@@ -11,13 +11,12 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from services.sampler.consumer import SamplerConsumer
 from services.sampler.drift_monitor import DriftMonitor
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.retention import RetentionSweep
 from services.sampler.settings import SamplerSettings
 from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.turn_handler import TurnHandler
 from shared.db import make_engine, make_session_factory
 from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
@@ -27,9 +26,8 @@ from shared.metrics import metrics_router, nats_probe, postgres_probe
 
 
 def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:
-    """The sampler's app; ``registry`` scores the sampled turns (this process's when None)."""
+    """The sampler's app; ``registry`` scores the sampled traces (this process's when None)."""
     registry = registry or process_registry()
-    state: dict[str, SamplerConsumer] = {}
     spans_state: dict[str, SpanConsumer] = {}
     nats_health = ConnectionHealth()
     engines: dict[str, AsyncEngine] = {}
@@ -44,18 +42,11 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             health=nats_health,
             reconnect_wait_s=settings.nats_reconnect_wait_s,
         )
-        handler = TurnHandler(sessions, refresh_s=settings.sampler_config_refresh_s, registry=registry)
-        consumer = SamplerConsumer(
-            nc,
-            settings.topology,
-            handler,
-            batch=settings.sampler_fetch_batch,
-            fetch_timeout_s=settings.sampler_fetch_timeout_s,
-        )
+        configs = ProjectConfigs(sessions, refresh_s=settings.sampler_config_refresh_s)
         spans = SpanConsumer(
             nc,
             settings.topology,
-            TraceHandler(sessions, handler, registry),
+            TraceHandler(sessions, configs, registry),
             settings.assembly_policy(),
             batch=settings.sampler_fetch_batch,
             fetch_timeout_s=settings.sampler_fetch_timeout_s,
@@ -76,18 +67,15 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             window=timedelta(seconds=settings.sampler_drift_window_s),
         )
         try:
-            await consumer.start()
             await spans.start()
             monitor.start()
             retention.start()
-            state["consumer"] = consumer
             spans_state["spans"] = spans
             yield
         finally:
             await retention.stop()
             await monitor.stop()
             await spans.stop()
-            await consumer.stop()
             await nc.close()
             app.state.engine = None
             await engine.dispose()
@@ -100,26 +88,14 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
-        consumer = state.get("consumer")
         spans = spans_state.get("spans")
         pg = await postgres_health(engines["db"]) if "db" in engines else None
-        ok = (
-            consumer is not None
-            and consumer.running
-            and spans is not None
-            and spans.running
-            and nats_health.connected
-            and pg is not None
-            and pg.ok
-        )
-        outcomes = dict(consumer.handler.outcomes) if consumer else {}
+        ok = spans is not None and spans.running and nats_health.connected and pg is not None and pg.ok
         traces = dict(spans.handler.outcomes) if spans else {}
-        skipped = consumer.handler.capped if consumer else 0
         body = {
             "ok": ok,
             "service": "sampler",
-            "outcomes": outcomes,
-            "capped": skipped,
+            "capped": spans.handler.capped if spans else 0,
             "traces": traces,
             "spans_held": spans.held if spans else 0,
             "nats": nats_health.model_dump(mode="json"),

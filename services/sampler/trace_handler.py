@@ -16,10 +16,10 @@ from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.sampling import MinuteCap
 from services.sampler.trace_sampling import decide_trace
 from services.sampler.trace_store import TracePart, store_part, stored_trace
-from services.sampler.turn_handler import TurnHandler
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.metrics import SAMPLER_DECISIONS
 
@@ -27,12 +27,12 @@ log = logging.getLogger(__name__)
 
 
 class TraceHandler:
-    """Shares the turn handler's per-project config cache; keeps a cap per (project, application)."""
+    """Reads each project's config through ``configs``; keeps a cap per (project, application)."""
 
     def __init__(
         self,
         sessions: async_sessionmaker[AsyncSession],
-        configs: TurnHandler,
+        configs: ProjectConfigs,
         registry: EvaluatorRegistry,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:

@@ -1,29 +1,34 @@
-"""One traffic turn in: decide, and for a sampled turn store + score it in one transaction."""
+"""One traffic turn of the old ``traffic.agent`` path in: decide, and for a sampled turn store + score it
+in one transaction (``online_samples`` / ``online_scores``).
+
+No service runs this any more: the drive-thru agent reports its turns as OpenTelemetry traces, which
+the span consumer samples and scores. It stays while readers of ``online_samples`` remain (promotion
+of a sampled turn, the review queues' online-traffic source, the online page's sample list), whose
+tests seed turns with it."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
 import logging
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.previous_responses import PreviousResponses
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.sample_store import store_and_score
 from services.sampler.sampling import MinuteCap, decide
 from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.judge_verdicts import ProjectVerdicts
-from shared.db.models import Project
 from shared.db.project_scope import scope_to_project
 from shared.evaluators.judge_cache import judge_cache_in_use
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.metrics import SAMPLER_DECISIONS
-from shared.online.sampling_config import SamplingSettings, load_config
+from shared.online.sampling_config import SamplingSettings
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +51,8 @@ class TurnHandler:
     ) -> None:
         self._sessions = sessions
         self.registry = registry or process_registry()
-        self._refresh_s = refresh_s
         self._clock = clock
-        self._configs: dict[str, tuple[float, SamplingSettings | None]] = {}
+        self._configs = ProjectConfigs(sessions, refresh_s)
         self.caps: collections.defaultdict[str, MinuteCap] = collections.defaultdict(MinuteCap)
         self.previous = PreviousResponses()
         self.outcomes: collections.Counter[str] = collections.Counter()
@@ -56,18 +60,11 @@ class TurnHandler:
 
     async def config(self, project: str = DEFAULT_PROJECT) -> SamplingSettings | None:
         """``project``'s sampling config; None when there is no such project."""
-        now = time.monotonic()
-        cached = self._configs.get(project)
-        if cached is None or now - cached[0] >= self._refresh_s:
-            async with self._sessions() as session:
-                exists = await session.get(Project, project) is not None
-                config = await load_config(session, project) if exists else None
-            cached = self._configs[project] = (now, config)
-        return cached[1]
+        return await self._configs.config(project)
 
     def invalidate(self) -> None:
         """Force a re-read of every project's config on the next turn."""
-        self._configs.clear()
+        self._configs.invalidate()
 
     async def handle(self, turn: TrafficTurn) -> str:
         """``stored`` | ``duplicate`` | ``not_sampled`` | ``filtered`` | ``capped`` |

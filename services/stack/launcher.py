@@ -77,7 +77,17 @@ def service_env(state: StackState, spec: ServiceSpec, port: int, secret: str, in
         TARGET_ALLOWED_NETWORKS=state.target_allowed_networks,
         PYTHONUNBUFFERED="1",
     )
+    if spec.name == "agent" and state.otlp_url and state.agent_ingest_key:
+        env.update(agent_otlp_env(state.otlp_url, state.agent_ingest_key))
     return env
+
+
+def agent_otlp_env(otlp_url: str, ingest_key: str) -> dict[str, str]:
+    """The agent reports its chat turns as traces to this stack's ingest service, with its own key."""
+    return {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_url,
+        "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer%20{ingest_key}",
+    }
 
 
 def _wait_healthy(name: str, proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
@@ -183,7 +193,10 @@ def up(
         state.agent_url = f"http://127.0.0.1:{port_base() + 1}"
         state.api_url = f"http://127.0.0.1:{port_base()}"
         state.otlp_url = f"http://127.0.0.1:{service_port('ingest')}"
-        state.api_key = _cli_api_key(state.database_url, secret)
+        state.api_key = _stack_key(state.database_url, secret, "cli (local stack)", Role.OWNER)
+        state.agent_ingest_key = _stack_key(
+            state.database_url, secret, "drive-thru agent (local stack)", Role.INGEST
+        )
         state.save()
         # All at once, then each waited for: they depend only on NATS and Postgres, and their
         # start-up is mostly imports, which overlap on two cores.
@@ -249,10 +262,10 @@ def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:
         state.save()
 
 
-def _cli_api_key(database_url: str, secret: str) -> str:
+def _stack_key(database_url: str, secret: str, name: str, role: Role) -> str:
     from shared.db.api_keys import create_key_sync  # the coordinator owns keys
 
-    return create_key_sync(database_url, secret, name="cli (local stack)", role=Role.OWNER)
+    return create_key_sync(database_url, secret, name=name, role=role)
 
 
 def _stop(records: list[ProcessRecord], timeout: float = 15.0) -> None:

@@ -67,6 +67,9 @@ class StackState(BaseModel):
         default=None,
         description="The ingest service: OTEL_EXPORTER_OTLP_ENDPOINT of an instrumented app (+ /v1/traces)",
     )
+    agent_ingest_key: str | None = Field(
+        default=None, description="The drive-thru agent's ingest key: it reports its chat turns as traces"
+    )
     target_allowed_networks: str = Field(
         default=LOCAL_ALLOWED_NETWORKS, description="TARGET_ALLOWED_NETWORKS given to the services"
     )

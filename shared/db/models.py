@@ -404,8 +404,8 @@ class PromptLabel(ProjectOwned, Base):
 
 
 class TrafficOutbox(Base):
-    """Chat turns the agent could not publish yet (NATS away): kept here until they are, so neither an
-    outage nor the agent's death during one loses a turn. ``msg_id`` is the ``Nats-Msg-Id``."""
+    """Chat turns the agent could not publish to ``traffic.agent`` yet (NATS away). No longer written:
+    the agent reports its turns as OpenTelemetry traces; the table stays for the rows it may hold."""
 
     __tablename__ = "traffic_outbox"
 

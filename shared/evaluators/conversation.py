@@ -1,7 +1,8 @@
 """Reference-free checks of one live conversation turn (the sampler scores traffic with these).
 
-``input = {"customer_utterance": str, "previous_response": str | None}``; ``output`` is the turn
-(``tool_calls``, ``trajectory``, ``order_items``, ``response``, ``finalized``).
+``input = {"customer_utterance": str, "previous_response": str | None}`` (a trace's input names the
+utterance ``query``: :mod:`shared.online.trace_payload`); ``output`` is the turn (``tool_calls``,
+``trajectory``, ``order_items``, ``response``, ``finalized``).
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def finalize_after_confirmation(
     data = as_dict(input, "input")
     read_back, confirmed = readback_and_confirmation(
         str(data.get("previous_response") or ""),
-        str(data.get("customer_utterance") or ""),
+        str(data.get("customer_utterance") or data.get("query") or ""),
         readback_patterns=readback_patterns,
         confirm_patterns=confirm_patterns,
         reject_patterns=reject_patterns,

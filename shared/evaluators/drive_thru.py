@@ -113,12 +113,16 @@ def no_hallucinated_items(
     valid_item_ids: list[str] | None = None,
     **kwargs: Any,
 ) -> Evaluation:
-    """1.0 when every added item_id is on the menu, else 0.0 naming the strays."""
+    """1.0 when every added item_id is on the menu, else 0.0 naming the strays.
+
+    Reads ``output.order_items``; a trace has none, so there the items are those the model asked
+    ``add_item_to_order`` to add (its calls' ``item_id`` arguments, refused ones included)."""
     valid = frozenset(valid_item_ids) if valid_item_ids is not None else menu_item_ids(menu_path)
-    lines = [
-        as_dict(line, "order line")
-        for line in as_list(as_dict(output, "output").get("order_items"), "output.order_items")
-    ]
+    out = as_dict(output, "output")
+    if "order_items" in out:
+        lines = [as_dict(line, "order line") for line in as_list(out["order_items"], "output.order_items")]
+    else:
+        lines = _requested_items(out)
     strays = [str(line.get("item_id")) for line in lines if line.get("item_id") not in valid]
     name = "no_hallucinated_items"
     if strays:
@@ -126,3 +130,15 @@ def no_hallucinated_items(
             name=name, value=0.0, comment=f"Not on the menu: {strays}", metadata={"hallucinated": strays}
         )
     return Evaluation(name=name, value=1.0, comment=f"All {len(lines)} added item(s) are on the menu")
+
+
+def _requested_items(output: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``add_item_to_order`` calls of a trace's ``tool_calls``, as lines with their ``item_id``."""
+    calls = [as_dict(call, "tool call") for call in as_list(output.get("tool_calls"), "output.tool_calls")]
+    return [
+        {"item_id": arguments.get("item_id")}
+        for call in calls
+        if call.get("name") == "add_item_to_order"
+        for arguments in [call.get("arguments")]
+        if isinstance(arguments, dict) and "item_id" in arguments
+    ]

@@ -1,7 +1,9 @@
 """A :class:`~shared.traces.TraceRecord` in the shape evaluators and dataset items read.
 
-- ``input``: ``messages`` (the first model call's input, ``{role, content}``) and ``query`` (the
-  last user message's text, what the judges quote);
+- ``input``: ``messages`` (the first model call's input, ``{role, content}``), ``query`` (the
+  last user message's text, what the judges quote) and ``previous_response`` (the assistant's text
+  just before that user message, None in a conversation's first turn: what
+  ``finalize_after_confirmation`` reads);
 - ``output``: ``response`` (the last assistant text), ``messages`` (the output messages),
   ``tool_calls`` (``{name, arguments, result, error}`` in order: ``tool_called`` and
   ``tool_sequence`` read their names), ``trajectory`` (message dicts ``{type: human|ai|tool, content,
@@ -28,10 +30,13 @@ def _text(message: Message) -> dict[str, Any]:
 
 
 def evaluation_input(record: TraceRecord) -> dict[str, Any]:
-    users = [m.content for m in record.input_messages if m.role == "user" and m.content]
+    users = [i for i, m in enumerate(record.input_messages) if m.role == "user" and m.content]
+    before = record.input_messages[: users[-1]] if users else []
+    replies = [m.content for m in before if m.role == "assistant" and m.content]
     return {
         "messages": [_text(m) for m in record.input_messages],
-        "query": users[-1] if users else "",
+        "query": record.input_messages[users[-1]].content if users else "",
+        "previous_response": replies[-1] if replies else None,
     }
 
 

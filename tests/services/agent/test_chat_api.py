@@ -1,4 +1,5 @@
-"""The chat API against real PostgreSQL (checkpointer) and NATS (traffic stream)."""
+"""The chat API against real PostgreSQL (checkpointer) and NATS; its turns reported as OpenTelemetry
+traces (kept in memory here, read back through the trace mapping the sampler uses)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ import httpx
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 from nats.aio.client import Client as NatsClient
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from services.agent.chat_models import ModelFactory
 from services.agent.http_app import create_app
 from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
-from shared.contracts.agent_messages import TrafficTurn
 from shared.contracts.topology import Topology
+from shared.traces import TraceRecord
 from tests.services.agent.app_client import running
+from tests.services.agent.exported_traces import exported_records
 
 from .conftest import offline_settings
 
@@ -46,10 +49,9 @@ async def say(client: httpx.AsyncClient, conversation_id: str, text: str) -> dic
     return body
 
 
-async def test_conversation_survives_a_restart_and_every_turn_is_published(
-    settings: AgentSettings, nats_client: NatsClient, topology: Topology
-) -> None:
-    async with running(create_app(settings)) as client:
+async def test_conversation_survives_a_restart_and_every_turn_is_a_trace(settings: AgentSettings) -> None:
+    memory = InMemorySpanExporter()
+    async with running(create_app(settings, span_exporter=memory)) as client:
         assert (await client.get("/healthz")).status_code == 200
         created = await client.post("/conversations")
         assert created.status_code == 201
@@ -61,7 +63,8 @@ async def test_conversation_survives_a_restart_and_every_turn_is_published(
             ("coffee", 1),
         ]
 
-    async with running(create_app(settings)) as client:  # a new service instance, same database
+    restarted = InMemorySpanExporter()
+    async with running(create_app(settings, span_exporter=restarted)) as client:  # same database
         readback = await say(client, conversation_id, "that's all")
         assert readback["turn_index"] == 1
         assert readback["reply"].endswith("Is that correct?")
@@ -77,21 +80,43 @@ async def test_conversation_survives_a_restart_and_every_turn_is_published(
         again = await client.post(path, json={"text": "and a hash brown"})
         assert again.status_code == 409 and "finalized" in again.json()["detail"]
 
-    js = nats_client.jetstream()
-    info = await js.stream_info(topology.traffic_stream)
-    assert info.state.messages == 3
-    turns = []
-    for seq in range(1, 4):
-        raw = await js.get_msg(topology.traffic_stream, seq)
-        turn = TrafficTurn.model_validate_json(raw.data or b"")
-        assert (
-            raw.headers is not None and raw.headers["Nats-Msg-Id"] == f"default:{conversation_id}:{seq - 1}"
-        )
-        turns.append(turn)
-    assert [t.utterance for t in turns] == ["two egg mcmuffins and a large coffee", "that's all", "yes"]
-    assert turns[0].tool_calls == ["lookup_menu_item"] * 2 + ["add_item_to_order"] * 2
-    assert turns[2].finalized and turns[2].model == "offline:ask" and turns[2].prompt_version == "builtin"
-    assert [m.type for m in turns[1].trajectory] == ["human", "ai", "tool", "ai"]
+    records = exported_records(memory, restarted)
+    assert len(records) == 3  # the refused fourth turn never ran
+    assert {r.application for r in records} == {"drive-thru"}
+    assert {r.conversation_id for r in records} == {conversation_id}
+    first_turn, readback_turn, final_turn = records
+    assert _utterance(first_turn) == "two egg mcmuffins and a large coffee"
+    assert [c.name for c in first_turn.tool_calls] == ["lookup_menu_item"] * 2 + ["add_item_to_order"] * 2
+    add = first_turn.tool_calls[2]  # the tool's own span, its injected menu not among the arguments
+    assert add.span_id is not None and add.call_id is not None
+    assert add.arguments == {
+        "item_id": "egg-mcmuffin",
+        "item_name": "Egg McMuffin",
+        "category_name": "breakfast",
+        "quantity": 2,
+    }
+    assert isinstance(add.result, dict) and add.result["added"] is True
+    assert first_turn.usage.input_tokens and first_turn.usage.output_tokens
+    assert first_turn.input_messages[0].role == "system"
+    assert [k.kind for k in first_turn.roots[0].children] == [
+        "llm",
+        "tool",
+        "tool",
+        "llm",
+        "tool",
+        "tool",
+        "llm",
+    ]
+    assert readback_turn.output_messages[-1].content.endswith("Is that correct?")
+    # the customer's answer and the reply before it, for finalize_after_confirmation
+    assert [(m.role, m.content) for m in final_turn.input_messages if m.role == "user"][-1] == ("user", "yes")
+    assert [c.name for c in final_turn.tool_calls] == ["finalize_order"]
+    assert final_turn.model == "offline:ask" and final_turn.provider == "offline"
+    assert not any(r.errors for r in records)
+
+
+def _utterance(record: TraceRecord) -> str:
+    return [m.content for m in record.input_messages if m.role == "user"][-1]
 
 
 async def test_model_failure_is_502_and_leaves_the_conversation_unharmed(
@@ -105,7 +130,8 @@ async def test_model_failure_is_502_and_leaves_the_conversation_unharmed(
         mistral_api_key="test-key",
     )
     models = ModelFactory(settings, lambda config, s: SwitchableModel())
-    async with running(create_app(settings, models)) as client:
+    memory = InMemorySpanExporter()
+    async with running(create_app(settings, models, span_exporter=memory)) as client:
         conversation_id = (await client.post("/conversations")).json()["conversation_id"]
         await say(client, conversation_id, "an egg mcmuffin")
         before = (await client.get(f"/conversations/{conversation_id}")).json()
@@ -124,6 +150,14 @@ async def test_model_failure_is_502_and_leaves_the_conversation_unharmed(
             ("egg-mcmuffin", 1),
             ("hotcakes", 2),
         ]
+    ok, failed_turn, retried = exported_records(memory)  # the failed turn is reported too, as an error
+    assert not ok.errors and not retried.errors
+    failures = {e.span_name.split()[0]: (e.type, e.message) for e in failed_turn.errors}
+    assert failures["invoke_agent"] == (
+        "services.agent.conversations.AgentTurnFailedError",
+        "the agent's model failed (ValueError: model returned garbage); try again",
+    )
+    assert failures["chat"] == ("ValueError", "model returned garbage")
 
 
 async def test_input_errors_and_missing_model_key(

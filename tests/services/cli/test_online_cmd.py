@@ -9,6 +9,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import httpx
 import pytest
 import typer
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -20,6 +21,7 @@ from services.coordinator.store import datasets as dataset_store
 from services.sampler.turn_handler import TurnHandler
 from shared.db.models import DriftAlertRow
 from shared.online.sampling_config import DEFAULT_EVALUATORS
+from tests.services.coordinator.api.test_traces import store
 from tests.services.live_api import Api
 from tests.services.sampler.turns import make_turn
 
@@ -249,3 +251,24 @@ def table_rows(rendered: str) -> list[list[str]]:
         if len(cells) > 1 and cells[0].isdigit():
             rows.append(cells)
     return rows
+
+
+@pytest.mark.integration
+async def test_traces_lists_an_applications_sampled_traces_with_scores(
+    api: Api, session_factory: Sessions
+) -> None:
+    config = {"rate": 1.0, "evaluators": [{"name": "tool_called", "args": {"tool": "lookup_order"}}]}
+    assert run(api, "config", "--rate", "1").exit_code == 0
+    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as c:
+        assert (await c.put("/online/config", json=config)).status_code == 200
+    for n in range(2):
+        await store(session_factory, n, service="drive-thru")
+    await store(session_factory, 2, service="another-app")
+
+    listed = await run_async(api, "traces", "--service", "drive-thru")
+    assert listed.exit_code == 0, listed.output
+    assert "Sampled traces (2 in all)" in listed.stdout
+    rows = [line for line in listed.stdout.splitlines() if "gpt-test" in line]
+    assert len(rows) == 2 and all("drive-thru" in r and "tool_called=1.000" in r for r in rows), rows
+    bad = await run_async(api, "traces", "--limit", "0")
+    assert bad.exit_code == 2

@@ -10,20 +10,20 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.agent.http_app import create_app as create_agent_app
 from services.cli.traffic_cmd import (
     AgentNotFound,
     conversation_script,
     load_menu_items,
     resolve_agent_url,
-    simulate,
 )
 from services.stack.state import StackState
+from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
-from shared.db.models import OnlineSample, OnlineScore
-from tests.services.agent.app_client import running
-from tests.services.agent.conftest import offline_settings
-from tests.services.sampler.consuming import consuming, set_rate
+from shared.db.api_keys import create_key_sync
+from shared.db.trace_models import Trace, TraceScore
+from tests.services.ingest.harness import SECRET, Ingest
+from tests.services.sampler.agent_traces import agent_conversations, ingest, tracing_sampler  # noqa: F401
+from tests.services.sampler.consuming import set_rate
 
 ITEMS = load_menu_items()
 NAMES = {item["name"] for item in ITEMS}
@@ -72,23 +72,20 @@ async def test_simulated_traffic_flows_through_the_agent_into_online_scores(
     topology: Topology,
     nats_client: NatsClient,
     session_factory: async_sessionmaker[AsyncSession],
+    ingest: Ingest,  # noqa: F811
 ) -> None:
-    settings = offline_settings(
-        database_url=database_url, nats_url=nats_url, nats_namespace=topology.namespace
-    )
-    async with running(create_agent_app(settings)) as client:
-        result = await simulate(client, 4, seed=3, items=ITEMS)
-    assert result.errors == 0, result.error_messages
-    assert result.conversations == 4 and result.turns_sent >= 4 * 4
-
+    """The simulator's conversations, reported by the agent as traces, sampled and scored."""
     await set_rate(session_factory, 1.0)
-    async with consuming(nats_client, topology, session_factory) as handler:
-        await asyncio.wait_for(handler.wait_handled(result.turns_sent, "stored"), 30.0)
+    key = await asyncio.to_thread(create_key_sync, database_url, SECRET, "drive-thru agent", Role.INGEST)
+    async with tracing_sampler(nats_client, topology, session_factory) as handler:
+        result = await agent_conversations(database_url, nats_url, topology, ingest.url, key, 4, seed=3)
+        assert result.conversations == 4 and result.turns_sent >= 4 * 4
+        await asyncio.wait_for(handler.wait_handled(result.turns_sent, "stored"), 60.0)
     async with session_factory() as session:
-        samples = (await session.execute(select(OnlineSample))).scalars().all()
-        scores = (await session.execute(select(OnlineScore))).scalars().all()
-    assert len(samples) == result.turns_sent
-    assert len({s.conversation_id for s in samples}) == 4
+        traces = (await session.execute(select(Trace))).scalars().all()
+        scores = (await session.execute(select(TraceScore))).scalars().all()
+    assert len(traces) == result.turns_sent
+    assert len({t.conversation_id for t in traces}) == 4
     by_name: dict[str, list[float | None]] = {}
     for score in scores:
         by_name.setdefault(score.name, []).append(score.value)

@@ -18,9 +18,9 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.span_messages import SpanBatch
@@ -76,7 +76,7 @@ async def publish(nc: NatsClient, topology: Topology, batches: list[SpanBatch]) 
 
 @asynccontextmanager
 async def sampling(nc: NatsClient, topology: Topology, sessions: Sessions) -> AsyncIterator[SpanConsumer]:
-    handler = TraceHandler(sessions, TurnHandler(sessions, refresh_s=0.0), process_registry())
+    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
     consumer = SpanConsumer(
         nc, topology, handler, POLICY, batch=20, fetch_timeout_s=0.2, tick_s=0.05, ack_wait_s=ACK_WAIT_S
     )

@@ -7,9 +7,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
@@ -38,7 +38,7 @@ async def configure(sessions: Sessions, **app: object) -> None:
 
 
 def handler(sessions: Sessions) -> TraceHandler:
-    return TraceHandler(sessions, TurnHandler(sessions, refresh_s=0.0), process_registry())
+    return TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
 
 
 def part(n: int, span_indexes: list[int], completeness: Completeness, **kw: object) -> TracePart:

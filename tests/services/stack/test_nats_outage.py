@@ -1,8 +1,9 @@
 """A NATS outage longer than nats-py's own reconnect budget (60 attempts), against a real stack:
-every service says so on /healthz (503) and keeps trying; chat turns taken during the outage are kept
-(the agent's outbox); when nats-server is back on the same store every service reconnects by itself,
-the search-proxy answers on NATS again, every sampled turn is stored and scored exactly once, and an
-experiment completes with every item once."""
+every service says so on /healthz (503) and keeps trying; chat turns are still answered during the
+outage, their traces held by the agent's OpenTelemetry exporter, which retries while the ingest
+service answers 503; when nats-server is back on the same store every service reconnects by itself,
+the search-proxy answers on NATS again, every sampled turn's trace is stored and scored exactly once,
+and an experiment completes with every item once."""
 
 from __future__ import annotations
 
@@ -119,19 +120,20 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
         assert answered.error is None, answered
 
         def stored_turns() -> list[tuple[int, int, int]]:
-            """(turn, scores, distinct evaluators) per sampled turn of the conversation."""
+            """(turn, scores, distinct evaluators) per sampled trace of the conversation."""
             with psycopg.connect(plain_url(env.database_url)) as conn:
                 rows = conn.execute(
-                    "SELECT s.turn_index, count(*), count(DISTINCT sc.name) FROM online_samples s "
-                    "JOIN online_scores sc ON sc.sample_id = s.id WHERE s.conversation_id = %s "
-                    "GROUP BY s.id, s.turn_index ORDER BY s.turn_index",
+                    "SELECT t.record->'roots'->0->>'start_unix_nano', count(*), count(DISTINCT sc.name) "
+                    "FROM traces t JOIN trace_scores sc ON sc.trace_pk = t.id "
+                    "WHERE t.conversation_id = %s AND t.application = 'drive-thru' "
+                    "GROUP BY t.id ORDER BY t.started_at",
                     (conversation,),
                 ).fetchall()
-            return [(int(t), int(n), int(d)) for t, n, d in rows]
+            return [(n, int(c), int(d)) for n, (_, c, d) in enumerate(rows)]
 
         until(lambda: len(stored_turns()) == 2, what="both turns taken during the outage sampled and scored")
         turns = stored_turns()
-        assert [t for t, _, _ in turns] == [0, 1]  # each turn stored once
+        assert [t for t, _, _ in turns] == [0, 1]  # each turn's trace stored once
         assert all(n == d > 0 for _, n, d in turns), turns  # each evaluator scored it once
         items = [{"id": f"o-{i}", "input": {"customer_utterance": "two hash browns"}} for i in range(8)]
         client.post(

@@ -19,6 +19,7 @@ from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
 from shared.db.models import Dataset, DriftAlertRow, OnlineSample, OnlineScore
+from shared.db.trace_models import TraceScore
 from shared.online.durations import parse_duration
 from shared.online.metrics import online_metrics
 from shared.online.sampling_config import load_config
@@ -38,11 +39,11 @@ async def online_page(
 ) -> HTMLResponse:
     now = datetime.now(UTC)
     if window == "auto":
-        earliest = (
-            await session.execute(
-                select(func.min(OnlineScore.turn_at)).where(OnlineScore.turn_at >= now - AUTO_LOOKBACK)
-            )
-        ).scalar_one()
+        since = now - AUTO_LOOKBACK
+        turns = select(func.min(OnlineScore.turn_at)).where(OnlineScore.turn_at >= since)
+        traces = select(func.min(TraceScore.trace_at)).where(TraceScore.trace_at >= since)
+        found = [(await session.execute(q)).scalar_one() for q in (turns, traces)]
+        earliest = min((t for t in found if t is not None), default=None)
         span, bucket = auto_window(earliest, now)
     else:
         span, bucket = parse_duration(window), parse_duration(WINDOWS[window])

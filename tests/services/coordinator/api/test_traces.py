@@ -7,9 +7,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.store import datasets as dataset_store
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
-from services.sampler.turn_handler import TurnHandler
 from shared.db.models import Dataset, DatasetVersion
 from shared.evaluators.loading import process_registry
 from shared.traces import Completeness
@@ -32,7 +32,7 @@ CONFIG = {
 async def store(
     sessions: Sessions, n: int, *, project: str = "default", service: str = "support-bot", **kw: object
 ) -> None:
-    handler = TraceHandler(sessions, TurnHandler(sessions, refresh_s=0.0), process_registry())
+    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
     spans = trace_spans(n, **kw)  # type: ignore[arg-type]
     group = batch(spans, project=project, service=service).groups[0]
     part = TracePart(project, spans[0].trace_id, [(group, s) for s in spans], Completeness.ROOT_ENDED)

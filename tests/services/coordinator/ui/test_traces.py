@@ -24,9 +24,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from services.sampler.project_configs import ProjectConfigs
 from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
@@ -70,7 +70,7 @@ def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: Na
 
 @asynccontextmanager
 async def sampler(nc: NatsClient, topology: Topology, sessions: Sessions) -> AsyncIterator[TraceHandler]:
-    handler = TraceHandler(sessions, TurnHandler(sessions, refresh_s=0.0), process_registry())
+    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
     consumer = SpanConsumer(
         nc, topology, handler, AssemblyPolicy(settle_s=0.3), fetch_timeout_s=0.2, tick_s=0.05
     )

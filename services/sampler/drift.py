@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.sampler.drift_stats import welch_less_p, welch_less_p_samples
 from services.sampler.offline_reference import offline_reference
 from shared.contracts.experiment_events import DriftAlert
+from shared.contracts.review import HUMAN_METRIC_PREFIX
 from shared.db.models import DriftAlertRow, OnlineScore
 from shared.db.trace_models import TraceScore
 from shared.online.metrics import TRACE_PROMPT_VERSION
@@ -37,10 +38,16 @@ Key = tuple[str, str, str, str | None]  # evaluator, model, prompt version, appl
 
 async def _values(session: AsyncSession, start: datetime, end: datetime) -> dict[Key, list[float]]:
     turns = select(OnlineScore.name, OnlineScore.model, OnlineScore.prompt_version, OnlineScore.value).where(
-        OnlineScore.turn_at >= start, OnlineScore.turn_at < end, OnlineScore.value.is_not(None)
+        OnlineScore.turn_at >= start,
+        OnlineScore.turn_at < end,
+        OnlineScore.value.is_not(None),
+        ~OnlineScore.name.startswith(HUMAN_METRIC_PREFIX),  # reviewers' labels are not traffic
     )
     traces = select(TraceScore.name, TraceScore.model, TraceScore.application, TraceScore.value).where(
-        TraceScore.trace_at >= start, TraceScore.trace_at < end, TraceScore.value.is_not(None)
+        TraceScore.trace_at >= start,
+        TraceScore.trace_at < end,
+        TraceScore.value.is_not(None),
+        ~TraceScore.name.startswith(HUMAN_METRIC_PREFIX),
     )
     out: dict[Key, list[float]] = defaultdict(list)
     for name, model, prompt_version, value in (await session.execute(turns)).all():

@@ -154,9 +154,8 @@ def _trace_score(i: int) -> tuple[str, datetime, float]:
     return application, at, value
 
 
-async def test_trace_scores_drift_per_application_and_model(session_factory: Sessions) -> None:
-    """A drop in one application's trace scores alerts for that application; another application
-    with steady scores and the same model does not."""
+async def _trace_scores_with_a_drop(session_factory: Sessions, name: str | None = None) -> None:
+    """24 stored traces whose scores follow :func:`_trace_score` (renamed to ``name`` if given)."""
     await configure_traces(session_factory, rate=1.0)
     h = trace_handler(session_factory)
     for n in range(24):
@@ -165,12 +164,19 @@ async def test_trace_scores_drift_per_application_and_model(session_factory: Ses
         trace_pks = list((await session.execute(select(Trace.id).order_by(Trace.id))).scalars())
         for i, trace_pk in enumerate(trace_pks):
             application, at, value = _trace_score(i)
+            renamed = {"name": name} if name else {}
             await session.execute(
                 update(TraceScore)
                 .where(TraceScore.trace_pk == trace_pk)
-                .values(trace_at=at, value=value, application=application)
+                .values(trace_at=at, value=value, application=application, **renamed)
             )
         await session.commit()
+
+
+async def test_trace_scores_drift_per_application_and_model(session_factory: Sessions) -> None:
+    """A drop in one application's trace scores alerts for that application; another application
+    with steady scores and the same model does not."""
+    await _trace_scores_with_a_drop(session_factory)
     async with session_factory() as session:
         alerts = await check_drift(session, window=WINDOW, now=NOW)
         await session.commit()
@@ -180,3 +186,11 @@ async def test_trace_scores_drift_per_application_and_model(session_factory: Ses
     async with session_factory() as session:
         stored = (await session.execute(select(DriftAlertRow))).scalar_one()
     assert stored.application == "support-bot"
+
+
+async def test_human_labels_never_raise_drift_alerts(session_factory: Sessions) -> None:
+    """The same drop in reviewers' labels (``human.<field>`` scores) is no drift: drift watches the
+    evaluators; a review queue's labels measure the people's sample, not the traffic."""
+    await _trace_scores_with_a_drop(session_factory, name="human.correct")
+    async with session_factory() as session:
+        assert await check_drift(session, window=WINDOW, now=NOW) == []

@@ -31,7 +31,7 @@ def _state(url: str) -> tuple[bool, bool]:
 
 def test_0016_downgrades_and_upgrades(database_url: str) -> None:
     assert _state(database_url) == (True, True)
-    command.downgrade(alembic_config(database_url), "0014")
+    command.downgrade(alembic_config(database_url), "0015")
     assert _state(database_url) == (False, False)
     command.upgrade(alembic_config(database_url), "0016")
     assert _state(database_url) == (True, True)

@@ -3,7 +3,7 @@ comparison, its progress and status) and an index on judge_cache.created_at (exp
 found and pruned by age)
 
 Revision ID: 0016
-Revises: 0014
+Revises: 0015
 Create Date: 2026-11-26 14:40:00
 """
 
@@ -14,7 +14,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0016"
-down_revision: str | None = "0014"
+down_revision: str | None = "0015"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """trace_backfills: jobs scoring the stored traces of a time window with evaluators, their progress
 
 Revision ID: 0018
-Revises: 0014
+Revises: 0016
 Create Date: 2026-11-26 14:40:00
 """
 
@@ -12,7 +12,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0018"
-down_revision: str | None = "0014"
+down_revision: str | None = "0016"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

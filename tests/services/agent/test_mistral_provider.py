@@ -14,16 +14,11 @@ from services.agent.runtime import AgentRuntime
 from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse, ModelConfig
 from tests.llm_provider import BadDayProvider, Reply
 from tests.services.agent.conftest import offline_settings
+from tests.services.agent.test_openai_provider import ADD, LOOKUP
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 MISTRAL = ModelConfig(provider="mistral", name="bad-day-model")
-LOOKUP = Reply.tool_call("lookup_menu_item", {"item_name": "hash browns"}, "call00001")
-ADD = Reply.tool_call(
-    "add_item_to_order",
-    {"item_id": "hash-browns", "item_name": "Hash Browns", "category_name": "snacks-sides", "quantity": 2},
-    "call00002",
-)
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
 from services.agent.traffic import JetStreamTrafficPublisher
 from services.agent.traffic_outbox import OutboxTrafficPublisher
+from shared.db.health import postgres_health
 from shared.db.session import make_engine, make_session_factory
 from shared.http.input_guard import InputGuard
 from shared.messaging import ConnectionHealth
@@ -47,7 +48,7 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
             conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
         ):
             await start_serving(broker, nats_health)
-            engine = make_engine(settings.database_url, pool_size=2)
+            engine = app.state.engine = make_engine(settings.database_url, pool_size=2)
             publisher = OutboxTrafficPublisher(
                 JetStreamTrafficPublisher(broker, settings.topology),
                 make_session_factory(engine),
@@ -75,13 +76,18 @@ def create_app(settings: AgentSettings, models: ModelFactory | None = None) -> F
 
     @app.get("/healthz", tags=["health"])
     async def healthz(response: Response) -> dict[str, Any]:
-        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then)."""
+        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then);
+        PostgreSQL (conversations, the traffic outbox) is named as it is, not a reason for 503."""
         if app.state.conversations is None:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
             return {"status": "starting", "nats": nats_health.model_dump(mode="json")}
+        body = {
+            "nats": nats_health.model_dump(mode="json"),
+            "postgres": (await postgres_health(app.state.engine)).model_dump(mode="json"),
+        }
         if not nats_health.connected:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-            return {"status": "nats unreachable: reconnecting", "nats": nats_health.model_dump(mode="json")}
-        return {"status": "ok", "nats": nats_health.model_dump(mode="json")}
+            return {"status": "nats unreachable: reconnecting"} | body
+        return {"status": "ok"} | body
 
     return app

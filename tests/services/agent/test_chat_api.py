@@ -50,7 +50,9 @@ async def test_conversation_survives_a_restart_and_every_turn_is_published(
     settings: AgentSettings, nats_client: NatsClient, topology: Topology
 ) -> None:
     async with running(create_app(settings)) as client:
-        assert (await client.get("/healthz")).status_code == 200
+        health = await client.get("/healthz")
+        assert health.status_code == 200
+        assert health.json()["postgres"] == {"problem": None, "server": "local socket", "primary": True}
         created = await client.post("/conversations")
         assert created.status_code == 201
         conversation_id = created.json()["conversation_id"]

@@ -9,7 +9,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.http.outbound_guard import OutboundPolicy, parse_networks
-from shared.messaging.server_urls import nats_servers
 
 DEFAULT_MAX_BODY_BYTES = 2**20  # services answering one request at a time; the coordinator allows more
 
@@ -50,6 +49,8 @@ class CommonSettings(BaseSettings):
     @field_validator("nats_url")
     @classmethod
     def _nats_servers(cls, value: str) -> str:
+        from shared.messaging.server_urls import nats_servers  # nats-py only when settings are read
+
         nats_servers(value)  # refuses a malformed entry at start-up, naming it
         return value
 

@@ -10,7 +10,6 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
-from shared.messaging.server_urls import nats_servers
 from yardstick.discovery import local_stack
 
 
@@ -43,6 +42,8 @@ class TaskWorkerSettings(BaseSettings):
     @field_validator("nats_url")
     @classmethod
     def _nats_servers(cls, value: str) -> str:
+        from shared.messaging.server_urls import nats_servers  # nats-py only when a worker starts
+
         nats_servers(value)  # refuses a malformed entry at start-up, naming it
         return value
 

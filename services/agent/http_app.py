@@ -21,7 +21,8 @@ from services.agent.invoke_endpoint import register_conversation_handler, regist
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
 from services.agent.telemetry import AgentTelemetry
-from shared.db import make_engine
+from shared.db.health import postgres_health
+from shared.db.session import make_engine
 from shared.http.input_guard import InputGuard
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
@@ -51,7 +52,7 @@ def create_app(
             conversation_locks(settings.database_url, lock_wait_s, settings.chat_concurrent_turns) as locks,
         ):
             await start_serving(broker, nats_health)
-            engine = app.state.engine = make_engine(settings.database_url, pool_size=1)  # /metrics probe
+            engine = app.state.engine = make_engine(settings.database_url, pool_size=1)  # health, metrics
             telemetry = AgentTelemetry.from_settings(settings, span_exporter)
             try:
                 graph = compile_graph(saver)
@@ -79,13 +80,18 @@ def create_app(
 
     @app.get("/healthz", tags=["health"])
     async def healthz(response: Response) -> dict[str, Any]:
-        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then)."""
+        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then);
+        PostgreSQL (conversations, the traffic outbox) is named as it is, not a reason for 503."""
         if app.state.conversations is None:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
             return {"status": "starting", "nats": nats_health.model_dump(mode="json")}
+        body = {
+            "nats": nats_health.model_dump(mode="json"),
+            "postgres": (await postgres_health(app.state.engine)).model_dump(mode="json"),
+        }
         if not nats_health.connected:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-            return {"status": "nats unreachable: reconnecting", "nats": nats_health.model_dump(mode="json")}
-        return {"status": "ok", "nats": nats_health.model_dump(mode="json")}
+            return {"status": "nats unreachable: reconnecting"} | body
+        return {"status": "ok"} | body
 
     return app

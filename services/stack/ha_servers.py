@@ -70,6 +70,7 @@ def start_ha_servers(
         asyncio.run(wait_for_jetstream(state.nats_url))
     if not state.database_url:
         folder = (state_dir / "pg-ha").resolve()
+        refuse_stale_primary(folder)
         primary = start_primary(folder, "postgres-1", pg_port())
         _record_pg(state, primary, "primary")
         standby = start_standby(folder, "postgres-2", pg_port() + 1, primary)
@@ -79,6 +80,17 @@ def start_ha_servers(
         state.postgres_data = str(folder)
         state.database_url = ensure_database(multi_host_url(state.pg_nodes, "postgres"))
     state.save()
+
+
+def refuse_stale_primary(folder: Path) -> None:
+    """A standby promoted in an earlier run left ``postgres-1`` behind its timeline: starting that as
+    a primary again would give two primaries, and clients would write to whichever answers first."""
+    standby = folder / "postgres-2"
+    if (standby / "PG_VERSION").exists() and not (standby / "standby.signal").exists():
+        raise StackError(
+            f"postgres-2 in {folder} was promoted in an earlier run, so postgres-1 is stale: "
+            f"keep the data with your own tools (pg_rewind), or remove {folder} to start afresh"
+        )
 
 
 def _record_pg(state: StackState, node: PgNode, role: str) -> None:

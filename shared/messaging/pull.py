@@ -30,6 +30,8 @@ from nats.js import JetStreamContext
 from nats.js.api import ConsumerInfo
 from nats.js.errors import NotFoundError
 
+from shared.messaging.election import through_election
+
 log = logging.getLogger(__name__)
 
 FETCH_ERROR_PAUSE_S = 0.5
@@ -46,9 +48,15 @@ class ConsumerNotDeclared(RuntimeError):
 async def bind_durable(
     js: JetStreamContext, stream: str, durable: str
 ) -> tuple[JetStreamContext.PullSubscription, ConsumerInfo]:
-    """A pull subscription bound to the declared durable ``durable`` on ``stream``, and its info."""
+    """A pull subscription bound to the declared durable ``durable`` on ``stream``, and its info
+    (asked again through a leader election, e.g. while a cluster node is replaced)."""
+
+    async def ask(try_timeout_s: float) -> ConsumerInfo:
+        info: ConsumerInfo = await js.consumer_info(stream, durable, timeout=try_timeout_s)
+        return info
+
     try:
-        info = await js.consumer_info(stream, durable)
+        info = await through_election(ask, what=f"consumer {durable} on {stream}")
     except NotFoundError as exc:
         raise ConsumerNotDeclared(
             f"durable consumer {durable!r} on stream {stream} is not declared: run the stack launcher "

@@ -52,7 +52,9 @@ async def say(client: httpx.AsyncClient, conversation_id: str, text: str) -> dic
 async def test_conversation_survives_a_restart_and_every_turn_is_a_trace(settings: AgentSettings) -> None:
     memory = InMemorySpanExporter()
     async with running(create_app(settings, span_exporter=memory)) as client:
-        assert (await client.get("/healthz")).status_code == 200
+        health = await client.get("/healthz")
+        assert health.status_code == 200
+        assert health.json()["postgres"] == {"problem": None, "server": "local socket", "primary": True}
         created = await client.post("/conversations")
         assert created.status_code == 201
         conversation_id = created.json()["conversation_id"]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from services.stack.errors import StackError
+from services.stack.ha_servers import refuse_stale_primary
 from services.stack.launcher import service_env
 from services.stack.nats_cluster import cluster_nodes, node_config
 from services.stack.nodes import PgNode
@@ -59,3 +61,14 @@ def test_the_services_get_every_node_the_replicas_and_both_hosts(tmp_path: Path)
 )
 def test_servers_are_told_from_services_by_name(name: str, server: bool) -> None:
     assert ProcessRecord(name=name, pid=1, log="l", create_time=0.0).is_server is server
+
+
+def test_a_promoted_standby_is_never_joined_by_its_stale_primary(tmp_path: Path) -> None:
+    standby = tmp_path / "postgres-2"
+    standby.mkdir()
+    (standby / "PG_VERSION").write_text("16")
+    (standby / "standby.signal").write_text("")
+    refuse_stale_primary(tmp_path)  # still a standby: the pair starts as it was
+    (standby / "standby.signal").unlink()  # what promotion does
+    with pytest.raises(StackError, match=r"postgres-2 .* was promoted in an earlier run"):
+        refuse_stale_primary(tmp_path)

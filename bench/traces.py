@@ -66,6 +66,8 @@ def start_sampler(env: Environment) -> subprocess.Popen[bytes]:
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
+    proc.kill()  # not left behind to consume the next run's spans
+    proc.wait(30)
     raise RuntimeError(f"the sampler did not start: see {STATE}/sampler.log")
 
 
@@ -133,7 +135,8 @@ def main() -> None:
     procs: list[subprocess.Popen[bytes]] = []
     try:
         asyncio.run(configure(env.database_url))
-        procs = [env.ingest(HTTP_PORT), start_sampler(env)]
+        procs.append(env.ingest(HTTP_PORT))  # one at a time: a sampler that fails to start stops ingest too
+        procs.append(start_sampler(env))
         sampler_pid = procs[1].pid
         stop, peak = threading.Event(), {sampler_pid: psutil.Process(sampler_pid).memory_info().rss}
         watcher = threading.Thread(target=rss_sampler, args=([sampler_pid], stop, peak), daemon=True)

@@ -8,6 +8,7 @@ Exit codes: 0 done, 2 a usage error or refused request (an unknown evaluator, a 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -16,7 +17,9 @@ from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
 from services.coordinator.trace_schemas import BackfillOut
 from shared.contracts.evaluation import EvaluatorSpec
-from yardstick.client import Client
+
+if TYPE_CHECKING:
+    from yardstick.client import Client
 
 POLL_S = 0.5
 

@@ -52,6 +52,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             fetch_timeout_s=settings.sampler_fetch_timeout_s,
             max_held=settings.sampler_max_held_messages,
             store_concurrency=settings.sampler_store_concurrency,
+            store_batch=settings.sampler_store_batch,
         )
         retention = RetentionSweep(
             sessions,

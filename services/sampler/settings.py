@@ -37,7 +37,13 @@ class SamplerSettings(CommonSettings):
         default=5_000, ge=1, le=19_000, description="Span messages held unacknowledged while assembling"
     )
     sampler_store_concurrency: int = Field(
-        default=8, ge=1, le=64, description="Traces stored and scored at once (each its own transaction)"
+        default=2,
+        ge=1,
+        le=64,
+        description="Chunks of traces stored and scored at once (each one transaction)",
+    )
+    sampler_store_batch: int = Field(
+        default=200, ge=1, le=2_000, description="Traces stored in one transaction (a chunk)"
     )
     traffic_retention_days: float = Field(
         default=30.0, gt=0, description="Stored traces older than this are deleted (TRAFFIC_RETENTION_DAYS)"

@@ -4,14 +4,15 @@ traces sampled, stored and scored; a message acknowledged once every span it car
 - Messages come one at a time from the shared :class:`~shared.messaging.PullLoop`; their spans go
   into the :class:`~shared.traces.TraceAssembler`, and the message is held (see
   :mod:`services.sampler.message_holds`). A message that is not a ``SpanBatch`` is terminated.
-- A ticker hands on the traces the assembler says are complete, stores the parts (up to
-  ``store_concurrency`` at once, each its own transaction:
-  :class:`~services.sampler.trace_handler.TraceHandler`), then acknowledges (confirmed ACK) the
-  messages no open part holds any more. It also tells JetStream a held message is still being
-  worked on (``+WPI``) before its ``ack_wait`` runs out: a trace may stay open for ``quiet_s``.
+- A ticker hands on the traces the assembler says are complete and stores them in chunks of up to
+  ``store_batch`` parts, each chunk one transaction of a few statements (up to ``store_concurrency``
+  chunks at once: :meth:`~services.sampler.trace_handler.TraceHandler.handle_many`), then
+  acknowledges (confirmed ACK) the messages no open part holds any more. It also tells JetStream a
+  held message is still being worked on (``+WPI``) before its ``ack_wait`` runs out: a trace may
+  stay open for ``quiet_s``.
 - At most ``max_held`` messages are held: the pull loop fetches nothing more until some are acked.
-- A part that cannot be stored (database down) gives its messages back with a delay (NAK); their
-  spans come again and are merged idempotently. On stop, every held message is given back at
+- A chunk that cannot be stored (database down) gives its parts' messages back with a delay (NAK);
+  their spans come again and are merged idempotently. On stop, every held message is given back at
   once (NAK), so another sampler assembles those traces whole.
 """
 
@@ -68,7 +69,8 @@ class SpanConsumer:
         tick_s: float = 0.25,
         max_held: int = 5_000,
         ack_wait_s: float = TRAFFIC_SPANS_ACK_WAIT_S,
-        store_concurrency: int = 8,
+        store_concurrency: int = 2,
+        store_batch: int = 200,
     ) -> None:
         self._nc = nc
         self._topology = topology
@@ -83,6 +85,7 @@ class SpanConsumer:
         self._leases_checked_at = 0.0
         self._lock = asyncio.Lock()
         self._storing = asyncio.Semaphore(store_concurrency)
+        self._store_batch = store_batch
         self._pull = PullLoop(
             "sampler-spans",
             batch=batch,
@@ -141,24 +144,27 @@ class SpanConsumer:
                 for part in parts
                 for key in [(part.project_id, part.trace_id)]
             ]
-        await asyncio.gather(*(self._store_bounded(part, handles) for part, handles in holding))
+        chunks = [holding[i : i + self._store_batch] for i in range(0, len(holding), self._store_batch)]
+        await asyncio.gather(*(self._store_bounded(chunk) for chunk in chunks))
 
-    async def _store_bounded(self, part: AssembledTrace, handles: set[int]) -> None:
-        """At most ``store_concurrency`` traces stored at once, each in its own transaction."""
+    async def _store_bounded(self, chunk: list[tuple[AssembledTrace, set[int]]]) -> None:
+        """At most ``store_concurrency`` chunks of traces stored at once, each in one transaction."""
         async with self._storing:
-            await self._store(part, handles)
+            await self._store(chunk)
         await self._extend_leases()  # storing many parts (a slow judge) can outlast ack_wait
 
-    async def _store(self, assembled: AssembledTrace, handles: set[int]) -> None:
-        part = TracePart(assembled.project_id, assembled.trace_id, assembled.spans, assembled.completeness)
+    async def _store(self, chunk: list[tuple[AssembledTrace, set[int]]]) -> None:
+        parts = [TracePart(a.project_id, a.trace_id, a.spans, a.completeness) for a, _ in chunk]
+        handles = [h for _, held in chunk for h in held]
         try:
-            await self.handler.handle(part)
+            await self.handler.handle_many(parts)
         except Exception:
-            log.exception("could not store trace %s; its spans will be redelivered", part.trace_id)
-            await self._give_back(handles, delayed=True)
+            log.exception("could not store %d traces; their spans will be redelivered", len(parts))
+            await self._give_back(set(handles), delayed=True)
             return
         to_ack: list[Msg] = []
-        self._holds.release(handles, lambda h: to_ack.append(self._held.pop(h).msg))
+        for _, held in chunk:
+            self._holds.release(held, lambda h: to_ack.append(self._held.pop(h).msg))
         for msg in to_ack:
             await settle(msg, "ack")
         if to_ack:

@@ -1,5 +1,6 @@
-"""One assembled trace part in: its project, its application's sampling, then store + score it in
-one transaction (a late part of a stored trace is merged whatever the sampling says).
+"""Assembled trace parts in (a tick's worth at once): their project, their application's sampling,
+then store + score them all in one transaction (a late part of a stored trace is merged whatever the
+sampling says).
 
 Outcomes: ``stored`` | ``merged`` | ``duplicate`` | ``not_sampled`` | ``filtered`` | ``capped`` |
 ``unknown_project`` (a project that does not exist: counted, and the spans acknowledged, never
@@ -11,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -19,11 +21,35 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.sampling import MinuteCap
 from services.sampler.trace_sampling import decide_trace
-from services.sampler.trace_store import TracePart, store_part, stored_trace
+from services.sampler.trace_store import (
+    NewTrace,
+    TracePart,
+    store_new,
+    store_part,
+    stored_trace,
+    stored_traces,
+)
+from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.metrics import SAMPLER_DECISIONS
+from shared.online.application_sampling import EffectiveSampling
+from shared.traces import TraceRecord
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Known:
+    """A part of a trace of a known project, with its record and its application's sampling."""
+
+    index: int
+    part: TracePart
+    record: TraceRecord
+    app: EffectiveSampling
+
+    @property
+    def specs(self) -> list[EvaluatorSpec]:
+        return self.app.evaluators
 
 
 class TraceHandler:
@@ -45,24 +71,57 @@ class TraceHandler:
         self._settled = asyncio.Condition()
 
     async def handle(self, part: TracePart) -> str:
-        config = await self._configs.config(part.project_id)
-        if config is None:
-            log.warning("trace %s names project %r, which does not exist", part.trace_id, part.project_id)
-            return await self._settle("unknown_project")
-        record = part.record()
-        app = config.for_application(record.application)
-        async with self._sessions() as session:
-            existing = await stored_trace(session, part.project_id, part.trace_id)
-            if existing is None:
-                cap = self.caps[(part.project_id, record.application)]
-                decision = decide_trace(record, app, cap, self._clock())
-                SAMPLER_DECISIONS.labels(record.application, decision).inc()
-                if decision != "sampled":
-                    return await self._settle(decision)
-            outcome = await store_part(session, self._registry, part, app.evaluators, existing, record)
-            await session.commit()
-        log.debug("trace %s (%s): %s", part.trace_id, record.application, outcome)
-        return await self._settle(outcome)
+        return (await self.handle_many([part]))[0]
+
+    async def handle_many(self, parts: Sequence[TracePart]) -> list[str]:
+        """The parts in one transaction: those of traces not stored yet and sampled inserted
+        together (:func:`store_new`), late parts of stored traces merged one by one. One outcome per
+        part, in order. Raises on a database error: nothing of the parts is stored then."""
+        outcomes: dict[int, str] = {}
+        known: list[_Known] = []
+        for i, part in enumerate(parts):
+            config = await self._configs.config(part.project_id)
+            if config is None:
+                log.warning("trace %s names project %r, which does not exist", part.trace_id, part.project_id)
+                outcomes[i] = "unknown_project"
+                continue
+            record = part.record()
+            known.append(_Known(i, part, record, config.for_application(record.application)))
+        if known:
+            async with self._sessions() as session:
+                outcomes |= await self._store(session, known)
+                await session.commit()
+        return [await self._settle(outcomes[i]) for i in range(len(parts))]
+
+    async def _store(self, session: AsyncSession, known: list[_Known]) -> dict[int, str]:
+        stored = await stored_traces(session, [(k.part.project_id, k.part.trace_id) for k in known])
+        outcomes: dict[int, str] = {}
+        fresh: list[_Known] = []
+        later: list[_Known] = []
+        for k in known:
+            key = (k.part.project_id, k.part.trace_id)
+            if key in stored:  # a late part of a stored trace is merged whatever the sampling says
+                later.append(k)
+                continue
+            decision = decide_trace(k.record, k.app, self.caps[(key[0], k.record.application)], self._clock())
+            SAMPLER_DECISIONS.labels(k.record.application, decision).inc()
+            if decision != "sampled":
+                outcomes[k.index] = decision
+                continue
+            stored.add(key)  # a second part of it in this batch is merged after the first
+            fresh.append(k)
+        new = [NewTrace(k.part, k.record, k.specs) for k in fresh]
+        for k, inserted in zip(fresh, await store_new(session, self._registry, new), strict=True):
+            if inserted:
+                outcomes[k.index] = "stored"
+                log.debug("trace %s (%s): stored", k.part.trace_id, k.record.application)
+            else:  # another sampler inserted it meanwhile
+                later.append(k)
+        for k in later:
+            existing = await stored_trace(session, k.part.project_id, k.part.trace_id)
+            outcomes[k.index] = await store_part(session, self._registry, k.part, k.specs, existing, k.record)
+            log.debug("trace %s (%s): %s", k.part.trace_id, k.record.application, outcomes[k.index])
+        return outcomes
 
     @property
     def capped(self) -> int:

@@ -13,12 +13,13 @@ The caller commits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
 
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -31,6 +32,8 @@ from shared.online.trace_payload import evaluation_input, evaluation_metadata, e
 from shared.traces import Completeness, TraceRecord, trace_record
 
 Stored = Literal["stored", "merged", "duplicate"]
+EVALUATE_AT_ONCE = 16
+"""Traces of one batch scored at once (a judge's model calls: as many as the per-trace stores had)."""
 
 
 @dataclass(frozen=True)
@@ -97,18 +100,33 @@ async def _insert_row(session: AsyncSession, record: TraceRecord) -> int | None:
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+def _span_rows(trace_pk: int, spans: list[tuple[ResourceSpans, Span]]) -> list[dict[str, object]]:
+    return [
+        {"trace_pk": trace_pk, "span_id": span.span_id, "span": group.model_copy(update={"spans": [span]})}
+        for group, span in spans
+    ]
+
+
+async def stored_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Which of the (project, trace id) ``keys`` are stored (their rows locked until the transaction
+    ends, in key order)."""
+    wanted = sorted(set(keys))
+    if not wanted:
+        return set()
+    stmt = (
+        select(Trace.project_id, Trace.trace_id)
+        .where(tuple_(Trace.project_id, Trace.trace_id).in_(wanted))
+        .order_by(Trace.project_id, Trace.trace_id)
+        .with_for_update()
+    )
+    return {(project, trace) for project, trace in (await session.execute(stmt)).all()}
+
+
 async def _insert_spans(session: AsyncSession, trace_pk: int, spans: list[tuple[ResourceSpans, Span]]) -> int:
     """Insert the spans not stored yet; how many were new."""
     if not spans:
         return 0
-    rows = [
-        {
-            "trace_pk": trace_pk,
-            "span_id": span.span_id,
-            "span": group.model_copy(update={"spans": [span]}),
-        }
-        for group, span in spans
-    ]
+    rows = _span_rows(trace_pk, spans)
     stmt = (
         insert(TraceSpan)
         .on_conflict_do_nothing(index_elements=["trace_pk", "span_id"])
@@ -122,14 +140,10 @@ async def stored_spans(session: AsyncSession, trace_pk: int) -> list[tuple[Resou
     return [(group, group.spans[0]) for group in (await session.execute(stmt)).scalars()]
 
 
-async def _score(
-    session: AsyncSession,
-    registry: EvaluatorRegistry,
-    trace_pk: int,
-    record: TraceRecord,
-    specs: list[EvaluatorSpec],
+async def _evaluate(
+    registry: EvaluatorRegistry, record: TraceRecord, specs: list[EvaluatorSpec]
 ) -> list[Evaluation]:
-    evaluations = await run_item_evaluators(
+    return await run_item_evaluators(
         registry,
         specs,
         input=evaluation_input(record),
@@ -137,9 +151,10 @@ async def _score(
         expected_output=None,
         metadata=evaluation_metadata(record),
     )
-    if not evaluations:
-        return evaluations
-    rows = [
+
+
+def _score_rows(trace_pk: int, record: TraceRecord, evaluations: list[Evaluation]) -> list[dict[str, object]]:
+    return [
         {
             "project_id": record.project_id,
             "trace_pk": trace_pk,
@@ -155,6 +170,12 @@ async def _score(
         }
         for e in evaluations
     ]
+
+
+async def _upsert_scores(session: AsyncSession, rows: list[dict[str, object]]) -> None:
+    """Scores replace the trace's earlier ones of the same name (a merged trace is scored whole)."""
+    if not rows:
+        return
     stmt = insert(TraceScore)
     stmt = stmt.on_conflict_do_update(
         index_elements=["trace_pk", "name"],
@@ -164,7 +185,70 @@ async def _score(
         },
     )
     await session.execute(stmt, rows)
-    return evaluations
+
+
+async def _score(
+    session: AsyncSession,
+    registry: EvaluatorRegistry,
+    trace_pk: int,
+    record: TraceRecord,
+    specs: list[EvaluatorSpec],
+) -> None:
+    await _upsert_scores(session, _score_rows(trace_pk, record, await _evaluate(registry, record, specs)))
+
+
+@dataclass(frozen=True)
+class NewTrace:
+    """A sampled part of a trace not stored yet, with its record and its application's evaluators."""
+
+    part: TracePart
+    record: TraceRecord
+    specs: list[EvaluatorSpec]
+
+
+async def store_new(
+    session: AsyncSession, registry: EvaluatorRegistry, traces: Sequence[NewTrace]
+) -> list[bool]:
+    """Insert traces not stored yet with their spans and scores: one statement each for the rows, the
+    spans and the scores of them all (rows in key order, so two samplers take locks in one order).
+    False for a trace another sampler inserted meanwhile: the caller merges that part
+    (:func:`store_part`). The caller commits."""
+    if not traces:
+        return []
+    ordered = sorted(traces, key=lambda t: (t.record.project_id, t.record.trace_id))
+    rows = [
+        {"project_id": t.record.project_id, "trace_id": t.record.trace_id, **_columns(t.record)}
+        for t in ordered
+    ]
+    stmt = (
+        insert(Trace)
+        .on_conflict_do_nothing(index_elements=["project_id", "trace_id"])
+        .returning(Trace.id, Trace.project_id, Trace.trace_id)
+    )
+    pks = {(project, trace): pk for pk, project, trace in (await session.execute(stmt, rows)).all()}
+    inserted = [(t, pks.get((t.record.project_id, t.record.trace_id))) for t in traces]
+    spans = [row for t, pk in inserted if pk is not None for row in _span_rows(pk, t.part.unique_spans())]
+    if spans:
+        await session.execute(
+            insert(TraceSpan).on_conflict_do_nothing(index_elements=["trace_pk", "span_id"]), spans
+        )
+    stored = [(t, pk) for t, pk in inserted if pk is not None]
+    evaluating = asyncio.Semaphore(EVALUATE_AT_ONCE)
+
+    async def evaluate(t: NewTrace) -> list[Evaluation]:
+        async with evaluating:
+            return await _evaluate(registry, t.record, t.specs)
+
+    evaluations = await asyncio.gather(*(evaluate(t) for t, _ in stored))
+    await _upsert_scores(
+        session,
+        [
+            row
+            for (t, pk), found in zip(stored, evaluations, strict=True)
+            for row in _score_rows(pk, t.record, found)
+        ],
+    )
+    return [pk is not None for _, pk in inserted]
 
 
 async def store_part(

@@ -75,10 +75,20 @@ async def publish(nc: NatsClient, topology: Topology, batches: list[SpanBatch]) 
 
 
 @asynccontextmanager
-async def sampling(nc: NatsClient, topology: Topology, sessions: Sessions) -> AsyncIterator[SpanConsumer]:
+async def sampling(
+    nc: NatsClient, topology: Topology, sessions: Sessions, **options: int
+) -> AsyncIterator[SpanConsumer]:
     handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
     consumer = SpanConsumer(
-        nc, topology, handler, POLICY, batch=20, fetch_timeout_s=0.2, tick_s=0.05, ack_wait_s=ACK_WAIT_S
+        nc,
+        topology,
+        handler,
+        POLICY,
+        batch=20,
+        fetch_timeout_s=0.2,
+        tick_s=0.05,
+        ack_wait_s=ACK_WAIT_S,
+        **options,  # type: ignore[arg-type]
     )
     await consumer.start()
     try:
@@ -128,13 +138,15 @@ async def test_spans_over_many_messages_become_whole_traces_and_every_message_is
 
 
 def crash_main() -> None:
-    """Subprocess: sample until killed, printing one line per handled trace part."""
+    """Subprocess: sample until killed, printing how many trace parts it handled after each
+    transaction (three parts each, one at a time, so it is killed between transactions)."""
     nats_url, namespace, database_url = sys.argv[1:4]
 
     async def run() -> None:
         nc = await nats.connect(nats_url)
         sessions = make_session_factory(make_engine(database_url))
-        async with sampling(nc, Topology(namespace=namespace), sessions) as consumer:
+        options = {"store_batch": 3, "store_concurrency": 1}
+        async with sampling(nc, Topology(namespace=namespace), sessions, **options) as consumer:
             while True:
                 await consumer.handler.wait_handled(consumer.handler.handled + 1)
                 print(consumer.handler.handled, flush=True)
@@ -160,8 +172,11 @@ async def test_a_sampler_killed_mid_stream_loses_and_doubles_nothing(
     )
     try:
         assert process.stdout is not None
-        for _ in range(TRACES // 3):  # a third of the traces stored, the rest held or not fetched
-            assert await asyncio.wait_for(process.stdout.readline(), 60), "the sampler exited early"
+        handled = 0
+        while handled < TRACES // 3:  # a third of the traces stored, the rest held or not fetched
+            line = await asyncio.wait_for(process.stdout.readline(), 60)
+            assert line, "the sampler exited early"
+            handled = int(line)
     finally:
         process.send_signal(signal.SIGKILL)
         await process.wait()

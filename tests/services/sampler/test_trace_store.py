@@ -111,3 +111,28 @@ async def test_a_trace_in_no_known_convention_and_without_its_root_is_kept(sessi
     assert (row.completeness, row.model, row.span_count) == ("quiet", None, 3)
     assert any("is not in the trace" in note for note in row.record.notes)
     assert score.model == "unknown" and score.value == 0.0  # scored: no tool was called
+
+
+async def test_a_batch_stores_new_traces_together_and_merges_late_and_repeated_parts(
+    session_factory: Sessions,
+) -> None:
+    await configure(session_factory, rate=1.0)
+    h = handler(session_factory)
+    assert await h.handle(part(1, [0, 1, 3], Completeness.ROOT_ENDED)) == "stored"
+    stray = part(9, [0, 1, 2, 3], Completeness.ROOT_ENDED)
+    parts = [
+        part(2, [0, 1, 2, 3], Completeness.ROOT_ENDED),
+        part(1, [2], Completeness.QUIET),  # the late tool span of a stored trace
+        part(3, [0, 1], Completeness.QUIET),  # trace 3 handed on in two parts in one tick
+        TracePart("no-such-project", stray.trace_id, stray.spans, stray.completeness),
+        part(3, [2, 3], Completeness.ROOT_ENDED),
+        part(4, [0, 1, 2, 3], Completeness.ROOT_ENDED),
+    ]
+    outcomes = await h.handle_many(parts)
+    assert outcomes == ["stored", "merged", "stored", "unknown_project", "merged", "stored"]
+    assert await counts(session_factory) == (4, 16, 4)
+    async with session_factory() as session:
+        spans = dict((await session.execute(select(Trace.trace_id, Trace.span_count))).all())
+    assert sorted(spans.values()) == [4, 4, 4, 4]
+    assert await h.handle_many(parts) == ["duplicate"] * 3 + ["unknown_project"] + ["duplicate"] * 2
+    assert await counts(session_factory) == (4, 16, 4)

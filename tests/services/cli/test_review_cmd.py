@@ -17,6 +17,7 @@ from services.cli.review_cmd import parse_field
 from services.sampler.turn_handler import TurnHandler
 from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.live_api import Api
+from tests.services.sampler.test_trace_store import handler as trace_handler
 from tests.services.sampler.turns import make_turn
 from yardstick import Client
 
@@ -110,10 +111,8 @@ async def test_calibrate_prints_agreement_with_its_interval(
 async def test_a_queue_of_an_applications_traces_and_one_from_a_drift_alert(
     api: Api, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
-    from services.sampler.trace_handler import TraceHandler
     from services.sampler.trace_store import TracePart
     from shared.db.models import DriftAlertRow
-    from shared.evaluators.loading import process_registry
     from shared.traces import Completeness
     from tests.services.sampler.spans import batch, trace_hex, trace_spans
 
@@ -130,7 +129,7 @@ async def test_a_queue_of_an_applications_traces_and_one_from_a_drift_alert(
         )
         session.add(alert)
         await session.commit()
-    handler = TraceHandler(session_factory, TurnHandler(session_factory, refresh_s=0.0), process_registry())
+    handler = trace_handler(session_factory)
     for n in range(3):
         spans = trace_spans(n, error=n == 1)
         group = batch(spans).groups[0]

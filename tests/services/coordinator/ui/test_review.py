@@ -17,6 +17,7 @@ from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
 from tests.services.coordinator.ui.test_sign_in import one_time_link
 from tests.services.live_api import Api
+from tests.services.sampler.test_trace_store import handler as trace_handler
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration
@@ -116,9 +117,7 @@ async def test_a_drift_alert_opens_a_review_queue_in_one_click(
 async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
     browser: Browser, api: Api, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
-    from services.sampler.trace_handler import TraceHandler
     from services.sampler.trace_store import TracePart
-    from shared.evaluators.loading import process_registry
     from shared.traces import Completeness
     from tests.services.sampler.spans import batch, trace_hex, trace_spans
 
@@ -135,7 +134,7 @@ async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
             )
         )
         await session.commit()
-    handler = TraceHandler(session_factory, TurnHandler(session_factory, refresh_s=0.0), process_registry())
+    handler = trace_handler(session_factory)
     for n in range(2):
         spans = trace_spans(n)
         group = batch(spans).groups[0]

@@ -93,6 +93,7 @@ bench: bytecode ui-assets
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/traces.py
+	$(BIN)/python bench/comparisons.py
 
 stack-up: bytecode ui-assets
 	$(BIN)/yardstick stack up

@@ -72,8 +72,9 @@ def bootstrap_means(values: FloatArray, resamples: int = DEFAULT_RESAMPLES, seed
 _COUNT_BLOCK_ELEMENTS = 250_000  # rows of counts turned into means at once (2 MB of float64)
 
 
-def _counts_means(samples: FloatArray, idx: IndexArray, out: FloatArray) -> None:
-    """``out[:, b]`` = mean of each row of ``samples`` (k, n) under resample b of ``idx`` (r, n)."""
+def _counts_means(samples: FloatArray, idx: IndexArray, out: FloatArray, present: FloatArray | None) -> None:
+    """``out[:, b]`` = mean of each row of ``samples`` (k, n) under resample b of ``idx`` (r, n); with
+    ``present`` (k, n of 0/1), the mean of the drawn items present in that row (``samples`` 0 elsewhere)."""
     r, n = idx.shape
     step = max(1, _COUNT_BLOCK_ELEMENTS // n)
     for start in range(0, r, step):
@@ -81,30 +82,46 @@ def _counts_means(samples: FloatArray, idx: IndexArray, out: FloatArray) -> None
         rows = block.shape[0]
         flat = (block + (np.arange(rows, dtype=np.int64) * n)[:, None]).ravel()
         counts = np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
-        out[:, start : start + rows] = samples @ counts.T / n
+        drawn = n if present is None else present @ counts.T
+        out[:, start : start + rows] = samples @ counts.T / drawn
 
 
 def bootstrap_means_many(
-    samples: FloatArray, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+    samples: FloatArray,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    present: npt.NDArray[np.bool_] | None = None,
 ) -> FloatArray:
     """``bootstrap_means`` of every row of ``samples`` (shape ``(k, n)``), shape ``(k, resamples)``:
     row i equals ``bootstrap_means(samples[i], resamples, seed)`` up to float rounding (the same
-    resampled indices, summed in another order)."""
+    resampled indices, summed in another order).
+
+    With ``present`` (shape ``(k, n)``), row i's values are those of ``samples[i]`` where
+    ``present[i]`` is true, and each resample draws n items among all n as before and averages the
+    drawn ones that are present (a ratio of sums: the number averaged varies around the row's count
+    of present values, the estimate's spread stays that of a bootstrap of those values). Rows with
+    different missing values share one set of resamples; a resample without any present item gives
+    NaN (probability (1 - present/n)**n: keep rows with few present values out)."""
     rows = np.atleast_2d(samples)
     n = int(rows.shape[1])
     if n == 0:
         raise StatsInputError("cannot bootstrap an empty sample; drop the metric or collect data first")
     _check_resampling(resamples, 0.5)
+    weights = None
+    if present is not None:
+        weights = np.atleast_2d(present).astype(np.float64)
+        rows = np.where(weights > 0.0, rows, 0.0)
     out = np.empty((rows.shape[0], resamples), dtype=np.float64)
-    if resamples * n <= _MAX_MATRIX_ELEMENTS:
-        _counts_means(rows, _index_matrix(n, resamples, seed), out)
-        return out
-    rng = np.random.default_rng(seed)
-    rows_per_chunk = max(1, _MAX_MATRIX_ELEMENTS // n)
-    for start in range(0, resamples, rows_per_chunk):
-        stop = min(resamples, start + rows_per_chunk)
-        idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
-        _counts_means(rows, idx, out[:, start:stop])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if resamples * n <= _MAX_MATRIX_ELEMENTS:
+            _counts_means(rows, _index_matrix(n, resamples, seed), out, weights)
+            return out
+        rng = np.random.default_rng(seed)
+        rows_per_chunk = max(1, _MAX_MATRIX_ELEMENTS // n)
+        for start in range(0, resamples, rows_per_chunk):
+            stop = min(resamples, start + rows_per_chunk)
+            idx = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
+            _counts_means(rows, idx, out[:, start:stop], weights)
     return out
 
 

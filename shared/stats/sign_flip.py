@@ -79,19 +79,24 @@ def random_sign_bits(n: int, resamples: int, seed: int) -> BitArray:
     return bits
 
 
-def flip_p_values(differences: FloatArray, bits: BitArray) -> FloatArray:
+def flip_p_values(differences: FloatArray, bits: BitArray, sizes: FloatArray | None = None) -> FloatArray:
     """Monte Carlo sign-flip p-value of each row of ``differences`` (shape ``(m, n)``) under the
     sign patterns ``bits`` (shape ``(B, n)``), p = (1 + #extreme) / (B + 1); vectorised, in chunks
-    of bounded memory (a simulation computes thousands of p-values at once)."""
+    of bounded memory (a simulation computes thousands of p-values at once).
+
+    ``sizes`` (shape ``(m,)``): row i has only ``sizes[i]`` pairs, its other differences are 0 (a
+    zero flips to zero): the test of those pairs under the patterns' columns at their places, which
+    are as random as any. Rows with different missing pairs then share one set of patterns."""
     rows = np.atleast_2d(differences)
     m, n = rows.shape
-    observed = np.abs(rows.mean(axis=1))
+    counts = np.full(m, float(n)) if sizes is None else np.asarray(sizes, dtype=np.float64)
+    observed = np.abs(rows.sum(axis=1) / counts)
     threshold = observed - 1e-12 * np.maximum(1.0, observed)  # exact ties count as extreme
     extreme = np.zeros(m, dtype=np.int64)
     step = max(1, min(_MAX_CHUNK_ELEMENTS // n, _MAX_CHUNK_ELEMENTS // m))
     for start in range(0, bits.shape[0], step):
         signs = bits[start : start + step].astype(np.float64) * 2.0 - 1.0
-        flipped = np.abs(rows @ signs.T) / n  # (m, chunk)
+        flipped = np.abs(rows @ signs.T) / counts[:, None]  # (m, chunk)
         extreme += np.count_nonzero(flipped >= threshold[:, None], axis=1)
     p: FloatArray = (extreme + 1.0) / (bits.shape[0] + 1.0)
     return p

@@ -1,7 +1,8 @@
 """``compare_paired_many`` (every metric of a group at once: shared resamples, matrix products) gives
 what ``compare_paired`` gives one metric at a time, up to float rounding: same tests, same p-values,
 same intervals - for binary and continuous metrics, missing values, few and many pairs, and past the
-resample cap and the chunked index draws."""
+resample cap and the chunked index draws. Metrics with missing values and at least
+``SHARED_MIN_PAIRS`` complete pairs share their group's resamples instead: within Monte Carlo error."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 
 from shared.stats import PairedComparison, compare_paired, compare_paired_many, paired_bootstrap
 from shared.stats.bootstrap import bootstrap_means, bootstrap_means_many
+from shared.stats.paired_many import SHARED_MIN_PAIRS
+from shared.stats.sign_flip import resamples_for
 
 pytestmark = pytest.mark.unit
 
@@ -71,11 +74,80 @@ def test_many_equals_one_at_a_time(seed: int, m: int, n: int, missing: float, re
 
 @pytest.mark.parametrize("n", [1_500, 3_001])
 def test_many_equals_one_at_a_time_past_the_resample_cap(n: int) -> None:
-    base, cand = metric_rows(np.random.default_rng(n), 5, n, 0.01)
+    base, cand = metric_rows(np.random.default_rng(n), 5, n, 0.0)
     new = compare_paired_many(base, cand, resamples=10_000, seed=3)
     old = [compare_paired(base[i], cand[i], resamples=10_000, seed=3) for i in range(5)]
     assert_equal_lists(new, old)
     assert {c.bootstrap.resamples for c in new if c.n_pairs > 1_000} == {2_000}
+
+
+def assert_within_monte_carlo_error(new: PairedComparison, old: PairedComparison) -> None:
+    """Everything but the resampled figures is equal; the interval's ends and the p-values (the
+    reported test's and the bootstrap's) differ by less than 6 standard errors of their Monte Carlo
+    estimates (independent resamples, so sqrt(2) x one estimate's)."""
+    varying = {"delta_ci_low", "delta_ci_high", "p_value", "bootstrap"}
+    assert_same(new.model_dump(exclude=varying), old.model_dump(exclude=varying))
+    assert new.bootstrap.model_dump(exclude={"ci_low", "ci_high", "p_value"}) == old.bootstrap.model_dump(
+        exclude={"ci_low", "ci_high", "p_value"}
+    )
+    resamples = new.bootstrap.resamples
+    spread = (new.differences_sd or 0.0) / np.sqrt(new.n_pairs)  # the bootstrap mean's sd
+    # a 2.5 % quantile of B draws: sd sqrt(q(1 - q)/B) / density (normal), in units of the spread
+    quantile_se = np.sqrt(0.025 * 0.975 / resamples) / 0.0584 * spread
+    for end in ("delta_ci_low", "delta_ci_high"):
+        a, b = getattr(new, end), getattr(old, end)
+        assert abs(a - b) <= 6 * np.sqrt(2) * quantile_se + 1e-12, (end, a, b, quantile_se)
+    for a, b, count in (
+        (new.p_value, old.p_value, resamples_for(new.n_pairs)),
+        (new.bootstrap.p_value, old.bootstrap.p_value, resamples),
+    ):
+        if new.test == "sign_flip_monte_carlo" or count == resamples:
+            assert a is not None and b is not None
+            p = max(a, b)
+            assert abs(a - b) <= 6 * np.sqrt(2 * p * (1 - p) / count) + 2 / count, (a, b)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(SHARED_MIN_PAIRS + 20, 1_500),
+    missing=st.sampled_from([0.02, 0.2, 0.5]),
+    shift=st.sampled_from([0.0, 0.01, 0.05]),
+)
+def test_missing_values_share_resamples_within_monte_carlo_error(
+    seed: int, n: int, missing: float, shift: float
+) -> None:
+    """Metrics missing different values share their group's resamples and sign patterns: their
+    intervals and p-values agree with each metric's own bootstrap and sign flip (what
+    ``compare_paired`` does) within Monte Carlo error."""
+    rng = np.random.default_rng(seed)
+    base, cand = metric_rows(rng, 4, n, missing)
+    cand[1] += shift
+    new = compare_paired_many(base, cand, resamples=2_000, seed=seed % 5)
+    old = [compare_paired(base[i], cand[i], resamples=2_000, seed=seed % 5) for i in range(4)]
+    for a, b in zip(new, old, strict=True):
+        if a.n_pairs >= SHARED_MIN_PAIRS:
+            assert_within_monte_carlo_error(a, b)
+        else:
+            assert_same(a.model_dump(), b.model_dump())
+
+
+def test_a_metric_with_few_complete_pairs_keeps_its_own_resamples() -> None:
+    """Below ``SHARED_MIN_PAIRS`` complete pairs a metric is resampled alone: exactly as before."""
+    base, cand = metric_rows(np.random.default_rng(4), 3, 400, 0.0)
+    base[1, SHARED_MIN_PAIRS - 10 :] = np.nan
+    new = compare_paired_many(base, cand, resamples=1_000, seed=2)
+    old = [compare_paired(base[i], cand[i], resamples=1_000, seed=2) for i in range(3)]
+    assert new[1].n_pairs == SHARED_MIN_PAIRS - 10
+    assert_equal_lists(new, old)
+
+
+def test_shared_bootstrap_of_complete_rows_is_the_plain_one() -> None:
+    """With every value present, the ratio of sums is the plain mean: the same resampled means."""
+    values = np.random.default_rng(6).normal(size=(3, 700))
+    plain = bootstrap_means_many(values, resamples=1_000, seed=4)
+    masked = bootstrap_means_many(values, resamples=1_000, seed=4, present=np.ones_like(values, dtype=bool))
+    np.testing.assert_array_equal(plain, masked)
 
 
 def test_chunked_index_draws_give_the_same_means() -> None:

@@ -70,3 +70,38 @@ def test_sample_size_inverts_the_mde() -> None:
     assert mcnemar_power(n, 0.1, 0.1, 0.05) >= 0.8 > mcnemar_power(n - 1, 0.1, 0.1, 0.05)
     with pytest.raises(StatsInputError):
         pairs_for_pass_fail(0.0, 0.1, 0.05)
+
+
+def _mcnemar_power_every_count(n: int, drop: float, churn: float, level: float) -> float:
+    """The exact power summed over every discordant count 0..n (what ``mcnemar_power`` computed
+    before it summed over the likely counts only)."""
+    discordant = churn + abs(drop)
+    k = np.arange(n + 1)
+    crit = sps.binom.ppf(level / 2.0, k, 0.5) - 1.0
+    crit = np.where(2.0 * sps.binom.cdf(crit, k, 0.5) < level, crit, crit - 1.0)
+    q = (churn / 2.0 + abs(drop)) / discordant
+    low = np.where(crit >= 0, sps.binom.cdf(crit, k, q), 0.0)
+    high = np.where(crit >= 0, sps.binom.sf(k - crit - 1.0, k, q), 0.0)
+    return float(np.sum(sps.binom.pmf(k, n, min(1.0, discordant)) * np.minimum(1.0, low + high)))
+
+
+@pytest.mark.parametrize("n", [3, 17, 240, 2_000, 10_000])
+@pytest.mark.parametrize("level", [0.05, 0.05 / 22])
+def test_mcnemar_power_over_the_likely_counts_equals_the_full_sum(n: int, level: float) -> None:
+    rng = np.random.default_rng(n)
+    for _ in range(20):
+        churn = float(rng.uniform(0.0, 0.6))
+        drop = float(rng.uniform(0.0, 1.0 - churn))
+        assert mcnemar_power(n, drop, churn, level) == pytest.approx(
+            _mcnemar_power_every_count(n, drop, churn, level), abs=1e-10
+        )
+
+
+@pytest.mark.parametrize("n", [30, 2_000, 10_000])
+def test_mde_pass_fail_is_the_root_of_the_full_power_curve(n: int) -> None:
+    """The MDE found on the fast power curve: the full sum says 80 % power there, less just below."""
+    churn, level = 0.2, 0.05 / 22
+    mde = mde_pass_fail(n, churn, level)
+    assert mde is not None
+    assert _mcnemar_power_every_count(n, mde * (1 + 1e-9), churn, level) >= 0.8
+    assert _mcnemar_power_every_count(n, mde * (1 - 1e-6), churn, level) < 0.8

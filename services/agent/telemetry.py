@@ -5,7 +5,7 @@ service with an ingest key in ``OTEL_EXPORTER_OTLP_HEADERS``.
 The :class:`~opentelemetry.sdk.trace.export.BatchSpanProcessor` exports off the event loop, in its
 own thread; a turn never waits for its export. The exporter retries 429/502/503/504 (honouring
 ``Retry-After``), which is how the ingest service says it is overloaded or cannot reach NATS, for up
-to ``OTLP_EXPORT_TIMEOUT_S`` (10 s) per batch; a batch still refused then is kept in PostgreSQL
+to ``OTLP_EXPORT_TIMEOUT_S`` (10 s, a setting) per batch; a batch still refused then is kept in PostgreSQL
 (:mod:`services.agent.span_outbox`) and re-sent once the ingest accepts again, however long the
 outage. What can still be lost: the spans in the in-memory queue (not exported yet, at most a few
 seconds' worth) when the process is killed (``kill -9``; a normal stop flushes them), spans beyond the

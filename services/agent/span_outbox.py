@@ -243,11 +243,12 @@ class SpanOutbox:
         self,
         inner: SpanExporter,
         database_url: str,
-        send: Callable[[bytes], SendOutcome],
+        send: OtlpSender,
         *,
         retry_max_s: float = 30.0,
     ) -> None:
         self.store = SpanOutboxStore(database_url)
+        self._send = send
         self.status = ExportStatus()
         self.drainer = OutboxDrainer(self.store, send, self.status, retry_max_s=retry_max_s)
         self.exporter = DurableSpanExporter(inner, self.store, self.status, self.drainer)
@@ -257,6 +258,7 @@ class SpanOutbox:
 
     def stop(self) -> None:
         self.drainer.stop()
+        self._send.close()
 
     def state(self) -> OutboxState:
         batches, spans, oldest = self.store.held()

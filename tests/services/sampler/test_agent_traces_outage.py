@@ -14,9 +14,11 @@ import httpx
 import psycopg
 import pytest
 from nats.aio.client import Client as NatsClient
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.http_app import create_app as create_agent_app
+from services.agent.span_outbox import SpanOutboxStore
 from services.cli.traffic_cmd import simulate
 from services.stack.servers import free_port
 from shared.contracts.roles import Role
@@ -24,10 +26,16 @@ from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.db.session import plain_url
 from tests.services.agent.app_client import running
-from tests.services.agent.conftest import offline_settings
-from tests.services.ingest.harness import SECRET, ingest_settings, serve_ingest
+from tests.services.ingest.harness import (
+    SECRET,
+    Ingest,
+    chat_trace,
+    ingest_settings,
+    make_spans,
+    serve_ingest,
+)
 from tests.services.live_api import Api, api  # noqa: F401  (the coordinator over real HTTP)
-from tests.services.sampler.agent_traces import ITEMS, tracing_sampler
+from tests.services.sampler.agent_traces import ITEMS, ingest, traced_agent_settings, tracing_sampler  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -60,12 +68,12 @@ async def test_turns_served_while_the_ingest_is_away_are_traced_exactly_once_aft
     port = free_port()  # the ingest's address, unreachable until it starts there
     key = await asyncio.to_thread(create_key_sync, database_url, SECRET, "drive-thru agent", Role.INGEST)
     headers = {"Authorization": f"Bearer {key}"}
-    settings = offline_settings(
-        database_url=database_url,
-        nats_url=nats_url,
-        nats_namespace=topology.namespace,
-        OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{port}",
-        OTEL_EXPORTER_OTLP_HEADERS=f"Authorization=Bearer%20{key}",
+    settings = traced_agent_settings(
+        database_url,
+        nats_url,
+        topology,
+        f"http://127.0.0.1:{port}",
+        key,
         otlp_export_timeout_s=EXPORT_TIMEOUT_S,
         span_outbox_retry_max_s=0.5,
     )
@@ -113,3 +121,30 @@ async def test_turns_served_while_the_ingest_is_away_are_traced_exactly_once_aft
             again = (await c.get("/traces", params={"service": "drive-thru", "limit": 200})).json()
             assert again["total"] == result.turns_sent + later.turns_sent
             assert {i["trace_id"]: i["span_count"] for i in again["items"] if i["trace_id"] in spans} == spans
+
+
+async def test_a_started_agent_sends_what_an_agent_killed_during_the_outage_left(
+    api: Api,  # noqa: F811
+    ingest: Ingest,  # noqa: F811
+    nats_client: NatsClient,
+    topology: Topology,
+    session_factory: Sessions,
+    database_url: str,
+    nats_url: str,
+) -> None:
+    key = await asyncio.to_thread(create_key_sync, database_url, SECRET, "drive-thru agent", Role.INGEST)
+    spans = make_spans(lambda p: chat_trace(p, turns=2), service="drive-thru")
+    body = encode_spans(spans).SerializeToString()
+    await asyncio.to_thread(SpanOutboxStore(database_url).put, body, len(spans), "left by a killed agent")
+    settings = traced_agent_settings(database_url, nats_url, topology, ingest.url, key)
+    async with (
+        httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as c,
+        tracing_sampler(nats_client, topology, session_factory) as handler,
+        running(create_agent_app(settings)),
+    ):
+        assert (await c.put("/online/config", json={"rate": 1.0})).status_code == 200
+        await asyncio.wait_for(handler.wait_handled(1, "stored"), 60)
+        page = (await c.get("/traces", params={"service": "drive-thru"})).json()
+        [item] = page["items"]
+        assert item["trace_id"] == format(spans[0].context.trace_id, "032x")
+        assert item["span_count"] == len(spans)

@@ -3,6 +3,7 @@ endpoint), the Postgres checkpointer and the OpenTelemetry exporter of the chat 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -53,7 +54,7 @@ def create_app(
         ):
             await start_serving(broker, nats_health)
             engine = app.state.engine = make_engine(settings.database_url, pool_size=1)  # health, metrics
-            telemetry = AgentTelemetry.from_settings(settings, span_exporter)
+            telemetry = app.state.telemetry = AgentTelemetry.from_settings(settings, span_exporter)
             try:
                 graph = compile_graph(saver)
                 app.state.conversations = ConversationService(graph, runtime, telemetry, locks)
@@ -72,22 +73,38 @@ def create_app(
     app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
     app.state.conversations = None
     app.state.engine = None
+    app.state.telemetry = None
     app.include_router(router)
     app.include_router(
         metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: app.state.engine))
     )
     install_error_handlers(app)
 
+    async def traces_health() -> dict[str, Any]:
+        """The span outbox: traces held (batches, spans), whether the ingest answers, the last error."""
+        telemetry: AgentTelemetry | None = app.state.telemetry
+        if telemetry is None or telemetry.outbox is None:
+            return {"exporting": bool(telemetry and telemetry.exporting)}
+        try:
+            outbox = (await asyncio.to_thread(telemetry.outbox.state)).model_dump(mode="json")
+        except Exception as exc:  # Postgres away: say so rather than fail the probe
+            outbox = {"error": f"the span outbox cannot be read: {exc}"}
+        return {"exporting": True, "outbox": outbox}
+
     @app.get("/healthz", tags=["health"])
     async def healthz(response: Response) -> dict[str, Any]:
-        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then);
-        PostgreSQL (conversations, the traffic outbox) is named as it is, not a reason for 503."""
+        """503 while starting or while NATS is unreachable (agent.invoke cannot be answered then).
+        PostgreSQL (conversations, the span outbox) is named as it is, not a reason for 503; ``traces``
+        tells how many traces wait in the span outbox and whether the ingest answers; the ingest being
+        away does not make the agent unhealthy (its traces are kept)."""
+        nats = nats_health.model_dump(mode="json")
         if app.state.conversations is None:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-            return {"status": "starting", "nats": nats_health.model_dump(mode="json")}
+            return {"status": "starting", "nats": nats}
         body = {
-            "nats": nats_health.model_dump(mode="json"),
+            "nats": nats,
             "postgres": (await postgres_health(app.state.engine)).model_dump(mode="json"),
+            "traces": await traces_health(),
         }
         if not nats_health.connected:
             response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE

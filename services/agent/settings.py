@@ -73,3 +73,13 @@ class AgentSettings(CommonSettings):
         validation_alias="OTEL_EXPORTER_OTLP_HEADERS",
         description="Headers of the exports, ``Authorization=Bearer%20<ingest key>`` (W3C baggage form)",
     )
+    otlp_export_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long one batch of traces is retried before it goes to the span outbox (Postgres)",
+    )
+    span_outbox_retry_max_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Longest wait between re-sends of the span outbox while the ingest refuses them",
+    )

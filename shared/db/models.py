@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -411,6 +412,20 @@ class TrafficOutbox(Base):
 
     msg_id: Mapped[str] = mapped_column(String(300), primary_key=True)
     turn: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+
+
+class SpanOutbox(Base):
+    """An OTLP trace export (a serialized ``ExportTraceServiceRequest``) the agent could not deliver
+    yet: the ingest service refused or was unreachable. Re-sent oldest first, deleted once accepted."""
+
+    __tablename__ = "span_outbox"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)
+    spans: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)

@@ -73,9 +73,11 @@ def ingest_settings(database_url: str, nats_url: str, topology: Topology, **extr
 
 
 @contextmanager
-def serve_ingest(settings: IngestSettings) -> Iterator[Ingest]:
+def serve_ingest(settings: IngestSettings, port: int = 0) -> Iterator[Ingest]:
+    """``port`` 0: a free one."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
     port = sock.getsockname()[1]
     app = create_app(settings)
     server = _Server(uvicorn.Config(app, log_config=None, lifespan="on", access_log=False))

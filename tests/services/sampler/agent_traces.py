@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.http_app import create_app as create_agent_app
+from services.agent.settings import AgentSettings
 from services.cli.traffic_cmd import SimulationResult, load_menu_items, simulate
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.span_consumer import SpanConsumer
@@ -34,6 +36,20 @@ def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: Na
         yield served
 
 
+def traced_agent_settings(
+    database_url: str, nats_url: str, topology: Topology, otlp_url: str, ingest_key: str, **extra: Any
+) -> AgentSettings:
+    """The offline agent on the test's NATS and Postgres, exporting its traces to ``otlp_url``."""
+    return offline_settings(
+        database_url=database_url,
+        nats_url=nats_url,
+        nats_namespace=topology.namespace,
+        OTEL_EXPORTER_OTLP_ENDPOINT=otlp_url,
+        OTEL_EXPORTER_OTLP_HEADERS=f"Authorization=Bearer%20{ingest_key}",
+        **extra,
+    )
+
+
 async def agent_conversations(
     database_url: str,
     nats_url: str,
@@ -47,13 +63,8 @@ async def agent_conversations(
 ) -> SimulationResult:
     """One agent app instance (offline model, ``behaviour``) exporting to ``otlp_url``, the traffic
     simulator against its chat API; returns once the app stopped (its spans exported)."""
-    settings = offline_settings(
-        database_url=database_url,
-        nats_url=nats_url,
-        nats_namespace=topology.namespace,
-        chat_offline=behaviour or OfflineBehaviour(),
-        OTEL_EXPORTER_OTLP_ENDPOINT=otlp_url,
-        OTEL_EXPORTER_OTLP_HEADERS=f"Authorization=Bearer%20{ingest_key}",
+    settings = traced_agent_settings(
+        database_url, nats_url, topology, otlp_url, ingest_key, chat_offline=behaviour or OfflineBehaviour()
     )
     async with running(create_agent_app(settings)) as client:
         result = await simulate(client, conversations, seed=seed, items=ITEMS)

@@ -1,9 +1,10 @@
 """A NATS outage longer than nats-py's own reconnect budget (60 attempts), against a real stack:
 every service says so on /healthz (503) and keeps trying; chat turns are still answered during the
-outage, their traces held by the agent's OpenTelemetry exporter, which retries while the ingest
-service answers 503; when nats-server is back on the same store every service reconnects by itself,
-the search-proxy answers on NATS again, every sampled turn's trace is stored and scored exactly once,
-and an experiment completes with every item once."""
+outage, their traces retried by the agent's OpenTelemetry exporter while the ingest service answers
+503, then kept in its span outbox (Postgres) until the ingest takes them; when nats-server is back on
+the same store every service reconnects by itself, the search-proxy answers on NATS again, every
+sampled turn's trace is stored and scored exactly once, and an experiment completes with every item
+once."""
 
 from __future__ import annotations
 

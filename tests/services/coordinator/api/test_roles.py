@@ -17,7 +17,7 @@ from tests.services.coordinator.harness import SECRET, Coordinator
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
-PUBLIC = {("get", "/healthz")}
+PUBLIC = {("get", "/healthz"), ("get", "/metrics")}  # counts for probes and Prometheus, no content
 RANKED = [Role.VIEWER, Role.RUNNER, Role.ADMIN, Role.OWNER]
 
 

@@ -89,6 +89,7 @@ llm-check: bytecode ui-assets $(LLM_STAMP)
 bench: bytecode ui-assets
 	$(BIN)/python bench/latency.py
 	$(BIN)/python bench/throughput.py
+	$(BIN)/python bench/ha.py
 	$(BIN)/python bench/rate_limits.py
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/ingest.py

@@ -2,7 +2,10 @@
 
 Prints figures; asserts nothing. Run: `make bench` (or `.venv/bin/python bench/ingest.py`).
 Starts its own nats-server and PostgreSQL (state in .yardstick-bench-ingest, NATS on 14922, the
-receiver on 8990+) and the ingest service as its own process(es), as `stack up` would.
+receiver on 8990+) and the ingest service as its own process(es), as `stack up` would. With
+``NATS_URL`` set (one URL, or a cluster's nodes separated by commas, as every service takes it) it
+uses those servers instead of starting one (its streams in the namespace ``bench``, replicated
+``NATS_STREAM_REPLICAS`` times).
 
 The load comes from a separate process: OTLP protobuf bodies made by the OpenTelemetry SDK's own
 encoder (``encode_spans``) from four-span GenAI traces (agent, chat with messages, tool, chat), each
@@ -44,6 +47,7 @@ from shared.contracts.span_messages import SpanBatch  # noqa: E402
 from shared.contracts.topology import Topology  # noqa: E402
 from shared.db.api_keys import create_key_sync  # noqa: E402
 from shared.db.migrate import upgrade_to_head  # noqa: E402
+from shared.messaging.server_urls import nats_servers  # noqa: E402
 from shared.messaging.streams import declare_at  # noqa: E402
 
 STATE = ROOT / ".yardstick-bench-ingest"
@@ -177,8 +181,10 @@ class Environment:
     def __init__(self) -> None:
         shutil.rmtree(STATE, ignore_errors=True)
         STATE.mkdir(parents=True)
-        self.nats = start_nats(NATS_PORT, STATE / "nats", STATE / "nats.log")
-        self.nats_url = f"nats://127.0.0.1:{NATS_PORT}"
+        given = os.environ.get("NATS_URL", "")
+        self.nats = None if given else start_nats(NATS_PORT, STATE / "nats", STATE / "nats.log")
+        self.nats_url = given or f"nats://127.0.0.1:{NATS_PORT}"
+        nats_servers(self.nats_url)  # a bad NATS_URL is named here, not in the ingest process
         uri, self.postgres_pid = start_postgres((STATE / "pg").resolve(), keep_running=True)
         import psycopg
 
@@ -189,7 +195,8 @@ class Environment:
         self.database_url = postgres_uri_for(uri, "bench")
         upgrade_to_head(self.database_url)
         self.topology = Topology(namespace=NAMESPACE)
-        asyncio.run(declare_at(self.nats_url, self.topology))
+        replicas = int(os.environ.get("NATS_STREAM_REPLICAS", "1"))  # 3 on a cluster
+        asyncio.run(declare_at(self.nats_url, self.topology, replicas))
         self.key = create_key_sync(self.database_url, SECRET, "bench", Role.INGEST)
 
     def ingest(self, port: int) -> subprocess.Popen[bytes]:
@@ -224,7 +231,7 @@ class Environment:
         import nats
 
         async def count() -> tuple[int, int]:
-            nc = await nats.connect(self.nats_url)
+            nc = await nats.connect(servers=nats_servers(self.nats_url))
             js = nc.jetstream()
             info = await js.stream_info(self.topology.traffic_spans_stream)
             ids: set[str] = set()
@@ -239,8 +246,9 @@ class Environment:
         return asyncio.run(count())
 
     def close(self) -> None:
-        self.nats.terminate()
-        self.nats.wait(10)
+        if self.nats is not None:
+            self.nats.terminate()
+            self.nats.wait(10)
         if self.postgres_pid is not None:  # SIGINT: PostgreSQL's fast shutdown
             postgres = psutil.Process(self.postgres_pid)
             postgres.send_signal(signal.SIGINT)

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -72,22 +73,28 @@ def stack_up(env: dict[str, str], *options: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def query(database_url: str, sql: str, *params: str) -> list[tuple[Any, ...]]:
+    """The rows of one read-only query, on a connection of its own."""
+    with psycopg.connect(plain_url(database_url)) as conn:
+        return conn.execute(sql, params).fetchall()  # type: ignore[arg-type]  # sql is a literal
+
+
 def item_outcomes(database_url: str, experiment_id: str) -> list[tuple[str, str, int]]:
     """(item, status, rows) of an experiment: exactly once is one ``ok`` row per item."""
-    with psycopg.connect(plain_url(database_url)) as conn:
-        rows = conn.execute(
-            "SELECT item_id, status, count(*) FROM experiment_items WHERE experiment_id = %s "
-            "GROUP BY item_id, status ORDER BY item_id",
-            (experiment_id,),
-        ).fetchall()
+    rows = query(
+        database_url,
+        "SELECT item_id, status, count(*) FROM experiment_items WHERE experiment_id = %s "
+        "GROUP BY item_id, status ORDER BY item_id",
+        experiment_id,
+    )
     return [(str(i), str(s), int(n)) for i, s, n in rows]
 
 
 def score_counts(database_url: str, experiment_id: str) -> dict[tuple[str, str], int]:
     """(item, evaluator) -> score rows of an experiment: every score once is 1 everywhere."""
-    with psycopg.connect(plain_url(database_url)) as conn:
-        rows = conn.execute(
-            "SELECT item_id, name, count(*) FROM scores WHERE experiment_id = %s GROUP BY item_id, name",
-            (experiment_id,),
-        ).fetchall()
+    rows = query(
+        database_url,
+        "SELECT item_id, name, count(*) FROM scores WHERE experiment_id = %s GROUP BY item_id, name",
+        experiment_id,
+    )
     return {(str(i), str(n)): int(c) for i, n, c in rows}

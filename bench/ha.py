@@ -56,7 +56,7 @@ class Figures:
         return (
             f"| {self.stack} | {self.up_s:.0f} s "
             f"| {self.overhead_p50_ms:.1f} ms / {self.overhead_p95_ms:.1f} ms "
-            f"| {self.rate_0ms:.0f} items/s | {self.efficiency_100ms:.0%} | {self.errors} |"
+            f"| {self.rate_0ms:.0f} items/s | {self.efficiency_100ms:.1%} | {self.errors} |"
         )
 
 

@@ -31,7 +31,7 @@ from services.stack.state import StackState
 from shared.contracts.topology import Topology
 from tests.services.stack.fault_helpers import ha_stack_env, item_outcomes, score_counts, stack_up, until
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(420), pytest.mark.xdist_group("stack-faults")]
 
 ITEMS = 30
 SLOW_AGENT = {"kind": "agent", "model": {"offline": {"simulated_latency_ms": 150}}}

@@ -48,7 +48,7 @@ def existing_objects(api: Api) -> dict[str, str]:
 
 def test_the_api_keeps_its_contract(api: Api) -> None:
     real = existing_objects(api)
-    schema = schemathesis.openapi.from_url(f"{api.url}/openapi.json")
+    schema = schemathesis.openapi.from_url(f"{api.url}/openapi.json", timeout=120)
     headers = {"Authorization": f"Bearer {api.key}"}
     failures: list[str] = []
     operations = [result.ok() for result in schema.get_all_operations()]

@@ -39,6 +39,11 @@ from tests.evaluator_registry import add_for_test
 
 TEMPLATE_DB = "yardstick_template"
 
+# The CLI modules create their Rich consoles at import, so the width is fixed by the COLUMNS seen then.
+# A pytest-xdist worker runs with COLUMNS=80 (a single pytest process has none and gets the CLI's pipe
+# width), which cut the CLI tests' tables; the tests set COLUMNS per command where they need it.
+os.environ.pop("COLUMNS", None)
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test must say which tier it is in."""

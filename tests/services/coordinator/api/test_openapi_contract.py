@@ -23,7 +23,9 @@ from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import synthetic_items
 from tests.services.live_api import Api
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+# The timeout is a deadline for a hang: the run took 382 s beside other work on a loaded 2-core machine,
+# and a pytest-timeout firing inside a Hypothesis example shows up as "unreliable results".
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 CHECKS = [
     not_a_server_error,

@@ -54,14 +54,21 @@ typecheck: venv
 	$(BIN)/mypy services shared yardstick
 	$(BIN)/mypy -p docs.gen
 
+# Two pytest-xdist workers: the suite mostly waits (servers, subprocess stacks, deadlines), so two
+# run side by side on two cores. Each worker starts its own NATS and PostgreSQL (tests/conftest.py);
+# --dist loadgroup keeps a module's `xdist_group` together on one worker (the stack fault tests run
+# one after another, never beside each other). PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
 pytest: bytecode ui-assets browser
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 unit: bytecode ui-assets
-	$(BIN)/python -m pytest -q -m unit
+	$(PYTEST) -m unit
 
 integration: bytecode ui-assets browser
-	$(BIN)/python -m pytest -q -m integration
+	$(PYTEST) -m integration
 
 # The site (MkDocs Material) into build/site; the reference pages are generated from the code by
 # the hook in docs/gen/ (nothing fetched, nothing generated written into docs/). Run with -m so

@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
+import subprocess
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -13,12 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import nats
+import psutil
 import psycopg
 import pytest
 from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres
+from services.stack.servers import (
+    ServerStartError,
+    free_port,
+    postgres_uri_for,
+    start_nats,
+    start_postgres,
+)
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.topology import Topology
 from shared.db.migrate import upgrade_to_head
@@ -29,6 +38,11 @@ from shared.messaging.streams import declare
 from tests.evaluator_registry import add_for_test
 
 TEMPLATE_DB = "yardstick_template"
+
+# The CLI modules create their Rich consoles at import, so the width is fixed by the COLUMNS seen then.
+# A pytest-xdist worker runs with COLUMNS=80 (a single pytest process has none and gets the CLI's pipe
+# width), which cut the CLI tests' tables; the tests set COLUMNS per command where they need it.
+os.environ.pop("COLUMNS", None)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -54,11 +68,23 @@ def nats_url(server_root: Path) -> Iterator[str]:
         yield url
         return
     root = server_root / "nats"
-    port = free_port()
-    proc = start_nats(port, root / "store", root / "nats.log")
+    port, proc = _start_nats_on_a_free_port(root)
     yield f"nats://127.0.0.1:{port}"
     proc.terminate()
     proc.wait(10)
+
+
+def _start_nats_on_a_free_port(root: Path, attempts: int = 5) -> tuple[int, subprocess.Popen[bytes]]:
+    """A free port can be taken between choosing it and nats-server binding it (pytest-xdist workers
+    and other sessions start servers at the same moment): choose again then."""
+    for attempt in range(attempts):
+        port = free_port()
+        try:
+            return port, start_nats(port, root / "store", root / "nats.log")
+        except ServerStartError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture(scope="session")
@@ -66,12 +92,26 @@ def pg_base_url(server_root: Path) -> Iterator[str]:
     """URI of the session's PostgreSQL server, with a migrated template database."""
     root = server_root / "pg"
     root.mkdir()
-    uri, _ = start_postgres(root / "data", keep_running=False)
+    uri, pid = start_postgres(root / "data", keep_running=False)
     with psycopg.connect(plain_url(uri), autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE_DB}")
         conn.execute(f"CREATE DATABASE {TEMPLATE_DB}")
     upgrade_to_head(postgres_uri_for(uri, TEMPLATE_DB))
     yield uri
+    if pid is not None:
+        _stop_postmaster(pid)
+
+
+def _stop_postmaster(pid: int) -> None:
+    """Stop the session's PostgreSQL before its folder goes. pgserver would stop it only at exit, by
+    a pid list kept in that folder: deleted by then, so the server outlived every test session."""
+    with contextlib.suppress(psutil.NoSuchProcess):
+        postmaster = psutil.Process(pid)
+        postmaster.send_signal(signal.SIGINT)  # "fast" shutdown: disconnects clients, then exits
+        try:
+            postmaster.wait(30)
+        except psutil.TimeoutExpired:
+            postmaster.kill()
 
 
 @pytest.fixture

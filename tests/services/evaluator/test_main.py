@@ -22,7 +22,7 @@ from tests.services.evaluator.fakes import (
 )
 from tests.services.evaluator.worker_process import WorkerProcess
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
 SpawnWorker = Callable[..., WorkerProcess]
 
@@ -63,7 +63,7 @@ async def test_two_worker_processes_share_the_load_and_serve_healthz(
         await publish_task(js, topology, agent_task(f"item-{i}", timeout_s=30))
 
     # Each process holds at most 2 tasks, so 4 requests in flight need both of them.
-    in_flight = await agent.wait_for(lambda seen: len(seen) >= 4, within_s=20)
+    in_flight = await agent.wait_for(lambda seen: len(seen) >= 4, within_s=60)
     assert len({s.headers["Yardstick-Task-Id"] for s in in_flight}) == 4
     port = (await procs[0].wait_for_log("http listening"))["http_port"]
     assert workers_of(in_flight) == {"proc-a", "proc-b"}
@@ -73,7 +73,7 @@ async def test_two_worker_processes_share_the_load_and_serve_healthz(
     assert health["in_flight"] == 2 and health["concurrency"] == 2
     release.set()
 
-    results = await ResultReader(js, topology).next_results(8, within_s=20)
+    results = await ResultReader(js, topology).next_results(8, within_s=60)
     assert sorted(r.item_id for r in results) == sorted(f"item-{i}" for i in range(8))
     assert {r.status for r in results} == {"ok"}
     assert {r.worker_id for r in results} == {"proc-a", "proc-b"}
@@ -101,7 +101,7 @@ async def test_task_of_a_killed_worker_is_redelivered_and_yields_exactly_one_res
     assert await procs[victim].wait_exit() == -signal.SIGKILL
 
     reader = ResultReader(js, topology, ack=False)
-    [result] = await reader.next_results(1, within_s=20)
+    [result] = await reader.next_results(1, within_s=60)
     survivor = next(name for name in procs if name != victim)
     assert (result.item_id, result.status, result.worker_id, result.attempts) == ("doomed", "ok", survivor, 2)
     assert [s.headers["Yardstick-Attempt"] for s in agent.seen] == ["1", "2"]

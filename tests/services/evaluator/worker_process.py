@@ -62,7 +62,7 @@ class WorkerProcess:
                 self.lines.append(line)
                 self._changed.notify_all()
 
-    async def wait_for_log(self, msg: str, within_s: float = 20.0) -> dict[str, Any]:
+    async def wait_for_log(self, msg: str, within_s: float = 90.0) -> dict[str, Any]:
         def found() -> bool:
             return any(line.get("msg") == msg for line in self.lines)
 

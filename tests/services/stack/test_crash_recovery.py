@@ -14,7 +14,7 @@ from services.stack.state import StackState
 from services.stack.status import stack_status
 from tests.services.stack.fault_helpers import own_stack_env, stack_up
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300), pytest.mark.xdist_group("stack-faults")]
 
 
 def test_up_after_everything_was_killed(server_dir: Path) -> None:

@@ -45,7 +45,7 @@ from tests.services.stack.fault_helpers import (
 )
 from tests.services.stack.fault_traffic import Sender, sampled, sampler_decisions, stored_traces, trace_bodies
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(420), pytest.mark.xdist_group("stack-faults")]
 
 ITEMS = 30
 STOPPED_S = 15.0  # an election takes 5-10 s

@@ -26,7 +26,7 @@ from shared.db.session import plain_url
 from tests.services.stack.fault_helpers import item_outcomes, until
 from tests.services.stack.test_launcher import StackEnv, _free_port_base
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240), pytest.mark.xdist_group("stack-faults")]
 
 SERVICES = ("agent", "search_proxy", "evaluator", "coordinator", "sampler", "ingest")
 ATTEMPTS = 80  # nats-py closes a connection for good after 60 by default

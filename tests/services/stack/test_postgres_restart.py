@@ -17,7 +17,7 @@ from services.stack import launcher
 from services.stack.state import StackState
 from tests.services.stack.fault_helpers import item_outcomes, own_stack_env, stack_up, until
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300), pytest.mark.xdist_group("stack-faults")]
 
 ITEMS = 40
 

@@ -23,7 +23,9 @@ from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import synthetic_items
 from tests.services.live_api import Api
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+# The timeout is a deadline for a hang: the run took 382 s beside other work on a loaded 2-core machine,
+# and a pytest-timeout firing inside a Hypothesis example shows up as "unreliable results".
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 CHECKS = [
     not_a_server_error,
@@ -48,7 +50,7 @@ def existing_objects(api: Api) -> dict[str, str]:
 
 def test_the_api_keeps_its_contract(api: Api) -> None:
     real = existing_objects(api)
-    schema = schemathesis.openapi.from_url(f"{api.url}/openapi.json")
+    schema = schemathesis.openapi.from_url(f"{api.url}/openapi.json", timeout=120)
     headers = {"Authorization": f"Bearer {api.key}"}
     failures: list[str] = []
     operations = [result.ok() for result in schema.get_all_operations()]

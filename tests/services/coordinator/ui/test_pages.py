@@ -140,6 +140,10 @@ async def test_datasets_and_online(
     assert await page.locator("canvas[data-drawn]").count() >= 3
     samples = page.locator("[data-samples] tbody tr")
     await expect(samples).to_have_count(12)
+    legacy = page.locator("[data-legacy-samples]")  # turns from before traces: history, said so
+    await expect(legacy).to_contain_text("before it reported OpenTelemetry traces")
+    await expect(legacy.get_by_role("link", name="Traces")).to_have_attribute("href", "/ui/traces")
+    await expect(legacy).not_to_contain_text("send traffic to the agent")
     form = samples.first.locator("form")
     await form.locator("input[name=dataset]").fill("ui-promoted")
     await form.get_by_role("button", name="Promote").click()

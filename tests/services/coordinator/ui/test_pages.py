@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.ui.views import formatting
 from services.sampler.turn_handler import TurnHandler
+from tests.llm_provider import BadDayProvider, Reply, provider
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
@@ -22,6 +23,7 @@ from tests.services.live_api import Api
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration
+__all__ = ["provider"]
 
 
 async def test_experiments_experiment_item_and_compare(browser: Browser, ui_data: UiData) -> None:
@@ -103,6 +105,32 @@ async def test_experiments_experiment_item_and_compare(browser: Browser, ui_data
     phone = await watched_page(browser, width=390, height=844)
     await phone.visit(await ui_data.sign_in_link(), "experiments-phone")
     assert dark.clean() == [] and phone.clean() == []
+
+
+async def test_the_compare_page_follows_a_pairwise_judging(
+    browser: Browser, provider: BadDayProvider, ui_data: UiData
+) -> None:
+    release = asyncio.Event()
+    provider.fallback = Reply.json({"reason": "the first reads better", "better": "first"})
+    provider.hold = release  # the judge answers only once the page has shown the judging
+    base, cand = ui_data.baseline["id"], ui_data.candidate["id"]
+    judge = {"criteria": "Longer is better.", "judge_model": "bad-day-model"}
+    body = {"baseline_id": base, "candidate_id": cand, "judge": judge}
+    (await ui_data.client.post("/comparisons", json=body)).raise_for_status()
+    view = await watched_page(browser)
+    page = view.page
+    await view.visit(await ui_data.sign_in_link(f"/ui/compare?baseline={base}&candidate={cand}"))
+    judging = page.locator("[data-judging]")
+    await expect(judging).to_contain_text("Pairwise judge: judging")
+    await expect(judging).to_contain_text("pairs judged")
+    await view.shot("compare-judging")
+    release.set()
+    pairwise = page.locator("[data-pairwise]")  # the page polls until the judging is over
+    await expect(pairwise).to_be_visible(timeout=60_000)
+    await expect(judging).to_have_count(0)
+    await expect(pairwise).to_contain_text("Tie")
+    await view.shot("compare-judged")
+    assert view.clean() == []
 
 
 async def test_datasets_and_online(

@@ -99,7 +99,7 @@ def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) ->
             {
                 "name": human_metric(field.name),
                 "value": value,
-                "comment": "; ".join(f"{who}: {raw}" for who, raw in given),
+                "comment": "; ".join(f"{who}: {field.said(raw)}" for who, raw in given),
                 "score_metadata": {
                     "source": HUMAN_SOURCE,
                     "queue": queue.name,

@@ -161,5 +161,6 @@ async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
     human = page.locator("[data-human-score]")
     await expect(human).to_contain_text("human.acceptable")
     await expect(human).to_contain_text("drift-")
+    await expect(human).to_contain_text("cli-tests: fail")  # the label in words, not a raw False
     await view.shot("trace-human-score")
     assert view.clean() == []

@@ -5,6 +5,7 @@ the API's, no console error and no failed request anywhere."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -129,6 +130,7 @@ async def test_the_compare_page_follows_a_pairwise_judging(
     await expect(pairwise).to_be_visible(timeout=60_000)
     await expect(judging).to_have_count(0)
     await expect(pairwise).to_contain_text("Tie")
+    await expect(pairwise).to_contain_text(re.compile(r"tokens [\d,]+ in, [\d,]+ out"))
     await view.shot("compare-judged")
     assert view.clean() == []
 

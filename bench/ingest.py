@@ -200,7 +200,11 @@ class Environment:
         asyncio.run(declare_at(self.nats_url, self.topology, replicas))
         self.key = create_key_sync(self.database_url, SECRET, "bench", Role.INGEST)
 
-    def ingest(self, port: int) -> subprocess.Popen[bytes]:
+    def start(
+        self, module: str, port: int, log_name: str, settings: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """``python -m module`` on this environment's servers, once its /healthz answers (killed,
+        not left behind, when it does not start within 60 s)."""
         env = dict(os.environ) | {
             "NATS_URL": self.nats_url,
             "DATABASE_URL": self.database_url,
@@ -208,14 +212,11 @@ class Environment:
             "HTTP_PORT": str(port),
             "YARDSTICK_API_KEY_SECRET": SECRET,
             "LOG_LEVEL": "WARNING",
+            **(settings or {}),
         }
-        log = (STATE / f"ingest-{port}.log").open("ab")
+        log = (STATE / f"{log_name}.log").open("ab")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.ingest.main"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
+            [sys.executable, "-m", module], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -225,7 +226,12 @@ class Environment:
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError(f"ingest on {port} did not start: see {STATE}/ingest-{port}.log")
+        proc.kill()
+        proc.wait(30)
+        raise RuntimeError(f"{module} on {port} did not start: see {STATE}/{log_name}.log")
+
+    def ingest(self, port: int) -> subprocess.Popen[bytes]:
+        return self.start("services.ingest.main", port, f"ingest-{port}")
 
     def stored(self) -> tuple[int, int]:
         """(messages, distinct span ids) in the stream."""

@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-import httpx
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.ingest import HTTP_PORT, NAMESPACE, SECRET, STATE, Environment, rss_sampler, run_load  # noqa: E402
+from bench.ingest import HTTP_PORT, Environment, rss_sampler, run_load  # noqa: E402
 from services.coordinator.store.traces import TraceQuery, list_traces  # noqa: E402
 from shared.contracts.evaluation import EvaluatorSpec  # noqa: E402
 from shared.contracts.projects import DEFAULT_PROJECT  # noqa: E402
@@ -40,35 +38,9 @@ SAMPLER_PORT = HTTP_PORT + 50
 
 
 def start_sampler(env: Environment) -> subprocess.Popen[bytes]:
-    environment = dict(os.environ) | {
-        "NATS_URL": env.nats_url,
-        "DATABASE_URL": env.database_url,
-        "NATS_NAMESPACE": NAMESPACE,
-        "HTTP_PORT": str(SAMPLER_PORT),
-        "YARDSTICK_API_KEY_SECRET": SECRET,
-        "LOG_LEVEL": "WARNING",
-        "SAMPLER_TRACE_SETTLE_S": "0.5",
-        "SAMPLER_FETCH_BATCH": "200",
-    }
-    log = (STATE / "sampler.log").open("ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "services.sampler.main"],
-        env=environment,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{SAMPLER_PORT}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    proc.kill()  # not left behind to consume the next run's spans
-    proc.wait(30)
-    raise RuntimeError(f"the sampler did not start: see {STATE}/sampler.log")
+    """The sampler, not left behind to consume the next run's spans when it does not start."""
+    settings = {"SAMPLER_TRACE_SETTLE_S": "0.5", "SAMPLER_FETCH_BATCH": "200"}
+    return env.start("services.sampler.main", SAMPLER_PORT, "sampler", settings)
 
 
 async def configure(database_url: str) -> None:

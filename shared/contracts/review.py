@@ -106,6 +106,12 @@ class RubricField(BaseModel, frozen=True):
             return (value - low) / (high - low)
         return None
 
+    def said(self, value: LabelValue) -> str:
+        """A label's value in words, as a score's comment gives it: binary ``pass``/``fail``."""
+        if self.kind == "binary":
+            return "pass" if value is True else "fail"
+        return str(value)
+
 
 class Rubric(BaseModel, frozen=True):
     instructions: str = Field(default="", max_length=8000, description="What reviewers look for, in words")

@@ -74,6 +74,24 @@ class ProjectOwned:
     )
 
 
+class ScoreColumns:
+    """What every score row holds, whatever it scores (an experiment's item, a sampled turn, a
+    trace): the metric's name, its value (None: not measured), a comment, the evaluator's metadata
+    and the error that left it without a value."""
+
+    name: Mapped[str] = mapped_column(String(100))
+    value: Mapped[float | None] = mapped_column(Float)
+    comment: Mapped[str | None] = mapped_column(Text)
+    score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+
+
+class OnlineScoreColumns(ScoreColumns):
+    """A score of production traffic (a turn or a trace) also names the evaluator's version."""
+
+    evaluator_version: Mapped[str] = mapped_column(String(40), default="1")
+
+
 class Dataset(ProjectOwned, Base):
     __tablename__ = "datasets"
     __table_args__ = (UniqueConstraint("project_id", "name"),)
@@ -233,7 +251,7 @@ class JudgeVerdictRow(Base):
     )
 
 
-class Score(Base):
+class Score(ScoreColumns, Base):
     """One row per (experiment, item, trial, evaluator) so aggregation is plain SQL."""
 
     __tablename__ = "scores"
@@ -246,11 +264,6 @@ class Score(Base):
     experiment_id: Mapped[str] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"))
     item_id: Mapped[str] = mapped_column(String(200))
     trial: Mapped[int] = mapped_column(Integer, default=0)
-    name: Mapped[str] = mapped_column(String(100))
-    value: Mapped[float | None] = mapped_column(Float)
-    comment: Mapped[str | None] = mapped_column(Text)
-    score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
-    error: Mapped[str | None] = mapped_column(Text)
 
 
 class Comparison(ProjectOwned, Base):
@@ -298,7 +311,7 @@ class OnlineSample(ProjectOwned, Base):
     sampled_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class OnlineScore(ProjectOwned, Base):
+class OnlineScore(OnlineScoreColumns, ProjectOwned, Base):
     __tablename__ = "online_scores"
     __table_args__ = (
         UniqueConstraint("sample_id", "name"),
@@ -307,12 +320,6 @@ class OnlineScore(ProjectOwned, Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     sample_id: Mapped[int] = mapped_column(ForeignKey("online_samples.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(100))
-    value: Mapped[float | None] = mapped_column(Float)
-    comment: Mapped[str | None] = mapped_column(Text)
-    score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
-    error: Mapped[str | None] = mapped_column(Text)
-    evaluator_version: Mapped[str] = mapped_column(String(40), default="1")
     model: Mapped[str] = mapped_column(String(100))
     prompt_version: Mapped[str] = mapped_column(String(100))
     turn_at: Mapped[datetime]

@@ -10,7 +10,6 @@ is idempotent. Spans and scores are reached through their trace (they go when it
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -18,7 +17,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from shared.contracts.span_messages import ResourceSpans
 from shared.db.base import Base, new_uuid, utcnow
-from shared.db.models import ProjectOwned
+from shared.db.models import OnlineScoreColumns, ProjectOwned
 from shared.db.pydantic_json import PydanticJSON
 from shared.online.backfill_spec import BackfillSpec
 from shared.traces import TraceRecord
@@ -69,7 +68,7 @@ UNKNOWN_MODEL = "unknown"
 """The model a trace's scores carry when the trace names none (``trace_scores.model`` is required)."""
 
 
-class TraceScore(ProjectOwned, Base):
+class TraceScore(OnlineScoreColumns, ProjectOwned, Base):
     """A score of a sampled trace: online (a reference-free evaluator) or ``human.<field>`` (review
     labels, ``metadata.source == "human"``)."""
 
@@ -81,12 +80,6 @@ class TraceScore(ProjectOwned, Base):
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
     trace_pk: Mapped[int] = mapped_column(ForeignKey("traces.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(100))
-    value: Mapped[float | None] = mapped_column(Float)
-    comment: Mapped[str | None] = mapped_column(Text)
-    score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
-    error: Mapped[str | None] = mapped_column(Text)
-    evaluator_version: Mapped[str] = mapped_column(String(40), default="1")
     application: Mapped[str] = mapped_column(String(200))
     model: Mapped[str] = mapped_column(String(200))
     trace_at: Mapped[datetime]

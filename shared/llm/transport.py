@@ -4,8 +4,7 @@
   ``max_retry_after_s``; a longer wait is not honoured: the call gives up at once, saying so.
   Without the header they back off like other failures.
 - Other 5xx, a timeout, a refused or dropped connection, a body that is not JSON: exponential
-  backoff (``backoff_s`` doubling, at most 8 s, ±20 % jitter so that workers do not retry in
-  step), at most ``max_retries`` re-sends.
+  backoff, at most ``max_retries`` re-sends (:class:`~shared.llm.retry_budget.RetryBudget`).
 - A request that carries a ``response_format`` and gets 400, 422, 500 or 501 is *refused*
   (:class:`FormatRefused`) without retrying: llama.cpp's server answers 500 to ``json_schema``;
   the caller then tries a simpler format.
@@ -14,9 +13,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,8 +21,8 @@ import aiohttp
 
 from shared.http.retry_after import RETRY_AFTER_STATUSES, retry_after_s
 from shared.llm.config import LlmConfig
+from shared.llm.retry_budget import RetryBudget
 
-MAX_BACKOFF_S = 8.0
 REFUSAL_STATUSES = frozenset({400, 422, 500, 501})
 BODY_EXCERPT = 300
 
@@ -60,23 +57,15 @@ class ChatReply:
     requests: int
 
 
-def backoff_s(config: LlmConfig, retry: int) -> float:
-    """Wait before re-send number ``retry`` (0-based): ``backoff_s * 2**retry``, at most 8 s."""
-    return float(min(MAX_BACKOFF_S, config.backoff_s * (2**retry)))
-
-
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= BODY_EXCERPT else text[:BODY_EXCERPT] + "…"
 
 
 @dataclass
-class _Attempts:
-    """Re-sends so far and time waited, and whether another is allowed."""
+class _Attempts(RetryBudget):
+    """The retry budget of one call, with the requests it sent."""
 
-    config: LlmConfig
-    retries: int = 0
-    waited_s: float = 0.0
     requests: int = 0
 
     def give_up(self, reason: str) -> ProviderUnavailable:
@@ -87,18 +76,10 @@ class _Attempts:
 
     async def wait(self, reason: str, delay: float | None = None) -> None:
         """Sleep before the next re-send, or raise when none is left (or the wait is too long)."""
-        if self.retries >= self.config.max_retries:
-            raise self.give_up(reason)
-        if delay is not None and delay > self.config.max_retry_after_s:
-            allowed = self.config.max_retry_after_s
-            raise self.give_up(
-                f"{reason}; asked to retry after {delay:g} s, more than the {allowed:g} s allowed "
-                "(LLM_MAX_RETRY_AFTER_S)"
-            )
-        pause = backoff_s(self.config, self.retries) * random.uniform(0.8, 1.2) if delay is None else delay
-        self.retries += 1
-        self.waited_s += pause
-        await asyncio.sleep(pause)
+        refusal = self.refusal(delay)
+        if refusal is not None:
+            raise self.give_up(reason + refusal)
+        await self.sleep(delay)
 
 
 def _headers(config: LlmConfig) -> dict[str, str]:

@@ -3,13 +3,10 @@ that talk to it as a client would: the CLI's, the API contract's. Conftests impo
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-import uvicorn
 from nats.aio.client import Client as NatsClient
 
 from services.coordinator.app import create_app
@@ -17,23 +14,9 @@ from services.coordinator.settings import CoordinatorSettings
 from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
+from tests.services.served_app import served
 
 SECRET = "test-secret-not-for-production"
-START_TIMEOUT_S = 30.0
-
-
-class _Server(uvicorn.Server):
-    """Sets ``ready`` once startup (the coordinator's lifespan included) is over, however it ended."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = threading.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        try:
-            await super().startup(sockets)
-        finally:
-            self.ready.set()
 
 
 @dataclass(frozen=True)
@@ -62,16 +45,5 @@ def api(database_url: str, nats_url: str, topology: Topology, nats_client: NatsC
         }
     )
     key = create_key_sync(database_url, SECRET, "cli-tests", Role.OWNER)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = _Server(uvicorn.Config(create_app(settings), log_config=None, lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        assert server.ready.wait(START_TIMEOUT_S) and server.started, "the coordinator did not start"
-        yield Api(f"http://127.0.0.1:{port}", key)
-    finally:
-        server.should_exit = True
-        thread.join(15)
-        sock.close()
+    with served(create_app(settings), "the coordinator") as url:
+        yield Api(url, key)

@@ -4,8 +4,6 @@ SDK, and reading back what landed in the ``traffic.spans`` stream."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -13,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import uvicorn
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import NotFoundError
@@ -28,21 +25,9 @@ from services.ingest.http_app import create_app
 from services.ingest.settings import IngestSettings
 from shared.contracts.span_messages import Span, SpanBatch
 from shared.contracts.topology import Topology
+from tests.services.served_app import served
 
 SECRET = "test-secret-not-for-production"
-START_TIMEOUT_S = 30.0
-
-
-class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = threading.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        try:
-            await super().startup(sockets)
-        finally:
-            self.ready.set()
 
 
 @dataclass(frozen=True)
@@ -75,21 +60,9 @@ def ingest_settings(database_url: str, nats_url: str, topology: Topology, **extr
 @contextmanager
 def serve_ingest(settings: IngestSettings, port: int = 0) -> Iterator[Ingest]:
     """``port`` 0: a free one."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    port = sock.getsockname()[1]
     app = create_app(settings)
-    server = _Server(uvicorn.Config(app, log_config=None, lifespan="on", access_log=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        assert server.ready.wait(START_TIMEOUT_S) and server.started, "the ingest service did not start"
-        yield Ingest(f"http://127.0.0.1:{port}", app)
-    finally:
-        server.should_exit = True
-        thread.join(15)
-        sock.close()
+    with served(app, "the ingest service", port, access_log=False) as url:
+        yield Ingest(url, app)
 
 
 def make_spans(

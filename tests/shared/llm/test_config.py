@@ -4,9 +4,10 @@ import time
 
 import pytest
 
+from shared.http.retry_after import retry_after_s
 from shared.llm import LlmConfig, LlmNotConfigured, LlmSettings, llm_config
 from shared.llm.config import KEYLESS_PLACEHOLDER
-from shared.llm.transport import backoff_s, retry_after_s
+from shared.llm.retry_budget import backoff_s
 
 pytestmark = pytest.mark.unit
 

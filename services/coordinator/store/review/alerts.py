@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
+from shared.contracts.review import OnlineTrafficSource, TracesSource
 from shared.db.models import DriftAlertRow
+
+WindowedSource = TypeVar("WindowedSource", OnlineTrafficSource, TracesSource)
 
 
 class AlertNotFound(CoordinatorError):
@@ -35,3 +39,15 @@ def _when(value: object) -> datetime | None:
 def alert_window(alert: DriftAlertRow) -> tuple[datetime | None, datetime | None]:
     """The alert's window: (start, end), either None when the alert does not say."""
     return _when(alert.detail.get("window_start")), _when(alert.detail.get("window_end"))
+
+
+def within_alert(source: WindowedSource, alert: DriftAlertRow) -> WindowedSource:
+    """``source`` narrowed to the alert's window and model, where it does not set its own."""
+    since, until = alert_window(alert)
+    return source.model_copy(
+        update={
+            "since": source.since or since,
+            "until": source.until or until,
+            "model": source.model or alert.model,
+        }
+    )

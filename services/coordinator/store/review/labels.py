@@ -85,7 +85,7 @@ async def put_label(
 
 
 def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) -> list[dict[str, Any]]:
-    """Per numeric field: the mean normalised value over the reviewers who gave it."""
+    """Per numeric field: the mean normalised value over the reviewers who gave it (as score columns)."""
     out = []
     for field in rubric.fields:
         if not field.numeric:
@@ -99,8 +99,8 @@ def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) ->
             {
                 "name": human_metric(field.name),
                 "value": value,
-                "comment": "; ".join(f"{who}: {raw}" for who, raw in given),
-                "metadata": {
+                "comment": "; ".join(f"{who}: {field.said(raw)}" for who, raw in given),
+                "score_metadata": {
                     "source": HUMAN_SOURCE,
                     "queue": queue.name,
                     "queue_id": queue.id,
@@ -120,91 +120,56 @@ async def _store_human_scores(
     if not scores:
         return
     if item.experiment_id is not None:
-        rows = [
-            {
-                "experiment_id": item.experiment_id,
-                "item_id": item.item_id,
-                "trial": item.trial,
-                "name": s["name"],
-                "value": s["value"],
-                "comment": s["comment"],
-                "score_metadata": s["metadata"],
-            }
-            for s in scores
-        ]
-        stmt = insert(Score).values(rows)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["experiment_id", "item_id", "trial", "name"],
-            set_={
-                "value": stmt.excluded.value,
-                "comment": stmt.excluded.comment,
-                "metadata": stmt.excluded.metadata,
-            },
-        )
-        await session.execute(stmt)
-        return
-    if item.trace_pk is not None:
-        await _store_trace_scores(session, item.trace_pk, scores)
-        return
-    sample = await session.get(OnlineSample, item.sample_id)
-    if sample is None:  # deleted with its traffic: the queue item goes with it (ON DELETE CASCADE)
-        return
-    rows = [
-        {
-            "project_id": sample.project_id,
-            "sample_id": sample.id,
-            "name": s["name"],
-            "value": s["value"],
-            "comment": s["comment"],
-            "score_metadata": s["metadata"],
-            "evaluator_version": LABEL_EVALUATOR_VERSION,
-            "model": sample.model,
-            "prompt_version": sample.prompt_version,
-            "turn_at": sample.turn_at,
+        owner: dict[str, Any] = {
+            "experiment_id": item.experiment_id,
+            "item_id": item.item_id,
+            "trial": item.trial,
         }
-        for s in scores
-    ]
-    online = insert(OnlineScore).values(rows)
-    online = online.on_conflict_do_update(
-        index_elements=["sample_id", "name"],
-        set_={
-            "value": online.excluded.value,
-            "comment": online.excluded.comment,
-            "metadata": online.excluded.metadata,
-        },
-    )
-    await session.execute(online)
-
-
-async def _store_trace_scores(session: AsyncSession, trace_pk: int, scores: list[dict[str, Any]]) -> None:
-    """The trace's ``human.<field>`` scores, beside its online ones (one row per trace and name)."""
-    trace = await session.get(Trace, trace_pk)
-    if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
-        return
-    rows = [
-        {
+        await _upsert_scores(session, Score, owner, ("experiment_id", "item_id", "trial"), scores)
+    elif item.trace_pk is not None:
+        trace = await session.get(Trace, item.trace_pk)
+        if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
+            return
+        owner = {
             "project_id": trace.project_id,
             "trace_pk": trace.id,
-            "name": s["name"],
-            "value": s["value"],
-            "comment": s["comment"],
-            "score_metadata": s["metadata"],
             "evaluator_version": LABEL_EVALUATOR_VERSION,
             "application": trace.application,
             "model": (trace.model or UNKNOWN_MODEL)[:200],
             "trace_at": trace.started_at,
         }
-        for s in scores
-    ]
-    stmt = insert(TraceScore).values(rows)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=["trace_pk", "name"],
-        set_={
-            "value": stmt.excluded.value,
-            "comment": stmt.excluded.comment,
-            "metadata": stmt.excluded.metadata,
-            "error": None,
+        await _upsert_scores(session, TraceScore, owner, ("trace_pk",), scores)
+    else:
+        sample = await session.get(OnlineSample, item.sample_id)
+        if sample is None:  # deleted with its traffic: the queue item goes with it (ON DELETE CASCADE)
+            return
+        owner = {
+            "project_id": sample.project_id,
+            "sample_id": sample.id,
             "evaluator_version": LABEL_EVALUATOR_VERSION,
-        },
-    )
-    await session.execute(stmt)
+            "model": sample.model,
+            "prompt_version": sample.prompt_version,
+            "turn_at": sample.turn_at,
+        }
+        await _upsert_scores(session, OnlineScore, owner, ("sample_id",), scores)
+
+
+async def _upsert_scores(
+    session: AsyncSession,
+    table: type[Score] | type[OnlineScore] | type[TraceScore],
+    owner: dict[str, Any],
+    key: tuple[str, ...],
+    scores: list[dict[str, Any]],
+) -> None:
+    """The ``human.<field>`` score rows of what ``owner`` names (one row per ``key`` and name), beside
+    its evaluators' scores; a label saved again replaces their value, comment and metadata."""
+    stmt = insert(table).values([{**owner, **score} for score in scores])
+    replaced: dict[str, Any] = {
+        "value": stmt.excluded.value,
+        "comment": stmt.excluded.comment,
+        "metadata": stmt.excluded.metadata,
+        "error": None,
+    }
+    if "evaluator_version" in owner:
+        replaced["evaluator_version"] = LABEL_EVALUATOR_VERSION
+    await session.execute(stmt.on_conflict_do_update(index_elements=[*key, "name"], set_=replaced))

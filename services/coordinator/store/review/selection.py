@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.store.experiments import get_experiment
 from services.coordinator.store.items import fails
-from services.coordinator.store.review.alerts import alert_window, drift_alert
+from services.coordinator.store.review.alerts import drift_alert, within_alert
 from services.coordinator.store.review.trace_selection import trace_candidates
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.review import (
@@ -73,15 +73,7 @@ async def _window(session: AsyncSession, source: OnlineTrafficSource) -> OnlineT
     """A drift alert's window, model and evaluator, where the source names one."""
     if source.alert_id is None:
         return source
-    alert = await drift_alert(session, source.alert_id)
-    since, until = alert_window(alert)
-    return source.model_copy(
-        update={
-            "since": source.since or since,
-            "until": source.until or until,
-            "model": source.model or alert.model,
-        }
-    )
+    return within_alert(source, await drift_alert(session, source.alert_id))
 
 
 async def _online_turns(session: AsyncSession, source: OnlineTrafficSource) -> list[Selected]:

@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.store.review.alerts import alert_window, drift_alert
+from services.coordinator.store.review.alerts import drift_alert, within_alert
 from shared.contracts.review import TracesSource
 from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore
 
@@ -50,14 +50,7 @@ async def resolved(session: AsyncSession, source: TracesSource) -> TracesSource:
             f"drift alert {source.alert_id!r} is on {on}, not on {source.application!r}: "
             "give that application, or no alert"
         )
-    since, until = alert_window(alert)
-    return source.model_copy(
-        update={
-            "since": source.since or since,
-            "until": source.until or until,
-            "model": source.model or alert.model,
-        }
-    )
+    return within_alert(source, alert)
 
 
 async def trace_candidates(session: AsyncSession, source: TracesSource) -> list[int]:

@@ -13,14 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
 from shared.db.models import ExperimentItem
-from tests.llm_provider import BadDayProvider, Reply, provider
+from tests.llm_provider import BadDayProvider, provider
+from tests.services.coordinator.api.priced_judge import RUBRIC, judge_politely, use_prices
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items, ui_page
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 __all__ = ["provider"]
 
-RUBRIC = {"name": "llm_rubric", "args": {"criteria": "Confirms the order politely."}}
 ITEMS = 12
 PRICES = "currency: USD\nmodels:\n  bad-day-model: {input_per_million: 1000.0, output_per_million: 0.0}\n"
 
@@ -46,10 +46,8 @@ async def test_a_budget_stops_dispatching_and_the_run_ends_budget_exhausted(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    prices = tmp_path / "prices.yaml"
-    prices.write_text(PRICES)
-    monkeypatch.setenv("LLM_PRICES", str(prices))
-    provider.fallback = Reply.json({"reason": "polite", "score": 4}, usage=(1000, 10))  # 1.0 USD a judgement
+    use_prices(PRICES, tmp_path, monkeypatch)
+    judge_politely(provider, (1000, 10))  # 1.0 USD a judgement
     agent.hold_s = 0.05  # an item takes longer than the coordinator's look at the spend
     await coordinator.push("syn", synthetic_items(ITEMS))
     body: dict[str, Any] = experiment_body(
@@ -91,10 +89,8 @@ async def test_a_budget_not_reached_completes(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    prices = tmp_path / "prices.yaml"
-    prices.write_text(PRICES)
-    monkeypatch.setenv("LLM_PRICES", str(prices))
-    provider.fallback = Reply.json({"reason": "polite", "score": 4}, usage=(1000, 10))
+    use_prices(PRICES, tmp_path, monkeypatch)
+    judge_politely(provider, (1000, 10))
     await coordinator.push("syn", synthetic_items(4))
     body = experiment_body(name="roomy", evaluators=[RUBRIC], budget=100.0)  # `budget` is max_cost's alias
     done = await coordinator.finished((await coordinator.client.post("/experiments", json=body)).json()["id"])

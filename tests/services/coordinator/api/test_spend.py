@@ -11,14 +11,14 @@ import pytest
 
 from services.evaluator.worker import EvalWorker
 from shared.contracts.agent_messages import TokenUsage
-from tests.llm_provider import BadDayProvider, Reply, provider
+from tests.llm_provider import BadDayProvider, provider
+from tests.services.coordinator.api.priced_judge import RUBRIC, judge_politely, use_prices
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 __all__ = ["provider"]
 
-RUBRIC = {"name": "llm_rubric", "args": {"criteria": "Confirms the order politely."}}
 ITEMS = 4
 PRICES = """
 as_of: 2026-11-26
@@ -43,10 +43,8 @@ async def test_target_and_judge_tokens_and_cost_per_experiment_and_comparison(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    prices = tmp_path / "prices.yaml"
-    prices.write_text(PRICES)
-    monkeypatch.setenv("LLM_PRICES", str(prices))
-    provider.fallback = Reply.json({"reason": "polite", "score": 4}, usage=(1000, 100))
+    use_prices(PRICES, tmp_path, monkeypatch)
+    judge_politely(provider, (1000, 100))
     agent.usage = TokenUsage(input_tokens=500, output_tokens=50, total_tokens=550, model="agent-model")
     await coordinator.push("syn", synthetic_items(ITEMS))
 
@@ -104,7 +102,7 @@ async def test_without_a_price_table_every_cost_is_no_price(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("LLM_PRICES", raising=False)
-    provider.fallback = Reply.json({"reason": "polite", "score": 4}, usage=(1000, 100))
+    judge_politely(provider, (1000, 100))
     await coordinator.push("syn", synthetic_items(ITEMS))
     spend = (await _run(coordinator, "no-prices"))["aggregates"]["spend"]
     assert spend["cost"] is None and spend["input_tokens"] == 1000 * ITEMS

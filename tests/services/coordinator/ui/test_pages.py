@@ -5,6 +5,7 @@ the API's, no console error and no failed request anywhere."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.ui.views import formatting
 from services.sampler.turn_handler import TurnHandler
+from tests.llm_provider import BadDayProvider, Reply, provider
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
@@ -22,6 +24,7 @@ from tests.services.live_api import Api
 from tests.services.sampler.turns import make_turn
 
 pytestmark = pytest.mark.integration
+__all__ = ["provider"]
 
 
 async def test_experiments_experiment_item_and_compare(browser: Browser, ui_data: UiData) -> None:
@@ -105,6 +108,33 @@ async def test_experiments_experiment_item_and_compare(browser: Browser, ui_data
     assert dark.clean() == [] and phone.clean() == []
 
 
+async def test_the_compare_page_follows_a_pairwise_judging(
+    browser: Browser, provider: BadDayProvider, ui_data: UiData
+) -> None:
+    release = asyncio.Event()
+    provider.fallback = Reply.json({"reason": "the first reads better", "better": "first"})
+    provider.hold = release  # the judge answers only once the page has shown the judging
+    base, cand = ui_data.baseline["id"], ui_data.candidate["id"]
+    judge = {"criteria": "Longer is better.", "judge_model": "bad-day-model"}
+    body = {"baseline_id": base, "candidate_id": cand, "judge": judge}
+    (await ui_data.client.post("/comparisons", json=body)).raise_for_status()
+    view = await watched_page(browser)
+    page = view.page
+    await view.visit(await ui_data.sign_in_link(f"/ui/compare?baseline={base}&candidate={cand}"))
+    judging = page.locator("[data-judging]")
+    await expect(judging).to_contain_text("Pairwise judge: judging")
+    await expect(judging).to_contain_text("pairs judged")
+    await view.shot("compare-judging")
+    release.set()
+    pairwise = page.locator("[data-pairwise]")  # the page polls until the judging is over
+    await expect(pairwise).to_be_visible(timeout=60_000)
+    await expect(judging).to_have_count(0)
+    await expect(pairwise).to_contain_text("Tie")
+    await expect(pairwise).to_contain_text(re.compile(r"tokens [\d,]+ in, [\d,]+ out"))
+    await view.shot("compare-judged")
+    assert view.clean() == []
+
+
 async def test_datasets_and_online(
     browser: Browser, ui_data: UiData, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
@@ -140,6 +170,10 @@ async def test_datasets_and_online(
     assert await page.locator("canvas[data-drawn]").count() >= 3
     samples = page.locator("[data-samples] tbody tr")
     await expect(samples).to_have_count(12)
+    legacy = page.locator("[data-legacy-samples]")  # turns from before traces: history, said so
+    await expect(legacy).to_contain_text("before it reported OpenTelemetry traces")
+    await expect(legacy.get_by_role("link", name="Traces")).to_have_attribute("href", "/ui/traces")
+    await expect(legacy).not_to_contain_text("send traffic to the agent")
     form = samples.first.locator("form")
     await form.locator("input[name=dataset]").fill("ui-promoted")
     await form.get_by_role("button", name="Promote").click()

@@ -149,7 +149,11 @@ async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
     await expect(page.locator("h1")).to_contain_text("of 2")
     await expect(page.locator("main")).to_contain_text("Where is order 0?")  # the trace's conversation
     await expect(page.locator("main")).to_contain_text("lookup_order")  # its tool call
+    raw = page.locator("[data-raw]")  # the recorded JSON, folded away under the conversation
+    await expect(raw).not_to_have_attribute("open", "")
+    await expect(raw.locator("pre").first).to_be_hidden()
     await page.wait_for_load_state("networkidle")
+    await view.shot("review-trace-item")
     await page.keyboard.press("n")  # acceptable: fail
     await page.keyboard.press("Enter")  # the rubric has a text field: Enter saves
     await page.wait_for_url("**/ui/review/*/2")
@@ -157,4 +161,6 @@ async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
     human = page.locator("[data-human-score]")
     await expect(human).to_contain_text("human.acceptable")
     await expect(human).to_contain_text("drift-")
+    await expect(human).to_contain_text("cli-tests: fail")  # the label in words, not a raw False
+    await view.shot("trace-human-score")
     assert view.clean() == []

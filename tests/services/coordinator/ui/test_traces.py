@@ -181,6 +181,8 @@ async def test_instrumented_traffic_is_sampled_scored_shown_and_added_to_a_datas
         await view.visit(f"{api.url}/ui/online", screenshot="online-with-applications")
         await expect(view.page.locator("main")).to_contain_text("tool_sequence")  # burger-bot's own
         await expect(view.page.locator('[data-online-chart="tool_called"] canvas')).to_be_visible()
+        await expect(view.page.locator("[data-legacy-samples]")).to_have_count(0)  # no turns before traces
+        await expect(view.page.locator("main")).not_to_contain_text("send traffic to the agent")
         await expect(view.page.get_by_role("link", name=APP)).to_have_attribute(
             "href", f"/ui/traces?service={APP}"
         )

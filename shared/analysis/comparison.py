@@ -52,7 +52,7 @@ from shared.contracts.comparison_report import (
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
 from shared.contracts.metric_spec import MetricSpec
-from shared.stats import FloatArray, PairedComparison, compare_paired_many
+from shared.stats import FloatArray, PairedComparison, compare_paired_groups
 
 
 def _select_metrics(
@@ -173,7 +173,7 @@ class ComparisonBuilder:
     per-pair values are kept: 16 bytes per pair and metric).
 
     ``add_metric`` for every name in ``score_metrics`` (any order), then ``report``, which compares
-    all metrics of a group at once (``compare_paired_many``: shared resamples, one matrix product).
+    all metrics of all groups at once (``compare_paired_groups``: shared resamples, matrix products).
     Latency and the error indicator come from the paired columns themselves.
     """
 
@@ -205,11 +205,14 @@ class ComparisonBuilder:
         """The compared metrics whose values ``add_metric`` must be given."""
         return [m for m in self.metrics if m not in (LATENCY_METRIC, ERROR_RATE_METRIC)]
 
-    def _compare(self, baseline: FloatArray, candidate: FloatArray) -> list[PairedComparison]:
-        """Every added metric (rows) compared at once on the same pairs (columns)."""
+    def _compare(self, baseline: FloatArray, candidate: FloatArray) -> list[list[PairedComparison]]:
+        """Every added metric (rows) compared at once on the whole run's pairs (columns), then on each
+        breakdown group's (``compare_paired_groups``: one draw of resamples for all of them)."""
         c = self.config
-        return compare_paired_many(
-            baseline, candidate, resamples=c.resamples, seed=c.seed, confidence=c.confidence
+        groups = [np.arange(self.paired.n_pairs)]
+        groups += [members for parts in self._parts.values() for _, members in parts]
+        return compare_paired_groups(
+            baseline, candidate, groups, resamples=c.resamples, seed=c.seed, confidence=c.confidence
         )
 
     def _add(self, metric: str, baseline: FloatArray, candidate: FloatArray) -> None:
@@ -261,10 +264,13 @@ class ComparisonBuilder:
         empty = np.empty((0, self.paired.n_pairs))
         baseline = np.stack([self._values[m][0] for m in self.metrics]) if self.metrics else empty
         candidate = np.stack([self._values[m][1] for m in self.metrics]) if self.metrics else empty
-        overall = self._family([self._compare(baseline, candidate)])[0]
+        compared = self._compare(baseline, candidate)
+        overall = self._family(compared[:1])[0]
         breakdowns: list[BreakdownResult] = []
+        start = 1
         for key, parts in self._parts.items():
-            rows = [self._compare(baseline[:, members], candidate[:, members]) for _, members in parts]
+            rows = compared[start : start + len(parts)]
+            start += len(parts)
             breakdowns.extend(
                 BreakdownResult(key=key, value=label, n_pairs=int(members.size), metrics=results)
                 for (label, members), results in zip(parts, self._family(rows), strict=True)

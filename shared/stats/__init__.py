@@ -38,7 +38,7 @@ from shared.stats.judge_comparison import compare_judges
 from shared.stats.mcnemar import mcnemar_exact
 from shared.stats.multiple_testing import holm_adjust, holm_reject, holm_tarone_adjust, tarone_size
 from shared.stats.paired_comparison import compare_paired
-from shared.stats.paired_many import compare_paired_many
+from shared.stats.paired_many import compare_paired_groups, compare_paired_many
 from shared.stats.power import (
     DEFAULT_POWER,
     mcnemar_power,
@@ -90,6 +90,7 @@ __all__ = [
     "cohens_dz",
     "compare_judges",
     "compare_paired",
+    "compare_paired_groups",
     "compare_paired_many",
     "drop_missing",
     "holm_adjust",

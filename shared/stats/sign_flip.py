@@ -88,18 +88,34 @@ def flip_p_values(differences: FloatArray, bits: BitArray, sizes: FloatArray | N
     zero flips to zero): the test of those pairs under the patterns' columns at their places, which
     are as random as any. Rows with different missing pairs then share one set of patterns."""
     rows = np.atleast_2d(differences)
-    m, n = rows.shape
-    counts = np.full(m, float(n)) if sizes is None else np.asarray(sizes, dtype=np.float64)
-    observed = np.abs(rows.sum(axis=1) / counts)
-    threshold = observed - 1e-12 * np.maximum(1.0, observed)  # exact ties count as extreme
-    extreme = np.zeros(m, dtype=np.int64)
-    step = max(1, min(_MAX_CHUNK_ELEMENTS // n, _MAX_CHUNK_ELEMENTS // m))
+    return pooled_flip_p_values([rows], [sizes], bits)[0]
+
+
+def pooled_flip_p_values(
+    differences: list[FloatArray], sizes: list[FloatArray | None], bits: BitArray
+) -> list[FloatArray]:
+    """``flip_p_values(differences[j], bits[:, :n_j], sizes[j])`` for blocks of different widths
+    n_j (at most the patterns' width): every block's pairs take the patterns' first columns, whose
+    signs are as independent and fair as any, so each block's test is the same test; the patterns
+    are turned into signs once for all blocks (the breakdown groups of a comparison share them)."""
+    width = bits.shape[1]
+    counts = [
+        np.full(d.shape[0], float(d.shape[1])) if s is None else np.asarray(s, dtype=np.float64)
+        for d, s in zip(differences, sizes, strict=True)
+    ]
+    thresholds = []
+    for rows, count in zip(differences, counts, strict=True):
+        observed = np.abs(rows.sum(axis=1) / count)
+        thresholds.append(observed - 1e-12 * np.maximum(1.0, observed))  # exact ties count as extreme
+    extreme = [np.zeros(d.shape[0], dtype=np.int64) for d in differences]
+    m = max(1, sum(d.shape[0] for d in differences))
+    step = max(1, min(_MAX_CHUNK_ELEMENTS // width, _MAX_CHUNK_ELEMENTS // m))
     for start in range(0, bits.shape[0], step):
         signs = bits[start : start + step].astype(np.float64) * 2.0 - 1.0
-        flipped = np.abs(rows @ signs.T) / counts[:, None]  # (m, chunk)
-        extreme += np.count_nonzero(flipped >= threshold[:, None], axis=1)
-    p: FloatArray = (extreme + 1.0) / (bits.shape[0] + 1.0)
-    return p
+        for rows, count, threshold, out in zip(differences, counts, thresholds, extreme, strict=True):
+            flipped = np.abs(rows @ signs[:, : rows.shape[1]].T) / count[:, None]  # (m_j, chunk)
+            out += np.count_nonzero(flipped >= threshold[:, None], axis=1)
+    return [(e + 1.0) / (bits.shape[0] + 1.0) for e in extreme]
 
 
 def monte_carlo_sign_flip_p_value(differences: FloatArray, seed: int = 0) -> float | None:
@@ -117,6 +133,7 @@ __all__ = [
     "MONTE_CARLO_RESAMPLES",
     "flip_p_values",
     "monte_carlo_sign_flip_p_value",
+    "pooled_flip_p_values",
     "random_sign_bits",
     "resamples_for",
     "sign_flip_p_value",

@@ -24,8 +24,8 @@ def raise_open_file_limit(wanted: int = WANTED_OPEN_FILES) -> int:
         except (ValueError, OSError) as exc:
             log.warning("could not raise the open-file limit", extra={"soft": soft, "error": str(exc)})
     if soft != resource.RLIM_INFINITY and soft < wanted:
-        log.warning(
-            "open-file limit is low for thousands of tasks in flight (raise `ulimit -Hn`)",
+        log.info(
+            "open-file limit below what thousands of tasks in flight may need (raise `ulimit -Hn`)",
             extra={"soft": soft, "hard": hard, "wanted": wanted},
         )
     return soft

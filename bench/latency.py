@@ -138,7 +138,7 @@ def peer_run(n: int, port: int, latency_ms: int, concurrency: int) -> float:
     import aiohttp
     from langfuse import Langfuse
 
-    from shared.evaluators import get
+    from shared.evaluators.loading import process_registry
 
     url = f"http://127.0.0.1:{port}/answer?ms={latency_ms}"
     session: aiohttp.ClientSession | None = None
@@ -152,7 +152,7 @@ def peer_run(n: int, port: int, latency_ms: int, concurrency: int) -> float:
             return result
 
     def evaluator(name: str) -> Any:
-        fn = get(name).fn
+        fn = process_registry().get(name).fn
 
         def evaluate(
             *, input: Any, output: Any, expected_output: Any, metadata: Any, **_: Any

@@ -8,7 +8,15 @@ Uses its own stack (state in .yardstick-bench, ports 8800+/14322) so it never to
 2. efficiency against the ideal C/L with the agent's simulated latency (L=100 ms, C=50);
 3. platform overhead per item: (worker finished - coordinator dispatched) - time inside the agent;
 4. coordinator peak RSS over a large experiment (--rss-items, default 100,000) on the offline agent;
-5. the same items and agent task through Langfuse's run_experiment in-process (tracing off).
+5. the same items and agent task through Langfuse's run_experiment in-process (tracing off);
+6. `c2000` (issue 27): 20,000 items against a 1 s HTTP target (bench/latency.py's sleep server) at
+   C = 2,000 on the default stack: wall, % of the ideal N·L/C, peak RSS of the coordinator and of
+   each eval worker;
+7. `zero` (issue 27): 3,000 items against the same target at 0 ms, C = 100 on the default stack:
+   items/s, CPU ms per item of each process (coordinator, workers, nats-server, PostgreSQL), and the
+   in-process peer (Langfuse's run_experiment over aiohttp) measured in the same run.
+
+`--case NAME` runs one of: offline (1-5 without 4), rss (4), c2000, zero; default: all.
 """
 
 from __future__ import annotations
@@ -31,10 +39,12 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("YARDSTICK_HOME", str(ROOT / ".yardstick-bench"))
 os.environ.setdefault("YARDSTICK_PORT_BASE", "8800")
 os.environ.setdefault("YARDSTICK_NATS_PORT", "14322")
-os.environ.setdefault("EVAL_CONCURRENCY", "64")  # per worker process: the experiment's C is the limit
-os.environ.setdefault("INVOKE_MAX_WORKERS", "64")  # per agent process
 os.environ.setdefault("LOG_LEVEL", "WARNING")
+# The offline cases ran with these per process (the experiment's C is the limit); c2000 and zero
+# run the default stack's own settings.
+OFFLINE_ENV = {"EVAL_CONCURRENCY": "64", "INVOKE_MAX_WORKERS": "64"}
 
+from bench import latency  # noqa: E402
 from services.stack import launcher  # noqa: E402
 from services.stack.state import StackState  # noqa: E402
 from shared.db.session import plain_url  # noqa: E402
@@ -113,12 +123,23 @@ class RssSampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stop.is_set():
-            self.samples.append(self.proc.memory_info().rss)
+            try:
+                self.samples.append(self.proc.memory_info().rss)
+            except psutil.Error:
+                return
             time.sleep(0.2)
 
+    def peak_mib(self) -> float:
+        return max(self.samples, default=0) / 2**20
 
-def start_stack(workers: int) -> tuple[Client, StackState]:
+
+def start_stack(workers: int, env: dict[str, str] | None = None) -> tuple[Client, StackState]:
+    """A fresh stack with ``workers`` eval workers; ``env`` set for its processes (and anything the
+    offline cases set before removed, so that the issue-27 cases run the defaults)."""
     launcher.down(STATE)
+    for name in OFFLINE_ENV:
+        os.environ.pop(name, None)
+    os.environ.update(env or {})
     os.environ["YARDSTICK_EVAL_WORKERS"] = str(workers)
     state = launcher.up(STATE)
     return Client(state.api_url, state.api_key, timeout_s=300), state
@@ -163,51 +184,116 @@ def langfuse_peer(n: int, concurrency: int, latency_ms: float) -> float:
     return n / (time.perf_counter() - started)
 
 
+def offline_cases(n: int) -> None:
+    client, state = start_stack(2, OFFLINE_ENV)
+    push(client, "bench", n)
+    for workers in (2, 1):
+        if workers == 1:
+            stop_worker(state, "evaluator-1")
+        for concurrency in (1, 10, 50):
+            experiment, wall = run(client, "bench", concurrency)
+            p50, p95 = overhead_ms(state.database_url, experiment["id"])
+            print(
+                f"workers={workers} C={concurrency:<3} wall={wall:6.2f}s {n / wall:7.1f} items/s "
+                f"overhead p50={p50:5.1f}ms p95={p95:5.1f}ms errors={experiment['progress']['errors']}"
+            )
+    latency_ms = 100.0  # back to 1 worker here: the simulated-latency run is not CPU-bound
+    experiment, wall = run(client, "bench", 50, latency_ms=latency_ms)
+    ideal = n / (50 / (latency_ms / 1000))
+    p50, p95 = overhead_ms(state.database_url, experiment["id"])
+    print(
+        f"simulated L=100ms C=50: wall={wall:.2f}s ideal={ideal:.2f}s efficiency={ideal / wall:.0%}  "
+        f"overhead p50={p50:.1f}ms p95={p95:.1f}ms"
+    )
+    for concurrency, lat in ((50, 0.0), (50, latency_ms)):
+        rate = langfuse_peer(n, concurrency, lat)
+        print(f"langfuse run_experiment in-process C={concurrency} L={lat:.0f}ms: {rate:7.1f} items/s")
+
+
+def rss_case(n: int) -> None:
+    client, _ = start_stack(2, OFFLINE_ENV)
+    push(client, "bench-rss", n)
+    sampler = RssSampler(coordinator_pid())
+    sampler.start()
+    experiment, wall = run(client, "bench-rss", 200, evaluators=["no_hallucinated_items"])
+    sampler.stop.set()
+    sampler.join()
+    mib = [s / 2**20 for s in sampler.samples]
+    print(
+        f"RSS {n} items C=200: coordinator start={mib[0]:.0f}MiB peak={max(mib):.0f}MiB "
+        f"end={mib[-1]:.0f}MiB; wall={wall:.1f}s ({n / wall:.0f} items/s), "
+        f"status={experiment['status']}"
+    )
+
+
+def http_case(n: int, latency_ms: int, concurrency: int, *, peer: bool) -> None:
+    """N items against the sleep server at L, C on the default stack (two workers, defaults)."""
+    server, port = latency.start_server()
+    try:
+        client, state = start_stack(2)
+        dataset = f"http-{n}"
+        latency.push(client, dataset, n)
+        groups = latency.stack_processes(state)
+        samplers = {
+            p.name: RssSampler(p.pid)
+            for p in state.processes
+            if p.name == "coordinator" or p.name.startswith("evaluator")
+        }
+        for sampler in samplers.values():
+            sampler.start()
+        before = latency.cpu_snapshot(groups)
+        wall = latency.yardstick_run(client, dataset, port, latency_ms, concurrency)
+        after = latency.cpu_snapshot(groups)
+        for sampler in samplers.values():
+            sampler.stop.set()
+            sampler.join()
+        rss = ", ".join(f"{name} {sampler.peak_mib():.0f} MiB" for name, sampler in samplers.items())
+        head = f"{n:,} x {latency_ms} ms, C = {concurrency:,}: wall {wall:.1f} s"
+        if latency_ms:
+            ideal = n * latency_ms / 1000 / concurrency
+            print(f"{head}, ideal {ideal:.1f} s ({ideal / wall:.0%} of ideal); peak RSS: {rss}")
+        else:
+            print(f"{head}, {n / wall:,.0f} items/s; peak RSS: {rss}")
+        cpu = {name: (after[name] - before[name]) * 1000 / n for name in before}
+        print(
+            "  CPU ms/item: "
+            + ", ".join(f"{name} {ms:.2f}" for name, ms in sorted(cpu.items()))
+            + f"; total {sum(cpu.values()):.2f}"
+        )
+        if peer:
+            peer_s = latency.peer_run(n, port, latency_ms, concurrency)
+            rate = f"{n / peer_s:,.0f} items/s" if not latency_ms else f"{peer_s:.1f} s"
+            print(
+                f"  in-process peer (Langfuse run_experiment, aiohttp): {rate}; "
+                f"Yardstick/peer {peer_s / wall:.2f}x"
+            )
+    finally:
+        server.terminate()
+
+
+CASES = ("offline", "rss", "c2000", "zero")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--rss-items", type=int, default=100_000)
     parser.add_argument("--skip-rss", action="store_true")
+    parser.add_argument("--case", choices=CASES, help="Run only this case (default: all)")
     args = parser.parse_args()
-    print(f"# Yardstick benchmark — {args.items} items, offline agent, {os.cpu_count()} cores")
+    cases = [args.case] if args.case else [c for c in CASES if not (c == "rss" and args.skip_rss)]
+    print(f"# Yardstick benchmark — {os.cpu_count()} cores; cases: {', '.join(cases)}")
     try:
-        client, state = start_stack(2)
-        push(client, "bench", args.items)
-        for workers in (2, 1):
-            if workers == 1:
-                stop_worker(state, "evaluator-1")
-            for concurrency in (1, 10, 50):
-                experiment, wall = run(client, "bench", concurrency)
-                p50, p95 = overhead_ms(state.database_url, experiment["id"])
-                rate = args.items / wall
-                print(
-                    f"workers={workers} C={concurrency:<3} wall={wall:6.2f}s {rate:7.1f} items/s "
-                    f"overhead p50={p50:5.1f}ms p95={p95:5.1f}ms errors={experiment['progress']['errors']}"
-                )
-        latency = 100.0  # back to 1 worker here: the simulated-latency run is not CPU-bound
-        experiment, wall = run(client, "bench", 50, latency_ms=latency)
-        ideal = args.items / (50 / (latency / 1000))
-        p50, p95 = overhead_ms(state.database_url, experiment["id"])
-        print(
-            f"simulated L=100ms C=50: wall={wall:.2f}s ideal={ideal:.2f}s efficiency={ideal / wall:.0%}  "
-            f"overhead p50={p50:.1f}ms p95={p95:.1f}ms"
-        )
-        for concurrency, lat in ((50, 0.0), (50, latency)):
-            rate = langfuse_peer(args.items, concurrency, lat)
-            print(f"langfuse run_experiment in-process C={concurrency} L={lat:.0f}ms: {rate:7.1f} items/s")
-        if not args.skip_rss:
-            push(client, "bench-rss", args.rss_items)
-            sampler = RssSampler(coordinator_pid())
-            sampler.start()
-            experiment, wall = run(client, "bench-rss", 200, evaluators=["no_hallucinated_items"])
-            sampler.stop.set()
-            sampler.join()
-            mib = [s / 2**20 for s in sampler.samples]
-            print(
-                f"RSS {args.rss_items} items C=200: coordinator start={mib[0]:.0f}MiB peak={max(mib):.0f}MiB "
-                f"end={mib[-1]:.0f}MiB; wall={wall:.1f}s ({args.rss_items / wall:.0f} items/s), "
-                f"status={experiment['status']}"
-            )
+        for case in cases:
+            if case == "offline":
+                print(f"## offline agent, {args.items} items")
+                offline_cases(args.items)
+            elif case == "rss":
+                rss_case(args.rss_items)
+            elif case == "c2000":
+                http_case(20_000, 1000, 2000, peer=False)
+            else:
+                http_case(3000, 0, 100, peer=True)
     finally:
         launcher.down(STATE)
 

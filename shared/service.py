@@ -26,6 +26,7 @@ from typing import NoReturn, TypeVar
 import uvicorn
 from fastapi import FastAPI
 
+from shared.file_limits import raise_open_file_limit
 from shared.log_setup import configure_logging
 from shared.settings import CommonSettings
 
@@ -101,6 +102,7 @@ def run_service(
     """Start the service ``name`` (its log lines say so) and exit with its exit code."""
     config = settings()
     configure_logging(name, config.log_level, config.log_json)
+    raise_open_file_limit()
     process = ServiceProcess()
     app = build(config, process)
     sock = bind(config.http_host, config.http_port)

@@ -48,7 +48,12 @@ class AgentSettings(CommonSettings):
         description="The offline model's behaviour in the chat API, JSON in CHAT_OFFLINE",
         examples=['{"ambiguous_policy": "guess_first", "simulate_silent_drift": true}'],
     )
-    invoke_max_workers: int = Field(default=64, ge=1, description="agent.invoke requests handled at once")
+    invoke_max_workers: int = Field(
+        default=1024,
+        ge=1,
+        description="agent.invoke requests handled at once (coroutines: a model call awaits its "
+        "provider, so hundreds wait cheaply; CPU, not this, bounds an offline agent)",
+    )
     invoke_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one agent.invoke run")
     turn_timeout_s: float = Field(default=60.0, gt=0, description="Upper bound of one chat turn")
     chat_concurrent_turns: int = Field(

@@ -12,6 +12,9 @@ from shared.messaging.election import ELECTION_BUDGET_S
 from shared.messaging.streams import EVAL_TASK_MAX_DELIVER
 from shared.settings import CommonSettings
 
+DEFAULT_EVAL_CONCURRENCY = 1024
+MAX_EVAL_CONCURRENCY = 10_000  # one process's sockets and coroutines; past this, run more workers
+
 
 def default_worker_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
@@ -31,11 +34,12 @@ class WorkerSettings(CommonSettings):
     )
     worker_id: str = Field(default_factory=default_worker_id, description="Recorded in every result")
     eval_concurrency: int = Field(
-        default=256,
+        default=DEFAULT_EVAL_CONCURRENCY,
         ge=1,
-        le=1000,
-        description="Tasks in flight per worker process: calls wait on targets, so hundreds are cheap "
-        "(evaluators run in a thread, off the event loop)",
+        le=MAX_EVAL_CONCURRENCY,
+        description="Tasks in flight per worker process: calls wait on targets, so a thousand are "
+        "cheap (evaluators run in a thread, off the event loop); the default stack's two workers "
+        "hold 2,048 together",
     )
     eval_max_deliver: int = Field(
         default=EVAL_TASK_MAX_DELIVER,

@@ -35,7 +35,7 @@ from services.evaluator.throttling import TargetGate, ThrottleBoard
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.db import make_engine, make_session_factory
-from shared.db.judge_verdicts import ProjectVerdicts
+from shared.db.judge_verdicts import ProjectVerdicts, configured_max_age
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.messaging import (
@@ -193,7 +193,8 @@ class EvalWorker:
             return None
         self._engine = make_engine(self.settings.database_url, pool_size=2)
         sessions = make_session_factory(self._engine)
-        return lambda project: ProjectVerdicts(sessions, project)
+        max_age = configured_max_age()  # read once: settings from the environment cost per task
+        return lambda project: ProjectVerdicts(sessions, project, max_age)
 
     async def _answer_capacity(self, msg: Msg) -> None:
         """Tell the coordinator how many tasks this worker runs at once (it warns when an experiment

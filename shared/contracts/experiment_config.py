@@ -19,6 +19,7 @@ from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
 
 DEFAULT_CONCURRENCY = 10
+MAX_CONCURRENCY = 10_000  # tasks in flight for one experiment; size the fleet's EVAL_CONCURRENCY to match
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_PASS_THRESHOLD = 0.5
 DEFAULT_MAX_ERROR_RATE = 0.0
@@ -40,7 +41,11 @@ class ExperimentSettings(BaseModel):
 
     target: TargetSpec
     concurrency: int = Field(
-        default=DEFAULT_CONCURRENCY, ge=1, le=1000, description="Tasks in flight for this experiment"
+        default=DEFAULT_CONCURRENCY,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description=f"Tasks in flight for this experiment (1 to {MAX_CONCURRENCY:,}; the eval workers' "
+        "EVAL_CONCURRENCY together bound what actually runs at once)",
     )
     repetitions: int = Field(default=1, ge=1, le=100, description="Trials per item")
     timeout_s: float = Field(

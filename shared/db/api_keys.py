@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 from sqlalchemy import select, update
@@ -22,6 +22,9 @@ from shared.db.models import ApiKey
 from shared.db.session import plain_url
 
 KEY_PREFIX = "ys_"
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+"""``last_used_at`` is written at most this often per key: a client polling ten times a second
+would otherwise cost a write and a commit per request."""
 
 
 def new_key() -> str:
@@ -118,7 +121,7 @@ async def verify_key(session: AsyncSession, secret: str, key: str) -> ApiKey | N
             )
         )
     ).scalar_one_or_none()
-    if row is not None:
+    if row is not None and (row.last_used_at is None or now - row.last_used_at >= LAST_USED_RESOLUTION):
         await session.execute(update(ApiKey).where(ApiKey.id == row.id).values(last_used_at=now))
         await session.commit()
     return row

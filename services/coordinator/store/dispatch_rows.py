@@ -52,6 +52,8 @@ async def mark_dispatched(session: AsyncSession, row_ids: Sequence[int]) -> None
         update(ExperimentItem)
         .where(ExperimentItem.id.in_(row_ids), ExperimentItem.status == "pending")
         .values(status="dispatched", dispatched_at=utcnow())
+        # no ORM objects of these rows live in the session: skip matching them (CPU per batch)
+        .execution_options(synchronize_session=False)
     )
 
 

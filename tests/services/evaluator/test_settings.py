@@ -29,3 +29,11 @@ def test_default_worker_id_is_hostname_and_pid(monkeypatch: pytest.MonkeyPatch) 
 def test_concurrency_must_be_positive() -> None:
     with pytest.raises(ValueError, match="eval_concurrency"):
         WorkerSettings(eval_concurrency=0)
+
+
+def test_concurrency_is_bounded_at_ten_thousand(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert WorkerSettings().eval_concurrency == 1024  # two default workers hold >= 2,000 slots
+    assert WorkerSettings(eval_concurrency=10_000).eval_concurrency == 10_000
+    monkeypatch.setenv("EVAL_CONCURRENCY", "10001")
+    with pytest.raises(ValueError, match=r"(?s)eval_concurrency.*less than or equal to 10000"):
+        WorkerSettings()

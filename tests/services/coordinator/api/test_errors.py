@@ -22,6 +22,10 @@ async def test_validation_errors_name_the_field(coordinator: Coordinator) -> Non
     response = await coordinator.client.post("/experiments", json=experiment_body(concurrency=0))
     assert response.status_code == 422
     assert any(err["loc"][-1] == "concurrency" for err in response.json()["errors"])
+    response = await coordinator.client.post("/experiments", json=experiment_body(concurrency=10_001))
+    assert response.status_code == 422
+    [error] = [err for err in response.json()["errors"] if err["loc"][-1] == "concurrency"]
+    assert "10000" in error["msg"], error  # the bound is named
     response = await coordinator.client.post(
         "/experiments", json=experiment_body(target={"kind": "teleport"})
     )

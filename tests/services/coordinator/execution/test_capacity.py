@@ -8,8 +8,10 @@ import pytest
 from services.coordinator.execution.capacity import capacity_warnings
 from services.evaluator.worker import EvalWorker
 from shared.contracts.capacity import WorkerCapacity
+from shared.contracts.topology import Topology
 from tests.services.coordinator.conftest import experiment_body
-from tests.services.coordinator.harness import Coordinator, synthetic_items
+from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+from tests.services.evaluator.in_process import running_workers
 
 
 @pytest.mark.unit
@@ -44,3 +46,21 @@ async def test_no_worker_is_said(coordinator: Coordinator) -> None:
     await coordinator.push("syn", synthetic_items(3))
     accepted = (await coordinator.client.post("/experiments", json=experiment_body())).json()
     assert accepted["warnings"][0].startswith("no eval worker answered")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+async def test_concurrency_above_the_old_cap_is_accepted_and_completes(
+    coordinator: Coordinator, nats_url: str, topology: Topology, agent: ScriptedAgent
+) -> None:
+    """C = 1,500 (the API refused more than 1,000 before) on two workers of 800 slots each."""
+    agent.hold_s = 0.3  # calls overlap: more than the usual test fleet's 16 slots run at once
+    await coordinator.push("syn", synthetic_items(40))
+    async with running_workers(nats_url, topology, id_prefix="wide", eval_concurrency=800):
+        accepted = await coordinator.client.post("/experiments", json=experiment_body(concurrency=1500))
+        assert accepted.status_code == 202, accepted.text
+        assert accepted.json()["warnings"] == []  # 1,600 slots hold it
+        done = await coordinator.finished(accepted.json()["id"])
+    assert done["status"] == "completed"
+    assert (done["progress"]["done"], done["progress"]["errors"]) == (40, 0)
+    assert agent.max_in_flight > 16, agent.max_in_flight

@@ -7,11 +7,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.store.items import items_page
 from shared.analysis.run_data import ScoredItem
-from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
+from shared.db.models import ExperimentItem, Score
 from tests.evaluator_registry import policy_of
+from tests.services.coordinator.store.experiment_rows import add_experiment
 
 pytestmark = pytest.mark.integration
 
@@ -30,23 +29,9 @@ ROWS: dict[tuple[str, int], tuple[str, dict[str, float | None]]] = {
 
 async def _experiment(sessions: async_sessionmaker[AsyncSession]) -> str:
     async with sessions() as session:
-        dataset = Dataset(name="items-filter")
-        session.add(dataset)
-        await session.flush()
-        version = DatasetVersion(dataset_id=dataset.id, version=1, content_hash="x", item_count=4, source="t")
-        session.add(version)
-        await session.flush()
-        experiment = Experiment(
-            name="filter",
-            dataset_id=dataset.id,
-            version_id=version.id,
-            status="completed",
-            config=ExperimentConfig(target=AgentTarget(), evaluators=[]),
-            total=len(ROWS),
-            done=len(ROWS),
+        experiment = await add_experiment(
+            session, "filter", 4, status="completed", total=len(ROWS), done=len(ROWS)
         )
-        session.add(experiment)
-        await session.flush()
         for position, ((item_id, trial), (status, scores)) in enumerate(ROWS.items()):
             session.add(
                 ExperimentItem(

@@ -163,13 +163,48 @@ def langfuse_peer(n: int, concurrency: int, latency_ms: float) -> float:
     return n / (time.perf_counter() - started)
 
 
+LATENCY_MS = 100.0
+
+
+def simulated_latency(client: Client, state: StackState, n: int) -> None:
+    """The simulated L=100 ms, C=50 case: efficiency against the ideal N·L/C."""
+    experiment, wall = run(client, "bench", 50, latency_ms=LATENCY_MS)
+    ideal = n / (50 / (LATENCY_MS / 1000))
+    p50, p95 = overhead_ms(state.database_url, experiment["id"])
+    print(
+        f"simulated L=100ms C=50: wall={wall:.2f}s ideal={ideal:.2f}s efficiency={ideal / wall:.0%}  "
+        f"overhead p50={p50:.1f}ms p95={p95:.1f}ms"
+    )
+
+
+def latency_case(n: int) -> None:
+    """``--case latency``: one eval worker, the simulated-latency case, then its in-process peer."""
+    try:
+        client, state = start_stack(1)
+        push(client, "bench", n)
+        simulated_latency(client, state, n)
+        rate = langfuse_peer(n, 50, LATENCY_MS)
+        print(f"langfuse run_experiment in-process C=50 L={LATENCY_MS:.0f}ms: {rate:7.1f} items/s")
+    finally:
+        launcher.down(STATE)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--rss-items", type=int, default=100_000)
     parser.add_argument("--skip-rss", action="store_true")
+    parser.add_argument(
+        "--case",
+        choices=["all", "latency"],
+        default="all",
+        help="latency: only the simulated L=100ms C=50 case on one eval worker, and its in-process peer",
+    )
     args = parser.parse_args()
     print(f"# Yardstick benchmark — {args.items} items, offline agent, {os.cpu_count()} cores")
+    if args.case == "latency":
+        latency_case(args.items)
+        return
     try:
         client, state = start_stack(2)
         push(client, "bench", args.items)
@@ -184,14 +219,8 @@ def main() -> None:
                     f"workers={workers} C={concurrency:<3} wall={wall:6.2f}s {rate:7.1f} items/s "
                     f"overhead p50={p50:5.1f}ms p95={p95:5.1f}ms errors={experiment['progress']['errors']}"
                 )
-        latency = 100.0  # back to 1 worker here: the simulated-latency run is not CPU-bound
-        experiment, wall = run(client, "bench", 50, latency_ms=latency)
-        ideal = args.items / (50 / (latency / 1000))
-        p50, p95 = overhead_ms(state.database_url, experiment["id"])
-        print(
-            f"simulated L=100ms C=50: wall={wall:.2f}s ideal={ideal:.2f}s efficiency={ideal / wall:.0%}  "
-            f"overhead p50={p50:.1f}ms p95={p95:.1f}ms"
-        )
+        latency = LATENCY_MS  # back to 1 worker here: the simulated-latency run is not CPU-bound
+        simulated_latency(client, state, args.items)
         for concurrency, lat in ((50, 0.0), (50, latency)):
             rate = langfuse_peer(args.items, concurrency, lat)
             print(f"langfuse run_experiment in-process C={concurrency} L={lat:.0f}ms: {rate:7.1f} items/s")

@@ -123,6 +123,11 @@ class Dispatcher:
         self._slots.pop(experiment_id, None)
         self._credits_due.set()
 
+    def stock_of(self, experiment_id: str) -> int | None:
+        """How many tasks of a running experiment may be published and unfinished now."""
+        slots = self._slots.get(experiment_id)
+        return None if slots is None else slots.stock
+
     def stop(self) -> None:
         self._stopping = True
         self.wake.set()

@@ -18,9 +18,9 @@ class Grants:
         self.by_experiment: dict[str, CreditGrant] = {}
 
     def set(self, experiment_id: str, revision: int = 1, **grants: int) -> None:
-        concurrency = max(1, sum(grants.values()))
+        c = max(1, sum(grants.values()))
         self.by_experiment[experiment_id] = CreditGrant(
-            experiment_id=experiment_id, concurrency=concurrency, grants=grants, revision=revision, updated_at=0
+            experiment_id=experiment_id, concurrency=c, grants=grants, revision=revision, updated_at=0
         )
 
     def get(self, experiment_id: str) -> CreditGrant | None:

@@ -197,17 +197,33 @@ def offline_cases(n: int) -> None:
                 f"workers={workers} C={concurrency:<3} wall={wall:6.2f}s {n / wall:7.1f} items/s "
                 f"overhead p50={p50:5.1f}ms p95={p95:5.1f}ms errors={experiment['progress']['errors']}"
             )
-    latency_ms = 100.0  # back to 1 worker here: the simulated-latency run is not CPU-bound
-    experiment, wall = run(client, "bench", 50, latency_ms=latency_ms)
-    ideal = n / (50 / (latency_ms / 1000))
+    simulated_latency(client, state, n)
+    rate = langfuse_peer(n, 50, 0.0)
+    print(f"langfuse run_experiment in-process C=50 L=0ms: {rate:7.1f} items/s")
+
+
+LATENCY_MS = 100.0
+
+
+def simulated_latency(client: Client, state: StackState, n: int) -> None:
+    """The simulated L=100 ms, C=50 case on the offline agent: efficiency against the ideal N·L/C,
+    then the same through Langfuse's run_experiment in process."""
+    experiment, wall = run(client, "bench", 50, latency_ms=LATENCY_MS)
+    ideal = n / (50 / (LATENCY_MS / 1000))
     p50, p95 = overhead_ms(state.database_url, experiment["id"])
     print(
         f"simulated L=100ms C=50: wall={wall:.2f}s ideal={ideal:.2f}s efficiency={ideal / wall:.0%}  "
         f"overhead p50={p50:.1f}ms p95={p95:.1f}ms"
     )
-    for concurrency, lat in ((50, 0.0), (50, latency_ms)):
-        rate = langfuse_peer(n, concurrency, lat)
-        print(f"langfuse run_experiment in-process C={concurrency} L={lat:.0f}ms: {rate:7.1f} items/s")
+    rate = langfuse_peer(n, 50, LATENCY_MS)
+    print(f"langfuse run_experiment in-process C=50 L={LATENCY_MS:.0f}ms: {rate:7.1f} items/s")
+
+
+def latency_case(n: int) -> None:
+    """``--case latency``: one eval worker, the simulated-latency case and its in-process peer."""
+    client, state = start_stack(1, OFFLINE_ENV)
+    push(client, "bench", n)
+    simulated_latency(client, state, n)
 
 
 def rss_case(n: int) -> None:
@@ -271,7 +287,7 @@ def http_case(n: int, latency_ms: int, concurrency: int, *, peer: bool) -> None:
         server.terminate()
 
 
-CASES = ("offline", "rss", "c2000", "zero")
+CASES = ("offline", "latency", "http100ms", "http1s", "rss", "c2000", "zero")
 
 
 def main() -> None:
@@ -281,7 +297,8 @@ def main() -> None:
     parser.add_argument("--skip-rss", action="store_true")
     parser.add_argument("--case", choices=CASES, help="Run only this case (default: all)")
     args = parser.parse_args()
-    cases = [args.case] if args.case else [c for c in CASES if not (c == "rss" and args.skip_rss)]
+    skipped = {"latency"} | ({"rss"} if args.skip_rss else set())  # "offline" ends with the latency case
+    cases = [args.case] if args.case else [c for c in CASES if c not in skipped]
     print(f"# Yardstick benchmark — {os.cpu_count()} cores; cases: {', '.join(cases)}")
     try:
         for case in cases:
@@ -290,6 +307,12 @@ def main() -> None:
                 offline_cases(args.items)
             elif case == "rss":
                 rss_case(args.rss_items)
+            elif case == "latency":
+                latency_case(args.items)
+            elif case == "http100ms":
+                http_case(1000, 100, 50, peer=True)
+            elif case == "http1s":
+                http_case(2000, 1000, 200, peer=True)
             elif case == "c2000":
                 http_case(20_000, 1000, 2000, peer=False)
             else:

@@ -154,8 +154,9 @@ async def nats_client(nats_url: str, topology: Topology) -> AsyncIterator[NatsCl
     ):
         with contextlib.suppress(Exception):
             await js.delete_stream(stream)
-    with contextlib.suppress(Exception):
-        await js.delete_key_value(topology.target_throttle_bucket)
+    for bucket in (topology.target_throttle_bucket, topology.eval_credits_bucket):
+        with contextlib.suppress(Exception):
+            await js.delete_key_value(bucket)
     await nc.close()
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from services.coordinator.execution.backfills import BackfillRunner
 from services.coordinator.execution.collector import Collector
+from services.coordinator.execution.credit_grants import CreditGrants
 from services.coordinator.execution.dispatcher import Dispatcher
 from services.coordinator.execution.finalizer import Finalizer
 from services.coordinator.execution.judge_cache_pruning import prune_judge_cache_forever
@@ -56,7 +57,14 @@ class Runtime:
         )
         self.js = self.nc.jetstream()
         completions: asyncio.Queue[str] = asyncio.Queue()
-        self.dispatcher = Dispatcher(self.js, self.topology, self.sessions, self.settings, completions)
+        credits = (
+            CreditGrants(self.nc, self.topology, self.settings.credit_read_ahead)
+            if self.settings.credit_read_ahead > 0
+            else None
+        )
+        self.dispatcher = Dispatcher(
+            self.js, self.topology, self.sessions, self.settings, completions, credits=credits
+        )
         self.finalizer = Finalizer(self.nc, self.topology, self.sessions, completions, self.registry)
         self.collector = Collector(
             self.nc,

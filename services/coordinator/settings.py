@@ -24,6 +24,13 @@ class CoordinatorSettings(CommonSettings):
     )
     result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
     dispatch_interval_s: float = Field(default=1.0, gt=0, description="Safety tick of the dispatcher")
+    credit_read_ahead: int = Field(
+        default=256,
+        ge=0,
+        description="Tasks of an experiment kept published beyond its concurrency C (at most C more) "
+        "once the eval workers hold credits for it: a worker starts one the moment another ends. "
+        "0 turns worker-held credits off (C published, refilled through the coordinator)",
+    )
     judge_pairs_at_once: int = Field(
         default=4,
         ge=1,

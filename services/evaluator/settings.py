@@ -41,6 +41,12 @@ class WorkerSettings(CommonSettings):
         "cheap (evaluators run in a thread, off the event loop); the default stack's two workers "
         "hold 2,048 together",
     )
+    eval_park_limit: int = Field(
+        default=64,
+        ge=1,
+        description="While the coordinator grants credits: tasks fetched beyond those this worker may "
+        "run, held (lease kept) to start the moment a task of their experiment ends",
+    )
     eval_max_deliver: int = Field(
         default=EVAL_TASK_MAX_DELIVER,
         ge=1,

@@ -5,6 +5,12 @@ worker must ask for exactly the number of free slots, send in-progress acks from
 stop fetching while in-flight tasks finish, which FastStream's managed batch loop does not expose.
 Each task is settled by :class:`~services.evaluator.task_processor.TaskProcessor` (ack after the
 result is published, nak with backoff, term when undecodable or out of attempts).
+
+Worker-held credits: a fetched task starts only when the :class:`~services.evaluator.credit_ledger.
+CreditLedger` gives it a turn (this worker's credits for its experiment, from the grants the
+:class:`~services.evaluator.credit_book.CreditBook` watches); until then it is parked here with its
+lease kept, and it starts the moment a task of its experiment ends. While grants are known the loop
+fetches no more than ``eval_park_limit`` tasks beyond those running.
 """
 
 from __future__ import annotations
@@ -25,6 +31,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from services.evaluator.catalog_responder import CatalogResponder
+from services.evaluator.credit_book import CreditBook
+from services.evaluator.credit_ledger import CreditLedger
+from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
@@ -33,6 +42,8 @@ from services.evaluator.targets.guarded_session import new_session
 from services.evaluator.task_processor import DeliveryPolicy, JudgeCacheFor, TaskProcessor
 from services.evaluator.throttling import TargetGate, ThrottleBoard
 from shared.contracts.capacity import WorkerCapacity
+from shared.contracts.credits import CreditGrant
+from shared.contracts.eval_messages import TaskRouting
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.db import make_engine, make_session_factory
 from shared.db.judge_verdicts import ProjectVerdicts, configured_max_age
@@ -48,7 +59,7 @@ from shared.messaging import (
     subscriptions_registered,
 )
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
-from shared.metrics import TASKS_IN_FLIGHT, TASKS_SETTLED
+from shared.metrics import TASKS_IN_FLIGHT, TASKS_RETURNED, TASKS_SETTLED
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +97,16 @@ class EvalWorker:
         self._board: ThrottleBoard | None = None
         self._loop_task: asyncio.Task[None] | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._book: CreditBook | None = None
+        self._ledger = CreditLedger(
+            settings.worker_id, settings.eval_concurrency, self._grant_of, on_change=self._wake_pull
+        )
+        self._lease_interval_s = EVAL_TASK_ACK_WAIT_S / 3.0
         self._pull = PullLoop(
             "eval worker",
             batch=settings.eval_concurrency,
             wait_s=settings.eval_fetch_timeout_s,
-            room=lambda: self.settings.eval_concurrency - len(self._in_flight),
+            room=self._room,
             on_batch=self._spawn_all,
         )
         self._stopping = False
@@ -100,6 +116,25 @@ class EvalWorker:
     @property
     def in_flight(self) -> int:
         return len(self._in_flight)
+
+    @property
+    def ledger(self) -> CreditLedger:
+        """Running and parked tasks, by experiment."""
+        return self._ledger
+
+    def _grant_of(self, experiment_id: str) -> CreditGrant | None:
+        return None if self._book is None else self._book.grant_of(experiment_id)
+
+    def _wake_pull(self) -> None:
+        self._pull.wake()
+
+    def _room(self) -> int:
+        """Tasks to fetch now: free slots, and while grants are known no more than the park limit
+        beyond what runs (a task beyond this worker's credits waits here, holding a stock unit)."""
+        free = self.settings.eval_concurrency - len(self._in_flight) + self._ledger.parked
+        if self._book is None or self._book.empty:
+            return free - self._ledger.parked
+        return min(free, self.settings.eval_park_limit - self._ledger.parked)
 
     @property
     def jetstream(self) -> JetStreamContext | None:
@@ -141,6 +176,7 @@ class EvalWorker:
             await self._nc.close()
             raise WorkerStartError(str(exc)) from exc
         ack_wait = info.config.ack_wait or EVAL_TASK_ACK_WAIT_S
+        self._lease_interval_s = ack_wait / 3.0
         policy = DeliveryPolicy(
             max_deliver=effective_max_deliver(self.settings.eval_max_deliver, info.config.max_deliver),
             backoff_base_s=self.settings.eval_backoff_base_s,
@@ -156,6 +192,7 @@ class EvalWorker:
                 f"the KV bucket {topology.target_throttle_bucket} is not declared ({exc!r}): "
                 "run `yardstick stack up` (or shared.messaging.streams.declare) first"
             ) from exc
+        await self._start_credit_book(js)
         self._http = new_session(self.settings.eval_concurrency, self.settings.outbound_policy)
         self._processor = TaskProcessor(
             worker_id=self.settings.worker_id,
@@ -186,6 +223,20 @@ class EvalWorker:
             },
         )
 
+    async def _start_credit_book(self, js: JetStreamContext) -> None:
+        """Watch the grants; without the bucket (a stack declared before credits) run without them."""
+        book = CreditBook(js, self.settings.topology.eval_credits_bucket, on_change=self._regranted)
+        try:
+            await book.start()
+        except nats.errors.Error as exc:  # BucketNotFoundError included
+            log.warning("no credits bucket (%r): every fetched task runs at once, as without credits", exc)
+            return
+        self._book = book
+
+    def _regranted(self, experiment_id: str) -> None:
+        self._ledger.reconsider()
+        self._pull.wake()
+
     def _judge_cache(self) -> JudgeCacheFor | None:
         """One project's judge cache per task, when the worker has a database (else none)."""
         if not self.settings.database_url:
@@ -204,6 +255,7 @@ class EvalWorker:
                 worker_id=self.settings.worker_id,
                 concurrency=self.settings.eval_concurrency,
                 in_flight=self.in_flight,
+                draining=self._stopping,
             )
             await msg.respond(answer.model_dump_json().encode())
 
@@ -233,13 +285,33 @@ class EvalWorker:
 
     async def _settle(self, msg: Msg, fetched_at: float) -> None:
         assert self._processor is not None
+        experiment_id = TaskRouting.experiment_of(msg.data)
         try:
-            outcome: str = await self._processor.handle(msg, fetched_at)
+            if experiment_id is not None and not await self._wait_turn(msg, experiment_id):
+                outcome = "returned"
+            else:
+                try:
+                    outcome = await self._processor.handle(msg, fetched_at)
+                finally:
+                    if experiment_id is not None:
+                        self._ledger.finished(experiment_id)
         except Exception:
             outcome = "failed_to_settle"
             log.exception("could not settle a task; JetStream redelivers it after ack_wait")
         self._outcomes[outcome] += 1
         TASKS_SETTLED.labels(outcome).inc()
+
+    async def _wait_turn(self, msg: Msg, experiment_id: str) -> bool:
+        """True once the task may run (lease kept while parked); False after handing it back."""
+        turn = self._ledger.turn(experiment_id)
+        if not turn.done():
+            async with keep_lease(msg, self._lease_interval_s):
+                await turn
+        if turn.result():
+            return True
+        await msg.nak()  # no delay: another worker with credits runs it now
+        TASKS_RETURNED.inc()
+        return False
 
     async def stop(self) -> None:
         """Stop fetching, hand back buffered messages, let in-flight tasks finish, then disconnect.
@@ -248,6 +320,7 @@ class EvalWorker:
             return
         self._stopping = True
         self._pull.stop()
+        self._ledger.drain()
         log.info(
             "eval worker draining", extra={"worker_id": self.settings.worker_id, "in_flight": self.in_flight}
         )
@@ -264,6 +337,8 @@ class EvalWorker:
             await self._http.close()
         if self._board is not None:
             await self._board.stop()
+        if self._book is not None:
+            await self._book.stop()
         if self._engine is not None:
             await self._engine.dispose()
         if self._sub is not None:

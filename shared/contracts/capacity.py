@@ -11,3 +11,6 @@ class WorkerCapacity(BaseModel):
     worker_id: str
     concurrency: int = Field(ge=0, description="Tasks it runs at once (EVAL_CONCURRENCY)")
     in_flight: int = Field(ge=0, description="Tasks it is running now")
+    draining: bool = Field(
+        default=False, description="It is shutting down: it fetches nothing more and gets no credits"
+    )

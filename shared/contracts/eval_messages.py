@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.answer_messages import Answerer
@@ -176,6 +176,20 @@ class EvalTask(BaseModel):
     def task_id(self) -> str:
         """Stable id, used as ``Nats-Msg-Id`` for the task and its result."""
         return task_key(self.experiment_id, self.item_id, self.trial)
+
+
+class TaskRouting(BaseModel):
+    """The part of an :class:`EvalTask` a worker reads before running it: whose credits it needs."""
+
+    experiment_id: str
+
+    @classmethod
+    def experiment_of(cls, data: bytes) -> str | None:
+        """The task's experiment, or None when ``data`` is no task (the processor terminates it)."""
+        try:
+            return cls.model_validate_json(data).experiment_id
+        except ValidationError:
+            return None
 
 
 class EvalResult(BaseModel):

@@ -148,3 +148,9 @@ class Topology(BaseModel, frozen=True):
     def target_throttle_bucket(self) -> str:
         """JetStream KV bucket where the workers share each target's pause and rate schedule."""
         return self._stream("TARGET_THROTTLE")
+
+    @cached_property
+    def eval_credits_bucket(self) -> str:
+        """JetStream KV bucket where the coordinator grants each experiment's concurrency to the
+        eval workers (one key per running experiment, watched by every worker)."""
+        return self._stream("EVAL_CREDITS")

@@ -49,6 +49,9 @@ TRAFFIC_SPANS_MAX_DELIVER = 20
 TRAFFIC_MAX_AGE_S = 7 * 24 * 3600.0
 THROTTLE_STATE_TTL_S = 3600.0
 """A target's pause and rate schedule are forgotten an hour after their last change."""
+EVAL_CREDITS_TTL_S = 3600.0
+"""An experiment's credit grant vanishes an hour after its last write (the coordinator rewrites a
+live one well before, and deletes it when the experiment ends)."""
 
 
 def stream_configs(topology: Topology, replicas: int = 1) -> list[StreamConfig]:
@@ -104,6 +107,18 @@ def target_throttle_bucket(topology: Topology, replicas: int = 1) -> KeyValueCon
         bucket=topology.target_throttle_bucket,
         history=1,
         ttl=THROTTLE_STATE_TTL_S,
+        storage=StorageType.MEMORY,
+        replicas=replicas,
+    )
+
+
+def eval_credits_bucket(topology: Topology, replicas: int = 1) -> KeyValueConfig:
+    """The KV bucket of worker-held credits: one :class:`~shared.contracts.credits.CreditGrant` per
+    running experiment (``services/coordinator/execution/credit_grants.py`` writes it)."""
+    return KeyValueConfig(
+        bucket=topology.eval_credits_bucket,
+        history=1,
+        ttl=EVAL_CREDITS_TTL_S,
         storage=StorageType.MEMORY,
         replicas=replicas,
     )
@@ -207,8 +222,8 @@ async def declare(js: JetStreamContext, topology: Topology, replicas: int = 1) -
         await through_election(partial(_stream_try, js, config), what=f"declare {config.name}")
     for stream, consumer in consumer_configs(topology, replicas).items():
         await through_election(partial(_consumer_try, js, stream, consumer), what=f"consumer on {stream}")
-    bucket = target_throttle_bucket(topology, replicas)
-    await through_election(partial(_bucket_try, js, bucket), what=f"bucket {bucket.bucket}")
+    for bucket in (target_throttle_bucket(topology, replicas), eval_credits_bucket(topology, replicas)):
+        await through_election(partial(_bucket_try, js, bucket), what=f"bucket {bucket.bucket}")
 
 
 async def _stream_try(js: JetStreamContext, config: StreamConfig, _try_timeout_s: float) -> None:

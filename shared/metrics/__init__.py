@@ -17,10 +17,13 @@ from shared.metrics._streams import CONSUMER_ACK_PENDING, CONSUMER_PENDING, cons
 from shared.metrics._targets import TARGET_CONCURRENCY, TARGET_ERRORS, TARGET_THROTTLES
 from shared.metrics._traffic import EXPORTS_REFUSED, SAMPLER_DECISIONS, SPANS_INGESTED
 from shared.metrics._work import (
+    CREDITS_GRANTED,
     RESULT_WRITE_FAILURES,
     RESULTS_STORED,
     TASKS_IN_FLIGHT,
+    TASKS_PARKED,
     TASKS_PUBLISHED,
+    TASKS_RETURNED,
     TASKS_SETTLED,
 )
 from shared.metrics.catalogue import MetricDoc, yardstick_metrics
@@ -29,6 +32,7 @@ __all__ = [
     "CONNECTION_UP",
     "CONSUMER_ACK_PENDING",
     "CONSUMER_PENDING",
+    "CREDITS_GRANTED",
     "EXPORTS_REFUSED",
     "RESULTS_STORED",
     "RESULT_WRITE_FAILURES",
@@ -38,7 +42,9 @@ __all__ = [
     "TARGET_ERRORS",
     "TARGET_THROTTLES",
     "TASKS_IN_FLIGHT",
+    "TASKS_PARKED",
     "TASKS_PUBLISHED",
+    "TASKS_RETURNED",
     "TASKS_SETTLED",
     "MetricDoc",
     "Probe",

@@ -33,3 +33,18 @@ RESULT_WRITE_FAILURES = Counter(
     "yardstick_eval_result_write_failures_total",
     "Batches of results the coordinator could not write (nacked, redelivered later).",
 )
+CREDITS_GRANTED = Gauge(
+    "yardstick_eval_credits_granted",
+    "Worker-held credits the coordinator grants now, by eval worker: tasks that worker may run at "
+    "once, summed over the running experiments (0 for a draining worker).",
+    ["worker"],
+)
+TASKS_PARKED = Gauge(
+    "yardstick_eval_tasks_parked",
+    "Eval tasks this worker fetched and holds (lease kept) until it has a credit of their experiment.",
+)
+TASKS_RETURNED = Counter(
+    "yardstick_eval_tasks_returned_total",
+    "Parked eval tasks this worker handed back (nak, no delay) because it holds no credit of their "
+    "experiment any more (its grant moved, or the worker is draining).",
+)

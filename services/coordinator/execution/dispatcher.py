@@ -1,5 +1,5 @@
-"""Fan-out: keep ``concurrency`` tasks in flight per experiment, refilling a slot as soon as a result
-arrives.
+"""Fan-out: keep an experiment's stock of tasks published (its concurrency C, plus a read-ahead once
+the workers hold credits for it), refilling the stock as soon as a result arrives.
 
 Two loops share the in-memory ledger (``slots``):
 - the **publisher** publishes read-ahead rows into free slots; it touches no database, so a slot
@@ -7,7 +7,11 @@ Two loops share the in-memory ledger (``slots``):
   is refilled within one NATS round trip, while the result is still being written;
 - the **bookkeeper** marks published rows ``dispatched`` (batched), reads pending rows ahead, and on
   every tick (``dispatch_interval_s``) or poke re-reads the running experiments, reconciles the
-  ledger with Postgres, republishes lost tasks and hands completed experiments to the finalizer.
+  ledger with Postgres, republishes lost tasks and hands completed experiments to the finalizer;
+- with worker-held credits (``credits``), a third loop splits each running experiment's C over the
+  live workers on every tick and whenever the running set changes (``execution/credit_grants.py``):
+  the workers start the next task the moment one ends, from the tasks published beyond C, without
+  waiting for this round trip; the total running stays C.
 
 Postgres stays the truth (item status pending -> dispatched -> ok|error), so a restarted coordinator
 rebuilds the ledger and resumes. A task is published *before* its row is marked dispatched: a crash
@@ -29,6 +33,7 @@ from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.execution.budget import stop_if_spent
+from services.coordinator.execution.credit_grants import CreditGrants
 from services.coordinator.execution.slots import ExperimentSlots
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store import dispatch_rows
@@ -71,8 +76,11 @@ class Dispatcher:
         sessions: async_sessionmaker[AsyncSession],
         settings: CoordinatorSettings,
         on_complete: asyncio.Queue[str],
+        credits: CreditGrants | None = None,
     ) -> None:
         self.js = js
+        self.credits = credits
+        self._credits_due = asyncio.Event()
         self.topology = topology
         self.sessions = sessions
         self.settings = settings
@@ -93,6 +101,7 @@ class Dispatcher:
         """Something changed in Postgres (an experiment started): re-read the running ones now."""
         self._rescan = True
         self.wake.set()
+        self._credits_due.set()
 
     def release(self, results: Iterable[EvalResult]) -> None:
         """Results arrived (not stored yet): their slots are free, refill them now."""
@@ -112,11 +121,18 @@ class Dispatcher:
         """Publish nothing more for this experiment (cancelled)."""
         self._forgotten.add(experiment_id)
         self._slots.pop(experiment_id, None)
+        self._credits_due.set()
+
+    def stock_of(self, experiment_id: str) -> int | None:
+        """How many tasks of a running experiment may be published and unfinished now."""
+        slots = self._slots.get(experiment_id)
+        return None if slots is None else slots.stock
 
     def stop(self) -> None:
         self._stopping = True
         self.wake.set()
         self._freed.set()
+        self._credits_due.set()
 
     # ---- the two loops ----------------------------------------------------------------------------
 
@@ -124,6 +140,8 @@ class Dispatcher:
         async with asyncio.TaskGroup() as group:
             group.create_task(self._publisher(), name="dispatcher-publish")
             group.create_task(self._bookkeeper(), name="dispatcher-bookkeep")
+            if self.credits is not None:
+                group.create_task(self._credit_keeper(self.credits), name="dispatcher-credits")
 
     async def _publisher(self) -> None:
         while not self._stopping:
@@ -143,6 +161,25 @@ class Dispatcher:
                 log.exception("dispatch bookkeeping failed; retrying on the next tick")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.settings.dispatch_interval_s)
+
+    async def _credit_keeper(self, credits: CreditGrants) -> None:
+        while not self._stopping:
+            self._credits_due.clear()
+            try:
+                await self.sync_credits(credits)
+            except Exception:
+                log.exception("granting credits failed; retrying on the next tick")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._credits_due.wait(), self.settings.dispatch_interval_s)
+
+    async def sync_credits(self, credits: CreditGrants) -> None:
+        """Grant every running experiment's C to the live workers, then size each stock to match."""
+        await credits.sync({e: slots.concurrency for e, slots in self._slots.items()})
+        for experiment_id, slots in list(self._slots.items()):
+            slots.read_ahead_stock = credits.read_ahead_for(experiment_id, slots.concurrency)
+            if slots.hungry:
+                self.wake.set()
+        self._freed.set()
 
     async def publish_free(self) -> int:
         """Publish read-ahead rows into every free slot; returns how many were published."""
@@ -209,6 +246,7 @@ class Dispatcher:
         live = {e.id for e in running}
         for experiment_id in [e for e in self._slots if e not in live]:
             del self._slots[experiment_id]
+            self._credits_due.set()
         self._budgeted = {
             e.id for e in running if e.config.max_cost is not None and e.budget_exhausted_at is None
         }
@@ -218,7 +256,8 @@ class Dispatcher:
                 await session.commit()
                 await session.refresh(experiment)
             if experiment.done >= experiment.total:
-                self._slots.pop(experiment.id, None)
+                if self._slots.pop(experiment.id, None) is not None:
+                    self._credits_due.set()
                 await self.on_complete.put(experiment.id)
                 continue
             if experiment.id in self._forgotten:
@@ -228,6 +267,9 @@ class Dispatcher:
                 slots = None  # nothing in flight yet items left: start over from Postgres
             if slots is None:
                 slots = ExperimentSlots(experiment)
+                if self.credits is not None:
+                    slots.read_ahead_stock = self.credits.read_ahead_for(experiment.id, slots.concurrency)
+                self._credits_due.set()
                 slots.load_in_flight(await dispatch_rows.dispatched_rows(session, experiment.id))
                 self._slots[experiment.id] = slots
             else:

@@ -10,6 +10,9 @@ ok|error) - so the ledger of an experiment can be dropped and rebuilt from the d
   a result for a key it does not hold (a redelivery, a duplicate) frees nothing.
 - ``ahead`` holds pending rows read in item order after ``cursor``; a row taken from it and not
   published (the publish failed) goes back to its front.
+- ``stock`` is how many tasks may be published and unfinished at once: the experiment's concurrency
+  C, plus ``read_ahead`` more once the workers hold credits for it (they run at most C of them and
+  park the rest, starting one the moment another ends: ``execution/credit_grants.py``).
 - A key whose row is already terminal in Postgres while still in ``in_flight`` (its result arrived
   before the key was loaded) is removed by ``settled`` on the dispatcher's tick.
 """
@@ -41,24 +44,31 @@ class ExperimentSlots:
     cursor: Cursor | None = None
     exhausted: bool = False
     """The last read ahead found no pending row after ``cursor``."""
+    read_ahead_stock: int = 0
+    """Tasks published beyond C (0 while the workers hold no credits for this experiment)."""
 
     @property
     def concurrency(self) -> int:
         return self.experiment.config.concurrency
 
     @property
+    def stock(self) -> int:
+        """Tasks that may be published and unfinished at once."""
+        return self.concurrency + self.read_ahead_stock
+
+    @property
     def free(self) -> int:
-        return max(0, self.concurrency - len(self.in_flight))
+        return max(0, self.stock - len(self.in_flight))
 
     @property
     def want_ahead(self) -> int:
         """Rows to read so that a whole wave of slots can be refilled from memory."""
-        return 0 if self.exhausted else max(0, self.concurrency - len(self.ahead))
+        return 0 if self.exhausted else max(0, self.stock - len(self.ahead))
 
     @property
     def hungry(self) -> bool:
         """Time to read ahead: the queue is empty or below half a wave, and rows may be left."""
-        return self.want_ahead > 0 and len(self.ahead) < max(1, self.concurrency // 2)
+        return self.want_ahead > 0 and len(self.ahead) < max(1, self.stock // 2)
 
     def take(self) -> list[ExperimentItem]:
         """Rows for the free slots, counted in flight from now on."""

@@ -11,6 +11,7 @@ priced models.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -29,8 +30,9 @@ def budget_reason(spent: float, budget: float, currency: str) -> str:
     )
 
 
-async def stop_if_spent(session: AsyncSession, experiment: Experiment) -> bool:
-    """True (and the pending items stopped) when the experiment's spend has reached its budget."""
+async def stop_if_spent(session: AsyncSession, experiment: Experiment, keep: Collection[int] = ()) -> bool:
+    """True (and the pending items stopped) when the experiment's spend has reached its budget.
+    ``keep``: row ids published (or being published) whose rows are not marked dispatched yet."""
     budget = experiment.config.max_cost
     if budget is None:
         return False
@@ -38,7 +40,7 @@ async def stop_if_spent(session: AsyncSession, experiment: Experiment) -> bool:
     if spend.cost is None or spend.cost < budget:
         return False
     stopped = await dispatch_rows.stop_for_budget(
-        session, experiment.id, budget_reason(spend.cost, budget, spend.currency)
+        session, experiment.id, budget_reason(spend.cost, budget, spend.currency), keep
     )
     log.warning(
         "budget exhausted: dispatching stopped",

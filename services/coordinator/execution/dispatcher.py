@@ -94,6 +94,8 @@ class Dispatcher:
         self._forgotten: set[str] = set()
         self._budgeted: set[str] = set()
         self._to_mark: list[int] = []
+        self._publishing: set[int] = set()
+        """Row ids taken for publishing whose publish has not returned yet (see ``_unmarked``)."""
 
     # ---- called by the API and the collector ----------------------------------------------------
 
@@ -186,9 +188,15 @@ class Dispatcher:
         taken = [(slots, row) for slots in list(self._slots.values()) for row in slots.take()]
         if not taken:
             return 0
-        outcomes = await asyncio.gather(
-            *(self._publish(task_for(slots.experiment, row)) for slots, row in taken), return_exceptions=True
-        )
+        publishing = {row.id for _, row in taken}
+        self._publishing |= publishing
+        try:
+            outcomes = await asyncio.gather(
+                *(self._publish(task_for(slots.experiment, row)) for slots, row in taken),
+                return_exceptions=True,
+            )
+        finally:
+            self._publishing -= publishing
         failed: dict[int, list[ExperimentItem]] = {}
         for (slots, row), outcome in zip(taken, outcomes, strict=True):
             if isinstance(outcome, BaseException):
@@ -226,13 +234,13 @@ class Dispatcher:
         ids, self._to_mark = self._to_mark, []
         try:
             async with self.sessions() as session:
+                if ids:  # before the scan: a budget stop must see what was published as dispatched
+                    await dispatch_rows.mark_dispatched(session, ids)
                 if scan:
                     self._rescan = False
                     await self._scan(session, tick)
                     if tick:
                         self._checked_at = now
-                if ids:
-                    await dispatch_rows.mark_dispatched(session, ids)
                 await self._read_ahead(session)
                 await session.commit()
         except Exception:
@@ -251,10 +259,14 @@ class Dispatcher:
             e.id for e in running if e.config.max_cost is not None and e.budget_exhausted_at is None
         }
         for experiment in running:
-            if experiment.id in self._budgeted and await stop_if_spent(session, experiment):
+            if experiment.id in self._budgeted and await stop_if_spent(
+                session, experiment, self._unmarked(experiment.id)
+            ):
                 self.forget(experiment.id)
                 await session.commit()
                 await session.refresh(experiment)
+            elif tick and experiment.budget_exhausted_at is not None and experiment.done < experiment.total:
+                await self._stop_given_back(session, experiment)
             if experiment.done >= experiment.total:
                 if self._slots.pop(experiment.id, None) is not None:
                     self._credits_due.set()
@@ -279,6 +291,20 @@ class Dispatcher:
             if tick:
                 await self._republish_stale(session, experiment)
         self._freed.set()
+
+    def _unmarked(self, experiment_id: str) -> set[int]:
+        """Rows of an experiment that are (or are being) published but may still read ``pending``."""
+        slots = self._slots.get(experiment_id)
+        in_flight = set() if slots is None else set(slots.in_flight.values())
+        return in_flight | self._publishing | set(self._to_mark)
+
+    async def _stop_given_back(self, session: AsyncSession, experiment: Experiment) -> None:
+        """After a budget stop, a row whose publish failed went back to ``pending`` in a ledger that
+        was dropped: stop it too, or the run would wait for it forever."""
+        reason = experiment.error or "not run: budget exhausted"
+        if await dispatch_rows.stop_for_budget(session, experiment.id, reason, self._unmarked(experiment.id)):
+            await session.commit()
+            await session.refresh(experiment)
 
     async def _read_ahead(self, session: AsyncSession) -> None:
         for slots in [slots for slots in self._slots.values() if slots.hungry]:

@@ -3,7 +3,7 @@ the in-flight rows it must reconcile with what Postgres holds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from sqlalchemy import func, select, tuple_, update
@@ -80,14 +80,21 @@ async def stale_rows(
     return (await session.execute(stmt)).scalars().all()
 
 
-async def stop_for_budget(session: AsyncSession, experiment_id: str, reason: str) -> int:
+async def stop_for_budget(
+    session: AsyncSession, experiment_id: str, reason: str, keep: Collection[int] = ()
+) -> int:
     """The budget is spent: every pending row becomes an error ``reason`` (counted done), and the
     experiment is stamped ``budget_exhausted_at``; once its in-flight tasks return it is finalized.
-    Idempotent (a second call finds nothing pending). Returns the rows stopped; the caller commits."""
+    Rows in ``keep`` (published, or being published, but not yet marked ``dispatched``) are left to
+    finish: they run, so they are not "not run". Idempotent (a second call finds nothing pending).
+    Returns the rows stopped; the caller commits."""
+    pending = [ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "pending"]
+    if keep:
+        pending.append(ExperimentItem.id.not_in(list(keep)))
     stopped = (
         await session.execute(
             update(ExperimentItem)
-            .where(ExperimentItem.experiment_id == experiment_id, ExperimentItem.status == "pending")
+            .where(*pending)
             .values(status="error", error=reason, finished_at=utcnow())
             .returning(ExperimentItem.id)
         )

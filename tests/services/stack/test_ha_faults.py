@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import nats.errors
 import psutil
 import pytest
 
@@ -159,12 +160,19 @@ def _start_again(state: StackState, node: NatsNode) -> None:
 
 
 def _replicas_current(state: StackState, stream: str) -> bool:
-    """Every replica of ``stream`` is caught up with its leader (a restarted node has rejoined)."""
+    """Every replica of ``stream`` is caught up with its leader (a restarted node has rejoined).
+    A stream-info call that times out while the node rejoins (its catch-up can move the leader)
+    means "not yet", not a failure."""
 
     async def check() -> bool:
-        nc = await quiet_connect(state.nats_url)
+        try:
+            nc = await quiet_connect(state.nats_url)
+        except (OSError, nats.errors.Error):
+            return False
         try:
             cluster = (await nc.jetstream().stream_info(stream)).cluster
+        except (nats.errors.Error, TimeoutError):
+            return False
         finally:
             await nc.close()
         peers = cluster.replicas if cluster is not None and cluster.replicas else []

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import psycopg
 
-from services.stack.servers import free_port, port_is_free
+from services.stack.servers import port_is_free
 from shared.db.session import plain_url
 from tests.services.stack.test_launcher import _free_port_base
 
@@ -42,26 +42,45 @@ def own_stack_env(state_dir: Path) -> dict[str, str]:
     return env | {
         "YARDSTICK_HOME": str(state_dir),
         "YARDSTICK_PORT_BASE": str(_free_port_base()),
-        "YARDSTICK_NATS_PORT": str(free_port()),
+        "YARDSTICK_NATS_PORT": str(free_port_runs(1)[0]),
         "YARDSTICK_EVAL_WORKERS": "1",
     }
 
 
-def free_port_run(count: int) -> int:
-    """The first of ``count`` consecutive ports that are free right now (below the ephemeral range)."""
-    for _ in range(200):
-        first = random.randrange(33_000, 60_000)
-        if all(port_is_free(first + i) for i in range(count)):
-            return first
-    raise RuntimeError(f"no {count} consecutive free ports between 33000 and 60000")
+SERVER_PORTS = range(10_000, 20_000)
+"""Where the servers' ports are picked: below the kernel's ephemeral range (32768 on), so no outgoing
+connection (of this test, the other xdist worker, or a node's own routes) can take one between the
+pick and the server's start, and below the services' range of ``_free_port_base``."""
+
+
+def free_port_runs(*counts: int) -> list[int]:
+    """The first ports of disjoint runs of ``counts`` consecutive ports, each free right now.
+
+    The runs are random, so two tests (or two xdist workers) rarely reach for the same ports; a run
+    is checked port by port and never overlaps an earlier run of the same call."""
+    rng = random.Random()  # its own generator: pytest plugins may reseed the global one per test
+    taken: set[int] = set()
+    firsts: list[int] = []
+    for count in counts:
+        for _ in range(200):
+            first = rng.randrange(SERVER_PORTS.start, SERVER_PORTS.stop - count)
+            run = set(range(first, first + count))
+            if not run & taken and all(port_is_free(port) for port in run):
+                taken |= run
+                firsts.append(first)
+                break
+        else:
+            raise RuntimeError(f"no {count} consecutive free ports in {SERVER_PORTS}")
+    return firsts
 
 
 def ha_stack_env(state_dir: Path) -> dict[str, str]:
     """The environment of a `yardstick stack up --ha` with its own cluster and PostgreSQL pair."""
+    nats, cluster, pg = free_port_runs(3, 3, 2)
     return own_stack_env(state_dir) | {
-        "YARDSTICK_NATS_PORT": str(free_port_run(3)),
-        "YARDSTICK_NATS_CLUSTER_PORT": str(free_port_run(3)),
-        "YARDSTICK_PG_PORT": str(free_port_run(2)),
+        "YARDSTICK_NATS_PORT": str(nats),
+        "YARDSTICK_NATS_CLUSTER_PORT": str(cluster),
+        "YARDSTICK_PG_PORT": str(pg),
     }
 
 

@@ -120,11 +120,7 @@ def yardstick_run(client: Client, dataset: str, port: int, latency_ms: int, conc
     }
     started = time.perf_counter()
     accepted = client.start_experiment(**body)
-    while True:
-        experiment = client.get_experiment(accepted.id).model_dump()
-        if experiment["status"] in ("completed", "failed", "cancelled"):
-            break
-        time.sleep(0.05)
+    experiment = client.wait(accepted.id, timeout_s=3600).model_dump()  # its event stream, as the CLI
     wall = time.perf_counter() - started
     if experiment["status"] != "completed" or experiment["progress"]["errors"]:
         print(f"  ! {body['name']}: {experiment['status']}, {experiment['progress']['errors']} errors")

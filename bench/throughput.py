@@ -89,11 +89,8 @@ def run(
     }
     started = time.perf_counter()
     accepted = client.start_experiment(**body)
-    while True:
-        experiment = client.get_experiment(accepted.id).model_dump()
-        if experiment["status"] in ("completed", "failed"):
-            return experiment, time.perf_counter() - started
-        time.sleep(0.05)
+    experiment = client.wait(accepted.id, timeout_s=3600).model_dump()  # its event stream, as the CLI
+    return experiment, time.perf_counter() - started
 
 
 def overhead_ms(database_url: str, experiment_id: str) -> tuple[float, float]:

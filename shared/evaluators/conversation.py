@@ -59,7 +59,7 @@ def _parse_tool_content(content: Any) -> dict[str, Any]:
     return {}
 
 
-@register("tool_call_protocol", reference_free=True)
+@register("tool_call_protocol", inline=True, reference_free=True)
 def tool_call_protocol(
     *, input: Any = None, output: Any, expected_output: Any = None, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -139,7 +139,7 @@ def readback_and_confirmation(
     return read_back, confirmed
 
 
-@register("finalize_after_confirmation", reference_free=True)
+@register("finalize_after_confirmation", inline=True, reference_free=True)
 def finalize_after_confirmation(
     *,
     input: Any,

@@ -25,7 +25,7 @@ def _names(lines: list[Any]) -> list[str]:
     return [str(line.get("name") or line.get("item_id")) for line in named]
 
 
-@register("order_correctness", metrics={"order_correctness": MetricSpec.higher()})
+@register("order_correctness", inline=True, metrics={"order_correctness": MetricSpec.higher()})
 def order_correctness(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -62,7 +62,7 @@ def score_order(name: str, expected: list[Any], actual: list[Any]) -> Evaluation
     )
 
 
-@register("tool_call_accuracy", metrics={"tool_call_accuracy": MetricSpec.higher()})
+@register("tool_call_accuracy", inline=True, metrics={"tool_call_accuracy": MetricSpec.higher()})
 def tool_call_accuracy(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -101,7 +101,10 @@ def tool_call_accuracy(
 
 
 @register(
-    "no_hallucinated_items", reference_free=True, metrics={"no_hallucinated_items": MetricSpec.higher()}
+    "no_hallucinated_items",
+    inline=True,
+    reference_free=True,
+    metrics={"no_hallucinated_items": MetricSpec.higher()},
 )
 def no_hallucinated_items(
     *,

@@ -89,7 +89,7 @@ def _binary(name: str, passed: bool, comment: str) -> Evaluation:
     return Evaluation(name=name, value=1.0 if passed else 0.0, comment=comment)
 
 
-@register("exact_match", passes={"exact_match": PASS_AT_ONE})
+@register("exact_match", inline=True, passes={"exact_match": PASS_AT_ONE})
 def exact_match(
     *,
     input: Any = None,
@@ -112,7 +112,7 @@ def exact_match(
     return _binary("exact_match", a == r, "equal" if a == r else f"{a[:80]!r} != {r[:80]!r}")
 
 
-@register("contains", passes={"contains": PASS_AT_ONE})
+@register("contains", inline=True, passes={"contains": PASS_AT_ONE})
 def contains(
     *,
     input: Any = None,
@@ -151,7 +151,7 @@ def regex_match(
     return _binary("regex_match", matched, f"{'matches' if matched else 'does not match'} /{pattern}/")
 
 
-@register("json_valid", passes={"json_valid": PASS_AT_ONE}, reference_free=True)
+@register("json_valid", inline=True, passes={"json_valid": PASS_AT_ONE}, reference_free=True)
 def json_valid(
     *,
     input: Any = None,
@@ -198,7 +198,7 @@ def json_schema(
     return _binary("json_schema", True, "valid")
 
 
-@register("numeric_tolerance", passes={"numeric_tolerance": PASS_AT_ONE})
+@register("numeric_tolerance", inline=True, passes={"numeric_tolerance": PASS_AT_ONE})
 def numeric_tolerance(
     *,
     input: Any = None,
@@ -251,7 +251,7 @@ def string_similarity(
     return Evaluation(name="string_similarity", value=value, comment=f"{method} {value:.3f}")
 
 
-@register("tool_called", passes={"tool_called": PASS_AT_ONE}, reference_free=True)
+@register("tool_called", inline=True, passes={"tool_called": PASS_AT_ONE}, reference_free=True)
 def tool_called(
     *,
     input: Any = None,
@@ -266,7 +266,7 @@ def tool_called(
     return _binary("tool_called", tool in names, f"called {names}" if names else "no tool calls")
 
 
-@register("tool_sequence", passes={"tool_sequence": PASS_AT_ONE}, reference_free=True)
+@register("tool_sequence", inline=True, passes={"tool_sequence": PASS_AT_ONE}, reference_free=True)
 def tool_sequence(
     *,
     input: Any = None,
@@ -287,7 +287,7 @@ def tool_sequence(
     return _binary("tool_sequence", ok, f"called {names}, wanted {'exactly ' if exact else ''}{tools}")
 
 
-@register("latency_budget", passes={"latency_budget": PASS_AT_ONE}, reference_free=True)
+@register("latency_budget", inline=True, passes={"latency_budget": PASS_AT_ONE}, reference_free=True)
 def latency_budget(
     *,
     input: Any = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -45,16 +46,33 @@ def _load(path: Path, mtime_ns: int) -> frozenset[str]:
     return frozenset(item.item_id for item in menu.items)
 
 
+STAT_EVERY_S = 1.0
+"""How often a menu file's modification time is looked at again: an edit is seen within a second,
+and a worker scoring thousands of items a second does not stat the file for each."""
+
+_clock = time.monotonic
+_checked: dict[Path, tuple[float, frozenset[str]]] = {}
+"""path -> (monotonic time of its last stat, its ids then)."""
+
+
 def menu_item_ids(menu_path: str | Path | None = None) -> frozenset[str]:
     """Item ids on the menu at ``menu_path`` (default ``datasets/drive-thru/menu.json``).
 
-    Relative paths are resolved from the repository root. Reloaded only when the file changes.
+    Relative paths are resolved from the repository root. Reloaded when the file changes, seen
+    within :data:`STAT_EVERY_S`.
     """
     path = resolve_menu_path(menu_path)
+    now = _clock()
+    checked = _checked.get(path)
+    if checked is not None and now - checked[0] < STAT_EVERY_S:
+        return checked[1]
     try:
         mtime = path.stat().st_mtime_ns
     except OSError as exc:
+        _checked.pop(path, None)
         raise MenuNotFound(
             f"menu file {path} not found; pass menu_path=… or valid_item_ids=[…] to the evaluator"
         ) from exc
-    return _load(path, mtime)
+    ids = _load(path, mtime)
+    _checked[path] = (now, ids)
+    return ids

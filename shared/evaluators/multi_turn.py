@@ -46,7 +46,7 @@ def _order_score(expected: list[OrderLine], actual: list[OrderLine]) -> float:
     return compare_orders(_lines(expected), _lines(actual)).score
 
 
-@register(FINAL_ORDER, metrics=_at_least(FINAL_ORDER, "pass_at", 1.0))
+@register(FINAL_ORDER, inline=True, metrics=_at_least(FINAL_ORDER, "pass_at", 1.0))
 def final_order_correctness(
     *,
     input: Any = None,
@@ -64,7 +64,7 @@ def final_order_correctness(
     return score_order(FINAL_ORDER, _lines(expected.expected_items), _lines(replay.order_items))
 
 
-@register(TURN_ORDERS, metrics=_at_least(TURN_ORDERS, "pass_at", 1.0))
+@register(TURN_ORDERS, inline=True, metrics=_at_least(TURN_ORDERS, "pass_at", 1.0))
 def turn_order_accuracy(
     *,
     input: Any = None,
@@ -100,7 +100,7 @@ def turn_order_accuracy(
     )
 
 
-@register(FINALIZATION, metrics={FINALIZATION: MetricSpec.higher(1.0)})
+@register(FINALIZATION, inline=True, metrics={FINALIZATION: MetricSpec.higher(1.0)})
 def finalized_as_expected(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -134,7 +134,7 @@ def _finalize_turn(turns: list[ConversationTurnResult]) -> int | None:
     return next((t.turn_index for t in turns if FINALIZE in t.tool_calls), None)
 
 
-@register(READBACK, metrics={READBACK: MetricSpec.higher(1.0)})
+@register(READBACK, inline=True, metrics={READBACK: MetricSpec.higher(1.0)})
 def readback_before_finalize(
     *,
     input: Any = None,

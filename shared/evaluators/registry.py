@@ -69,6 +69,10 @@ class RegisteredEvaluator:
     (see ``shared.analysis.run_level``); the finalizer feeds it from Postgres a metric at a time."""
     metrics: MetricDeclaration | None = None
     """What the metrics it reports mean (None: each is higher-is-better in [0, 1])."""
+    inline: bool = False
+    """A synchronous evaluator whose cost is bounded by the size of a small output (a few list or
+    dict walks): it runs on the event loop, not in a worker thread. The thread hop costs more than
+    such an evaluator itself (about 250 µs of CPU an item for the three drive-thru metrics)."""
     source: str = field(default="", compare=False)
     """Where it came from: 'builtin', a module path, or 'entry point NAME'."""
 
@@ -93,19 +97,22 @@ def register(
     columnar: Callable[..., Any] | None = None,
     metrics: MetricDeclaration | Mapping[str, MetricSpec] | None = None,
     passes: Mapping[str, PassCriterion] | None = None,
+    inline: bool = False,
 ) -> Callable[[EvaluatorFn], EvaluatorFn]:
     """Decorator: mark ``fn`` as the evaluator ``name`` (collected by ``build_registry``).
 
     ``reference_free`` marks evaluators that need no expected output (usable on live traffic);
     ``columnar`` is a run-level evaluator's columnar form (``fn`` must compute the same results);
     ``metrics`` declares what its metrics mean; ``passes`` is the short form of ``metrics`` for a
-    mapping metric → pass criterion.
+    mapping metric → pass criterion. ``inline`` runs a synchronous ``fn`` on the event loop instead
+    of a worker thread: only for work bounded by a small output's size (no user regex, no edit
+    distance over long text, no I/O); plugins keep the default.
     """
     declaration = _as_declaration(metrics, passes)
 
     def wrap(fn: EvaluatorFn) -> EvaluatorFn:
         entry = RegisteredEvaluator(
-            name, fn, level, version, _first_line(fn), reference_free, columnar, declaration
+            name, fn, level, version, _first_line(fn), reference_free, columnar, declaration, inline
         )
         setattr(fn, MARK, entry)
         return fn

@@ -123,7 +123,7 @@ def retrieval_metrics(args: Mapping[str, Any]) -> dict[str, MetricSpec]:
     return specs
 
 
-@register("retrieval", metrics=retrieval_metrics)
+@register("retrieval", inline=True, metrics=retrieval_metrics)
 def retrieval(
     *,
     input: Any = None,
@@ -146,7 +146,7 @@ def retrieval(
     return evaluations
 
 
-@register("null_query_correct", metrics={"null_query_correct": MetricSpec.higher(1.0)})
+@register("null_query_correct", inline=True, metrics={"null_query_correct": MetricSpec.higher(1.0)})
 def null_query_correct(
     *,
     input: Any = None,
@@ -160,7 +160,7 @@ def null_query_correct(
     return _null_query(output, _judgements(expected_output, "null_query_correct"), score_threshold)
 
 
-@register("mrr", metrics={"mrr": MetricSpec.higher()})
+@register("mrr", inline=True, metrics={"mrr": MetricSpec.higher()})
 def mrr(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -169,7 +169,7 @@ def mrr(
     return _metric("mrr", judgements, lambda: reciprocal_rank(ranking, judgements), ranking)
 
 
-@register("map", metrics={"map": MetricSpec.higher()})
+@register("map", inline=True, metrics={"map": MetricSpec.higher()})
 def map_(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:

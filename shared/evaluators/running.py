@@ -113,14 +113,16 @@ async def run_item_evaluators(
     """Run every item-level evaluator, in spec order; failures are recorded, never raised.
 
     The synchronous ones (CPU work: parsing, matching) run together in one worker thread, so a
-    process serving hundreds of concurrent calls keeps its event loop free; async ones (judges,
-    which wait on a model) are awaited on the loop."""
+    process serving hundreds of concurrent calls keeps its event loop free, except those registered
+    ``inline`` (cheap, bounded), which run right here; async ones (judges, which wait on a model) are
+    awaited on the loop."""
     given = {"input": input, "output": output, "expected_output": expected_output, "metadata": metadata or {}}
     prepared = [_prepare(registry, spec, given) for spec in specs]
     sync = [p for p in prepared if isinstance(p, _Prepared) and not p.is_async]
-    done: dict[int, list[Evaluation]] = {}
-    if sync:
-        done = await asyncio.to_thread(lambda: {id(p): p.run_sync() for p in sync})
+    done = {id(p): p.run_sync() for p in sync if p.entry.inline}
+    offloaded = [p for p in sync if not p.entry.inline]
+    if offloaded:
+        done |= await asyncio.to_thread(lambda: {id(p): p.run_sync() for p in offloaded})
     results: list[Evaluation] = []
     for p in prepared:
         if isinstance(p, Evaluation):

@@ -105,7 +105,7 @@ def _forbidden(case: _Case, tools: list[str] | None) -> Evaluation:
     return Evaluation(name=name, value=True, comment="No forbidden tools called")
 
 
-@register("trajectory_match")
+@register("trajectory_match", inline=True)
 def trajectory_match(
     *,
     input: Any = None,
@@ -121,7 +121,7 @@ def trajectory_match(
     return _match(_case(output, expected_output), trajectory_mode, args_mode, filter_to_mandatory)
 
 
-@register("mandatory_tools_check")
+@register("mandatory_tools_check", inline=True)
 def mandatory_tools_check(
     *,
     input: Any = None,
@@ -135,7 +135,7 @@ def mandatory_tools_check(
     return _mandatory(_case(output, expected_output), mandatory_tools)
 
 
-@register("forbidden_tools_check")
+@register("forbidden_tools_check", inline=True)
 def forbidden_tools_check(
     *,
     input: Any = None,

@@ -11,6 +11,7 @@ import pytest
 
 from shared.contracts.agent_messages import AgentInvokeResponse, OrderLine
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.evaluators import menu_ids
 from shared.evaluators.drive_thru import no_hallucinated_items, order_correctness, tool_call_accuracy
 from shared.evaluators.menu_ids import MenuNotFound, menu_item_ids
 from tests.evaluator_registry import run_item_evaluators
@@ -212,7 +213,11 @@ def write_menu(path: Path, ids: list[str]) -> None:
     path.write_text(json.dumps({"menu_id": "m", "items": [{"item_id": i, "name": i} for i in ids]}))
 
 
-def test_no_hallucinated_items_reads_and_reloads_a_menu_file(tmp_path: Path) -> None:
+def test_no_hallucinated_items_reads_and_reloads_a_menu_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(menu_ids, "_clock", lambda: now[0])
     menu = tmp_path / "menu.json"
     write_menu(menu, ["egg-mcmuffin"])
     output = {"order_items": [line("hash-browns")]}
@@ -221,6 +226,9 @@ def test_no_hallucinated_items_reads_and_reloads_a_menu_file(tmp_path: Path) -> 
     write_menu(menu, ["egg-mcmuffin", "hash-browns"])
     stat = menu.stat()
     os.utime(menu, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    now[0] += menu_ids.STAT_EVERY_S / 2
+    assert no_hallucinated_items(output=output, menu_path=str(menu)).value == 0.0  # not looked at yet
+    now[0] += menu_ids.STAT_EVERY_S
     assert no_hallucinated_items(output=output, menu_path=str(menu)).value == 1.0
 
 

@@ -77,11 +77,18 @@ async def _async_thread(*, output: Any, **kwargs: Any) -> dict[str, Any]:
     return {"name": "test_async_thread", "value": 2.0}
 
 
+@register("test_inline_thread", inline=True)
+def _inline_thread(*, output: Any, **kwargs: Any) -> dict[str, Any]:
+    _threads["inline"] = threading.get_ident()
+    return {"name": "test_inline_thread", "value": 3.0}
+
+
 async def test_sync_evaluators_run_off_the_event_loop_in_spec_order() -> None:
     specs = [
         EvaluatorSpec(name="test_async_thread"),
         EvaluatorSpec(name="no_such_evaluator"),
         EvaluatorSpec(name="test_sync_thread"),
+        EvaluatorSpec(name="test_inline_thread"),
     ]
     evs = await running.run_item_evaluators(
         _local(), specs, input=None, output="x", expected_output=None, metadata=None
@@ -90,9 +97,21 @@ async def test_sync_evaluators_run_off_the_event_loop_in_spec_order() -> None:
         ("test_async_thread", 2.0),
         ("no_such_evaluator", None),
         ("test_sync_thread", 1.0),
+        ("test_inline_thread", 3.0),
     ]
     assert _threads["async"] == threading.get_ident()  # awaited on the loop
     assert _threads["sync"] != threading.get_ident()  # a worker thread: the loop stays free
+    assert _threads["inline"] == threading.get_ident()  # registered inline: cheap enough for the loop
+
+
+def test_plugins_and_slow_builtins_stay_off_the_loop() -> None:
+    """Only evaluators bounded by a small output's size are inline; a user's regex, an edit
+    distance over long text, a JSON schema and every plugin (the default) keep the thread."""
+    assert not marked(_sync_thread).inline  # type: ignore[union-attr]
+    for name in ("regex_match", "string_similarity", "json_schema"):
+        assert not REGISTRY.get(name).inline
+    for name in ("order_correctness", "no_hallucinated_items", "mrr", "exact_match"):
+        assert REGISTRY.get(name).inline
 
 
 @register("test_raises", version="3")

@@ -5,6 +5,7 @@
 - ``interest``: wait until the server has registered a connection's subscriptions;
 - ``acks``: ACK and TERM confirmed by the server;
 - ``pull``: the one JetStream pull loop (bind, fetch, pause on errors, stop cleanly);
+- ``kv_view``: a KV bucket followed in memory through a watch;
 - ``election``: JetStream publishes and calls that ride out a stream leader election;
 - ``server_urls``: ``NATS_URL`` as a comma-separated list of servers;
 - ``streams``: the streams and durable consumers, declared once;

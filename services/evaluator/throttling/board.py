@@ -22,7 +22,6 @@ still kept in this worker's memory and a rate reservation falls back to this wor
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -33,6 +32,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import KeyWrongLastSequenceError, NotFoundError
 from nats.js.kv import KeyValue
 from pydantic import BaseModel, Field, ValidationError
+
+from shared.messaging.kv_view import KvView
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +74,7 @@ class ThrottleBoard:
         self._bucket = bucket
         self._worker_id = worker_id
         self._kv: KeyValue | None = None
-        self._watcher: KeyValue.KeyWatcher | None = None
-        self._watch_task: asyncio.Task[None] | None = None
+        self._view = KvView(js, bucket, "pause.>", self._read, name="throttle board")
         self._paused_until: dict[str, float] = {}
         self._local_next: dict[str, float] = {}
         self._waiting: dict[str, list[asyncio.Future[float]]] = {}
@@ -86,42 +86,26 @@ class ThrottleBoard:
         self._listeners.append(listener)
 
     async def start(self) -> None:
-        self._kv = await self._js.key_value(self._bucket)
-        self._watcher = await self._kv.watch("pause.>")
-        self._watch_task = asyncio.create_task(self._follow(self._watcher), name="throttle-board-watch")
+        self._kv = await self._view.start()
 
     async def stop(self) -> None:
-        if self._watcher is not None:
-            with contextlib.suppress(Exception):
-                await self._watcher.stop()  # type: ignore[no-untyped-call]
-        if self._watch_task is not None:
-            self._watch_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch_task
+        await self._view.stop()
 
-    async def _follow(self, watcher: KeyValue.KeyWatcher) -> None:
+    def _read(self, key: str, value: bytes) -> None:
+        """One entry of the watch; a delete or an expiry (no value) changes nothing."""
+        if not value or not key.startswith("pause."):
+            return
         try:
-            await self._read(watcher)
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # pauses written from now on reach this worker only through its own 429s
-            log.exception("the throttle board's watch stopped")
-
-    async def _read(self, watcher: KeyValue.KeyWatcher) -> None:
-        async for entry in watcher:
-            if entry is None or not entry.value or not entry.key.startswith("pause."):
-                continue  # the end-of-history marker, a delete or an expiry
-            try:
-                notice = PauseNotice.model_validate_json(entry.value)
-            except ValidationError:
-                log.warning("ignoring a malformed pause notice under %s", entry.key)
-                continue
-            key = entry.key.removeprefix("pause.")
-            if notice.until > self._paused_until.get(key, 0.0):
-                self._paused_until[key] = notice.until
-            if notice.worker_id != self._worker_id:
-                for listener in self._listeners:
-                    listener(key, notice)
+            notice = PauseNotice.model_validate_json(value)
+        except ValidationError:
+            log.warning("ignoring a malformed pause notice under %s", key)
+            return
+        key = key.removeprefix("pause.")
+        if notice.until > self._paused_until.get(key, 0.0):
+            self._paused_until[key] = notice.until
+        if notice.worker_id != self._worker_id:
+            for listener in self._listeners:
+                listener(key, notice)
 
     def paused_for(self, key: str, now: float | None = None) -> float:
         """Seconds left of the target's pause (0 when it may be called)."""

@@ -115,3 +115,17 @@ async def test_a_cancelled_wait_is_dropped() -> None:
     turns[1].cancel()
     ledger.finished("e")
     assert ledger.running == 0 and ledger.parked == 0
+
+
+async def test_when_the_slots_are_full_the_oldest_parked_task_of_any_experiment_starts_first() -> None:
+    ledger = CreditLedger("me", 2, Grants().get)
+    order = ["a", "b", "a", "b", "a", "c"]
+    turns = [ledger.turn(e) for e in order]
+    assert states(turns) == ["run", "run", "park", "park", "park", "park"]
+    started = []
+    for finishing in ["a", "b", "a", "b"]:
+        before = states(turns)
+        ledger.finished(finishing)
+        started += [i for i, (was, now) in enumerate(zip(before, states(turns), strict=True)) if was != now]
+    assert started == [2, 3, 4, 5]  # arrival order across experiments, not experiment by experiment
+    assert (ledger.running, ledger.parked) == (2, 0)

@@ -48,6 +48,7 @@ from shared.db.api_keys import create_key_sync  # noqa: E402
 from shared.db.migrate import upgrade_to_head  # noqa: E402
 from shared.db.models import Experiment  # noqa: E402
 from shared.db.session import make_engine, make_session_factory, plain_url  # noqa: E402
+from shared.messaging.streams import declare_at  # noqa: E402
 
 STATE = Path(os.environ.get("YARDSTICK_BENCH_HOME", ROOT / ".yardstick-bench" / "comparisons"))
 SECRET = "bench-secret-not-for-production"
@@ -223,6 +224,7 @@ async def through_api(url: str, baseline_id: str, candidate_id: str, repeats: in
                 }
             )
             key = await asyncio.to_thread(create_key_sync, url, SECRET, "bench", Role.OWNER)
+            await declare_at(settings.nats_url, settings.topology)  # as the stack's bootstrap does
             app = create_app(settings)
             await app.state.runtime.start()
             async with httpx.AsyncClient(

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 
 from nats.js import JetStreamContext
+from nats.js.errors import BucketNotFoundError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.execution.budget import stop_if_spent
@@ -165,10 +166,20 @@ class Dispatcher:
                 await asyncio.wait_for(self.wake.wait(), self.settings.dispatch_interval_s)
 
     async def _credit_keeper(self, credits: CreditGrants) -> None:
+        missing_told = False
         while not self._stopping:
             self._credits_due.clear()
             try:
                 await self.sync_credits(credits)
+                missing_told = False
+            except BucketNotFoundError:  # streams not declared (yet): say it once, not every tick
+                if not missing_told:
+                    log.warning(
+                        "the credits bucket %s does not exist: workers run tasks as they come until "
+                        "the streams are declared (`yardstick stack up` or the bootstrap job does it)",
+                        self.topology.eval_credits_bucket,
+                    )
+                    missing_told = True
             except Exception:
                 log.exception("granting credits failed; retrying on the next tick")
             with contextlib.suppress(TimeoutError):

@@ -33,7 +33,11 @@ class MissingBucket:
 
 async def test_a_missing_credits_bucket_is_told_once_and_retried(caplog: pytest.LogCaptureFixture) -> None:
     settings = CoordinatorSettings.model_validate(
-        {"dispatch_interval_s": 0.01, "YARDSTICK_API_KEY_SECRET": "s" * 32, "database_url": "postgresql://x/y"}
+        {
+            "dispatch_interval_s": 0.01,
+            "YARDSTICK_API_KEY_SECRET": "s" * 32,
+            "database_url": "postgresql://x/y",
+        }
     )
     credits = MissingBucket()
     dispatcher = Dispatcher(

@@ -23,6 +23,14 @@ class CoordinatorSettings(CommonSettings):
         default=200_000, ge=1, description="items x repetitions above this are refused (422)"
     )
     result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
+    write_gap_s: float = Field(
+        default=0.02,
+        ge=0,
+        le=1,
+        description="A busy coordinator writes results, and marks and reads ahead tasks, at most once per "
+        "this many seconds each, gathering what comes meanwhile into one transaction (an idle one "
+        "writes at once). 0: a transaction per wake-up",
+    )
     dispatch_interval_s: float = Field(default=1.0, gt=0, description="Safety tick of the dispatcher")
     credit_read_ahead: int = Field(
         default=256,

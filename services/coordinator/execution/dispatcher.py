@@ -156,14 +156,20 @@ class Dispatcher:
             await self._freed.wait()
 
     async def _bookkeeper(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self._stopping:
             self.wake.clear()
+            began = loop.time()
             try:
                 await self.bookkeep()
             except Exception:
                 log.exception("dispatch bookkeeping failed; retrying on the next tick")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.settings.dispatch_interval_s)
+            # busy: one round per write_gap_s at most, marking what was published meanwhile together
+            gap = began + self.settings.write_gap_s - loop.time()
+            if gap > 0 and not self._stopping:
+                await asyncio.sleep(gap)
 
     async def _credit_keeper(self, credits: CreditGrants) -> None:
         missing_told = False

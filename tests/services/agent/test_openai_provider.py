@@ -4,13 +4,14 @@ provider on a bad day: a scripted local OpenAI-compatible server."""
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import pytest
 
 from services.agent.chat_models import ModelFactory
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
-from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig
+from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig, TokenUsage
 from tests.llm_provider import BadDayProvider, Reply
 from tests.services.agent.conftest import offline_settings
 
@@ -35,10 +36,20 @@ def runtime() -> AgentRuntime:
     return AgentRuntime.from_settings(settings, ModelFactory(settings))
 
 
-async def order(request: str = "two hash browns please") -> tuple[object, ...]:
+class Turn(NamedTuple):
+    ok: bool
+    lines: list[tuple[str, int]]
+    tools: list[str]
+    reply: str
+    model: str
+    error: str | None
+    usage: TokenUsage | None
+
+
+async def order(request: str = "two hash browns please") -> Turn:
     response = await invoke_agent(AgentInvokeRequest(customer_utterance=request, model=OPENAI), runtime())
     COUNTS.append((response.llm_requests, response.llm_retries))
-    return (
+    return Turn(
         response.ok,
         [(line.item_id, line.quantity) for line in response.order_items],
         response.tool_calls,

@@ -20,6 +20,7 @@ import psycopg
 import pytest
 
 from services.stack import launcher
+from services.stack.errors import StackError
 from services.stack.servers import port_is_free
 from services.stack.services_spec import service_specs
 from services.stack.state import LOCAL_ALLOWED_NETWORKS, StackState
@@ -146,7 +147,7 @@ def test_up_status_restart_down(
     assert authed.status_code == 200, authed.text
 
     # A second `up` on the live state dir refuses and leaves the running stack alone.
-    with pytest.raises(launcher.StackError, match="already running") as refused:
+    with pytest.raises(StackError, match="already running") as refused:
         launcher.up(stack_env.state_dir, stack_env.namespace)
     assert str(stack_env.state_dir) in str(refused.value)
     assert StackState.load(stack_env.state_dir) == saved
@@ -168,7 +169,7 @@ def test_up_status_restart_down(
     unhealthy = [c for c in stack_status(restarted) if not c.healthy]
     assert unhealthy == []
 
-    with pytest.raises(launcher.StackError, match="no service 'agnet'") as unknown:
+    with pytest.raises(StackError, match="no service 'agnet'") as unknown:
         launcher.restart_service("agnet", None, stack_env.state_dir)
     assert all(label in str(unknown.value) for label in labels)
 
@@ -178,7 +179,7 @@ def test_up_status_restart_down(
     assert [p.pid for p in restarted.processes if psutil.pid_exists(p.pid)] == []
     assert not StackState.path(stack_env.state_dir).exists()
     assert all(port_is_free(stack_env.port(label)) for label in labels)
-    with pytest.raises(launcher.StackError, match="no stack is running"):
+    with pytest.raises(StackError, match="no stack is running"):
         launcher.restart_service("agent", None, stack_env.state_dir)
 
 
@@ -190,7 +191,7 @@ def test_port_in_use_fails_and_leaves_nothing_running(stack_env: StackEnv) -> No
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as blocker:
         blocker.bind(("127.0.0.1", port))
         blocker.listen()
-        with pytest.raises(launcher.StackError, match=f"port {port} for search_proxy is in use"):
+        with pytest.raises(StackError, match=f"port {port} for search_proxy is in use"):
             launcher.up(stack_env.state_dir, stack_env.namespace)
     assert _children() - before == set()
     assert not StackState.path(stack_env.state_dir).exists()

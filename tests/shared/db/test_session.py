@@ -23,7 +23,7 @@ async def test_a_dead_idle_connection_is_replaced_and_a_busy_one_is_not_pinged(
     try:
         async with engine.connect() as conn:
             first_pid = await conn.scalar(text("SELECT pg_backend_pid()"))
-            adapted = type((await conn.get_raw_connection()).dbapi_connection)
+            adapted: Any = type((await conn.get_raw_connection()).dbapi_connection)
         ping = adapted.ping
 
         def counted_ping(self: Any) -> None:

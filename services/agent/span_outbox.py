@@ -8,7 +8,8 @@ and a drainer thread re-sends the stored batches oldest first once the ingest ac
 - The drainer takes a row with ``FOR UPDATE SKIP LOCKED`` and holds the lock while sending: two agent
   replicas never send the same row at once. A row is deleted once the ingest answers 2xx; 400/413
   (a batch the ingest will never take) are dropped and logged; anything else keeps the row (attempts,
-  last_error) and the drainer backs off, doubling up to ``retry_max_s``.
+  last_error) and the drainer backs off, doubling up to ``retry_max_s`` (or waits the ingest's
+  ``Retry-After`` on a 429/503, within ``retry_max_s``).
 - A batch re-sent after an answer that was lost on the way cannot double a trace: the sampler stores
   spans idempotently by (trace, span_id) (``services/sampler/trace_store.py``).
 """
@@ -29,6 +30,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from pydantic import BaseModel
 
 from shared.db.session import plain_url
+from shared.http.retry_after import RETRY_AFTER_STATUSES, retry_after_s
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,9 @@ class SendOutcome:
     delivered: bool
     permanent: bool = False
     error: str | None = None
+    retry_after_s: float | None = None
+    """The ingest's ``Retry-After`` (429/503): the drainer waits that long (within ``retry_max_s``)
+    instead of its own back-off."""
 
 
 class OutboxState(BaseModel):
@@ -131,7 +136,10 @@ class OtlpSender:
         if response.status_code in PERMANENT_STATUSES:
             log.error("the ingest refused a stored trace batch for good, dropping it: %s", error)
             return SendOutcome(False, permanent=True, error=error)
-        return SendOutcome(False, error=error)
+        wait = None
+        if response.status_code in RETRY_AFTER_STATUSES:
+            wait = retry_after_s(response.headers.get("Retry-After"))
+        return SendOutcome(False, error=error, retry_after_s=wait)
 
     def close(self) -> None:
         self._client.close()
@@ -187,8 +195,11 @@ class OutboxDrainer:
             else:
                 if outcome.error is not None:
                     self._status.record(False, outcome.error)
-                self._wake.wait(delay)
-                delay = min(delay * 2, self._retry_max_s)
+                if outcome.retry_after_s is not None:  # the ingest said when: neither sooner nor later
+                    self._wake.wait(min(outcome.retry_after_s, self._retry_max_s))
+                else:
+                    self._wake.wait(delay)
+                    delay = min(delay * 2, self._retry_max_s)
             self._wake.clear()
 
 

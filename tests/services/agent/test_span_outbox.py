@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
+import httpx
 import psycopg
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -17,6 +18,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from services.agent.span_outbox import (
     DurableSpanExporter,
     ExportStatus,
+    OtlpSender,
     OutboxDrainer,
     SendOutcome,
     SpanOutboxStore,
@@ -161,3 +163,40 @@ def test_two_drainers_never_send_the_same_row_and_a_refused_row_stays(database_u
     with psycopg.connect(plain_url(database_url)) as conn:
         rows = conn.execute("SELECT body, attempts, last_error FROM span_outbox").fetchall()
     assert rows == [(b"second", 2, "HTTP 503")]
+
+
+@pytest.mark.unit
+def test_the_drainer_waits_what_the_ingests_retry_after_says_not_its_own_back_off() -> None:
+    store = MemoryStore()
+    store.put(b"batch", 1, "refused")
+    answers = [SendOutcome(False, error="HTTP 429", retry_after_s=0.0)] * 3 + [SendOutcome(True)]
+    delivered = threading.Event()
+
+    def send(body: bytes) -> SendOutcome:
+        outcome = answers.pop(0)
+        if outcome.delivered:
+            delivered.set()
+        return outcome
+
+    # its own back-off would wait 60 s after the first refusal; Retry-After: 0 says "again now"
+    drainer = OutboxDrainer(store, send, ExportStatus(), retry_min_s=60.0, retry_max_s=120.0)
+    drainer.start()
+    try:
+        assert delivered.wait(10)
+    finally:
+        drainer.stop()
+    assert answers == [] and store.rows == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("status", "expected"), [(429, 7.0), (503, 7.0), (500, None)])
+def test_the_sender_reads_retry_after_on_429_and_503(status: int, expected: float | None) -> None:
+    sender = OtlpSender("http://ingest.test/v1/traces", {}, timeout_s=5)
+    sender._client = httpx.Client(
+        transport=httpx.MockTransport(lambda _: httpx.Response(status, headers={"Retry-After": "7"}))
+    )
+    try:
+        outcome = sender(b"batch")
+    finally:
+        sender.close()
+    assert not outcome.delivered and outcome.retry_after_s == expected

@@ -242,7 +242,17 @@ async def _bucket_try(js: JetStreamContext, bucket: KeyValueConfig, _try_timeout
 
 async def declare_at(nats_url: str, topology: Topology, replicas: int = 1) -> None:
     """:func:`declare` over a connection of its own to ``nats_url`` (one URL or a comma-separated list)."""
-    nc = await nats.connect(servers=nats_servers(nats_url), connect_timeout=5, max_reconnect_attempts=1)
+
+    async def on_error(exc: Exception) -> None:  # nats-py's default prints a traceback per server
+        log.info("declaring streams: %s: %s (trying the next server)", type(exc).__name__, exc)
+
+    nc = await nats.connect(  # in the given order: a one-off connection spreads no load
+        servers=nats_servers(nats_url),
+        connect_timeout=5,
+        max_reconnect_attempts=1,
+        dont_randomize=True,
+        error_cb=on_error,
+    )
     try:
         await declare(nc.jetstream(), topology, replicas)
     finally:

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.retention import delete_expired, delete_expired_batch
 from services.sampler.trace_store import stored_trace
 from shared.contracts.projects import DEFAULT_PROJECT
+from shared.db.models import OnlineSample, OnlineScore
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.traces import Completeness
 from tests.services.sampler.spans import trace_hex
@@ -66,3 +67,30 @@ async def test_a_trace_being_written_is_skipped_not_waited_for(session_factory: 
         assert deleted == 1
         await writer.rollback()
     assert (await remaining(session_factory))[0] == [trace_hex(0)]
+
+
+async def test_sampled_turns_stored_before_traces_expire_with_their_scores(session_factory: Sessions) -> None:
+    async with session_factory() as session:
+        for n, age in enumerate([45, 31, 2]):
+            at = NOW - timedelta(days=age)
+            sample = OnlineSample(
+                conversation_id=f"legacy-{n}",
+                turn_index=0,
+                model="m",
+                prompt_version="v1",
+                turn={},
+                turn_at=at,
+            )
+            session.add(sample)
+            await session.flush()
+            session.add(
+                OnlineScore(
+                    sample_id=sample.id, name="s", value=1.0, model="m", prompt_version="v1", turn_at=at
+                )
+            )
+        await session.commit()
+    assert await delete_expired(session_factory, retention=timedelta(days=30), batch=1, now=NOW) == 2
+    async with session_factory() as session:
+        left = list((await session.execute(select(OnlineSample.conversation_id))).scalars())
+        scores = (await session.execute(select(func.count()).select_from(OnlineScore))).scalar_one()
+    assert (left, scores) == (["legacy-2"], 1)

@@ -46,7 +46,9 @@ class SamplerSettings(CommonSettings):
         default=200, ge=1, le=2_000, description="Traces stored in one transaction (a chunk)"
     )
     traffic_retention_days: float = Field(
-        default=30.0, gt=0, description="Stored traces (and sampled turns) older than this are deleted (TRAFFIC_RETENTION_DAYS)"
+        default=30.0,
+        gt=0,
+        description="Stored traces (and sampled turns) older than this are deleted (TRAFFIC_RETENTION_DAYS)",
     )
     traffic_retention_batch: int = Field(
         default=500, ge=1, le=100_000, description="Traces deleted per transaction by the retention sweep"

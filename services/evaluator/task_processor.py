@@ -80,8 +80,13 @@ class TaskProcessor:
         self._publisher = publisher
         self.policy = policy
 
-    async def handle(self, msg: Msg, fetched_at: float) -> Outcome:
-        """Settle ``msg`` exactly once: ack after the result is durable, nack to retry, term if malformed."""
+    async def handle(self, msg: Msg, fetched_at: float, scored: Callable[[], None] = lambda: None) -> Outcome:
+        """Settle ``msg`` exactly once: ack after the result is durable, nack to retry, term if malformed.
+
+        ``scored`` is called once the target has answered and the evaluators have run (or the attempt
+        failed), before the result is published and the task acknowledged: the worker gives the
+        experiment's credit back then, so the next task starts while this one's two round trips to
+        NATS are still on their way (C bounds the calls and the scoring, not the bookkeeping)."""
         task = await decode_or_terminate(msg, EvalTask)
         if task is None:
             return "terminated"
@@ -89,6 +94,7 @@ class TaskProcessor:
         fields = {"task_id": task.task_id, "attempt": attempt, "worker_id": self.worker_id}
         async with keep_lease(msg, self.policy.lease_interval_s):
             outcome = await self._run(task, attempt)
+            scored()
             if isinstance(outcome, _Retry):
                 delay = backoff_delay(attempt, self.policy.backoff_base_s, self.policy.backoff_max_s)
                 log.warning(

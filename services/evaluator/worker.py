@@ -286,15 +286,22 @@ class EvalWorker:
     async def _settle(self, msg: Msg, fetched_at: float) -> None:
         assert self._processor is not None
         experiment_id = TaskRouting.experiment_of(msg.data)
+        released = False
+
+        def release() -> None:  # the credit goes back once, when scored (or when handling ended)
+            nonlocal released
+            if not released and experiment_id is not None:
+                released = True
+                self._ledger.finished(experiment_id)
+
         try:
             if experiment_id is not None and not await self._wait_turn(msg, experiment_id):
                 outcome = "returned"
             else:
                 try:
-                    outcome = await self._processor.handle(msg, fetched_at)
+                    outcome = await self._processor.handle(msg, fetched_at, release)
                 finally:
-                    if experiment_id is not None:
-                        self._ledger.finished(experiment_id)
+                    release()
         except Exception:
             outcome = "failed_to_settle"
             log.exception("could not settle a task; JetStream redelivers it after ack_wait")

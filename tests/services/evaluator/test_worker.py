@@ -202,3 +202,28 @@ async def test_start_fails_clearly_when_the_consumer_is_not_declared(nats_url: s
         WorkerStartError, match=r"'eval-workers' on stream NEVER_DECLARED_EVAL_TASKS is not declared"
     ):
         await worker.start()
+
+
+async def test_the_experiments_credit_is_back_before_the_result_is_published(
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+) -> None:
+    """C bounds the target calls and the scoring: the next task may start while a finished one's
+    result and acknowledgement are still on their way to NATS."""
+    js = nats_client.jetstream()
+    await FakeAgent(nats_client, topology.agent_invoke).start()
+    worker = await start_worker()
+    processor = worker._processor
+    assert processor is not None
+    publish = processor._publisher.publish
+    running_at_publish: list[int] = []
+
+    async def publish_and_look(result: Any) -> Any:
+        running_at_publish.append(worker._ledger.running_of(result.experiment_id))
+        return await publish(result)
+
+    processor._publisher.publish = publish_and_look  # type: ignore[method-assign]
+    await publish_task(js, topology, agent_task("item-1", "one hash brown"))
+    [result] = await ResultReader(js, topology).next_results(1)
+    assert result.status == "ok"
+    assert running_at_publish == [0]  # it held the credit while calling and scoring (see ledger tests)
+    await worker.stop()

@@ -112,8 +112,9 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     )
     rate_limit: RateLimit | None = Field(
         default=None,
-        description="Requests per second or minute this endpoint accepts, enforced across all workers "
-        "and experiments calling the same URL; None: no limit but the endpoint's own 429s",
+        description="Requests per second or minute and/or tokens per minute this endpoint accepts, "
+        "enforced across all workers and experiments calling the same URL; None: no limit but the "
+        "endpoint's own 429s",
     )
 
     @field_validator("url")

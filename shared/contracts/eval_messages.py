@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.answer_messages import Answerer
@@ -65,15 +65,33 @@ class AnswerTarget(BaseModel, frozen=True, extra="forbid"):
 
 
 class RateLimit(BaseModel, frozen=True, extra="forbid"):
-    """A target's request budget, shared by every worker and every experiment calling it (the
-    provider's limit, not one run's): calls start no faster than ``requests`` per ``per``."""
+    """A target's budget, shared by every worker and every experiment calling it (the provider's
+    limit, not one run's): calls start no faster than ``requests`` per ``per``, and, with
+    ``tokens_per_minute``, no call starts while the tokens reported by earlier calls exceed that
+    rate (a post-paid budget: calls already in flight when it runs out may overrun it by what they
+    spend). At least one of the two is set."""
 
-    requests: int = Field(ge=1, le=1_000_000, description="Requests allowed per period")
-    per: Literal["second", "minute"] = Field(default="second", description="The period")
+    requests: int | None = Field(default=None, ge=1, le=1_000_000, description="Requests allowed per period")
+    per: Literal["second", "minute"] = Field(default="second", description="The period of ``requests``")
+    tokens_per_minute: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000_000,
+        description="Tokens (the response's reported usage) allowed per minute; calls already in "
+        "flight when the budget runs out may overrun it by what they spend",
+    )
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> RateLimit:
+        if self.requests is None and self.tokens_per_minute is None:
+            raise ValueError("a rate_limit needs 'requests' or 'tokens_per_minute' (or both)")
+        return self
 
     @property
-    def interval_s(self) -> float:
-        """Seconds between two call starts at the allowed rate."""
+    def interval_s(self) -> float | None:
+        """Seconds between two call starts at the allowed request rate; None without ``requests``."""
+        if self.requests is None:
+            return None
         return (1.0 if self.per == "second" else 60.0) / self.requests
 
 
@@ -94,8 +112,9 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     )
     rate_limit: RateLimit | None = Field(
         default=None,
-        description="Requests per second or minute this endpoint accepts, enforced across all workers "
-        "and experiments calling the same URL; None: no limit but the endpoint's own 429s",
+        description="Requests per second or minute and/or tokens per minute this endpoint accepts, "
+        "enforced across all workers and experiments calling the same URL; None: no limit but the "
+        "endpoint's own 429s",
     )
 
     @field_validator("url")

@@ -15,6 +15,7 @@ from services.evaluator.errors import (
     TargetUnavailable,
 )
 from services.evaluator.targets.base import CallContext, TargetOutput
+from services.evaluator.targets.reported_usage import reported_usage
 from services.evaluator.targets.templating import fill_template, map_output
 from shared.contracts.eval_messages import EvalTask, HttpTarget
 from shared.http.outbound_guard import OutboundRefused
@@ -95,4 +96,4 @@ class HttpEndpointTarget:
             raise TargetRejected(
                 f"{where} answered {status} with a body that is not JSON: {_excerpt(text)}"
             ) from exc
-        return TargetOutput(output=map_output(payload, spec.output_mapping))
+        return TargetOutput(output=map_output(payload, spec.output_mapping), usage=reported_usage(payload))

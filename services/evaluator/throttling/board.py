@@ -14,9 +14,15 @@
   across all workers and experiments (GCRA). Within a worker one reservation per target is in flight
   at a time and it takes a start for every call then waiting, so conflicts only happen between
   workers and cost one round trip per batch, not per call.
+- ``tokens.<key>`` — a :class:`RateSchedule` for a target with ``tokens_per_minute``: a post-paid
+  token budget. No call starts before its ``next_start`` (the target is "in token debt" until then);
+  a call that reported T tokens moves it T * 60 / tokens_per_minute seconds past max(now, it), by
+  the same compare-and-set. Tokens are known only after a call, so the calls already in flight when
+  the budget runs out may overrun it by what they spend; from then on starts wait.
 
 Keys expire an hour after their last write (the bucket's TTL). If NATS is unreachable a pause is
-still kept in this worker's memory and a rate reservation falls back to this worker alone.
+still kept in this worker's memory and a rate reservation or token debt falls back to this worker
+alone.
 """
 
 from __future__ import annotations
@@ -153,9 +159,46 @@ class ThrottleBoard:
 
     async def _reserve_shared(self, key: str, interval_s: float, count: int) -> float:
         """Reserve ``count`` consecutive starts; returns the first."""
+        return await self._advance_shared(f"rate.{key}", interval_s * count)
+
+    async def token_debt_until(self, key: str) -> float:
+        """The epoch second before which no call to the target starts: the end of its token debt
+        (0 when it has none, or this worker's own debt if the bucket cannot be read)."""
+        local = self._local_next.get(f"tokens.{key}", 0.0)
+        if self._kv is None:
+            return local
+        try:
+            entry = await self._kv.get(f"tokens.{key}")
+        except NotFoundError:
+            return local
+        except Exception as exc:  # NATS away, a malformed schedule
+            log.warning("token budget of %s unreachable, limiting this worker only: %s", key, exc)
+            return local
+        if not entry.value:
+            return local
+        try:
+            return RateSchedule.model_validate_json(entry.value).next_start
+        except ValidationError:
+            log.warning("ignoring a malformed token schedule of %s", key)
+            return local
+
+    async def spend_tokens(self, key: str, tokens: int, tokens_per_minute: int) -> None:
+        """Charge ``tokens`` a call reported to the target's shared token budget."""
+        if tokens <= 0:
+            return
+        name = f"tokens.{key}"
+        debt_s = tokens * 60.0 / tokens_per_minute
+        try:
+            await self._advance_shared(name, debt_s)
+        except Exception as exc:  # NATS away, a conflict storm, a malformed schedule
+            log.warning("token budget of %s unreachable, limiting this worker only: %s", key, exc)
+            self._local_next[name] = max(time.time(), self._local_next.get(name, 0.0)) + debt_s
+
+    async def _advance_shared(self, name: str, advance_s: float) -> float:
+        """Move the schedule ``name`` to ``advance_s`` past max(now, its next start), by
+        compare-and-set; returns that max (the reserved start)."""
         if self._kv is None:
             raise RuntimeError("the throttle board is not started")
-        name = f"rate.{key}"
         for _ in range(RESERVE_ATTEMPTS):
             revision = 0
             next_start = 0.0
@@ -167,7 +210,7 @@ class ThrottleBoard:
             except NotFoundError:
                 pass
             start = max(time.time(), next_start)
-            value = RateSchedule(next_start=start + interval_s * count).model_dump_json().encode()
+            value = RateSchedule(next_start=start + advance_s).model_dump_json().encode()
             try:
                 if revision:
                     await self._kv.update(name, value, last=revision)

@@ -1,7 +1,9 @@
 """Every target call of a worker goes through its :class:`TargetGate`, which keeps the provider's
 limits: it waits out the target's shared pause, takes a slot of the target's adaptive concurrency,
-waits for the target's shared rate schedule, and on a throttle (``TargetThrottled``: 429, or 503
-with ``Retry-After``) pauses the target for every worker, halves the concurrency and tries again.
+waits for the target's shared rate schedule and token budget (charged after each call with the
+tokens it reported; calls in flight when the budget runs out may overrun it by what they spend),
+and on a throttle (``TargetThrottled``: 429, or 503 with ``Retry-After``)
+pauses the target for every worker, halves the concurrency and tries again.
 
 A throttled call is retried **inside the same delivery**: the task is not nacked, so JetStream's
 ``num_delivered`` (capped by the consumer's ``max_deliver``) never counts a throttle, and a task may
@@ -86,11 +88,18 @@ class TargetGate:
             await self._wait_pause(key, tally)
             await limit.acquire()
             try:
-                if rate is not None:
-                    await self._rate_turn(key, rate.interval_s)
+                if rate is not None and rate.tokens_per_minute is not None:
+                    await self._token_turn(key)
+                if rate is not None and (interval_s := rate.interval_s) is not None:
+                    await self._rate_turn(key, interval_s)
                     while await self._wait_pause(key, tally):  # paused meanwhile: a new turn after it
-                        await self._rate_turn(key, rate.interval_s)
+                        await self._rate_turn(key, interval_s)
                 output = await attempt()
+                if rate is not None and rate.tokens_per_minute is not None and output.usage is not None:
+                    spent = (
+                        output.usage.total_tokens or output.usage.input_tokens + output.usage.output_tokens
+                    )
+                    await self._board.spend_tokens(key, spent, rate.tokens_per_minute)
             except TargetThrottled as exc:
                 tally.throttled += 1
                 limit.throttled()
@@ -118,6 +127,15 @@ class TargetGate:
             await asyncio.sleep(max(0.0, start - time.time()))
             if time.time() - start <= LATE_START_S:
                 return
+
+    async def _token_turn(self, key: str) -> None:
+        """Wait until the target is out of token debt (its shared token schedule's next start).
+        Not counted as throttled waiting: the limit is the user's own."""
+        while True:  # read again after each wait: other calls may have added debt meanwhile
+            left = await self._board.token_debt_until(key) - time.time()
+            if left <= 0:
+                return
+            await asyncio.sleep(left)
 
     async def _wait_pause(self, key: str, tally: ThrottleTally) -> bool:
         """Wait until the target's pause is over; True if there was one."""

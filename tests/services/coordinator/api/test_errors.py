@@ -32,6 +32,14 @@ async def test_validation_errors_name_the_field(coordinator: Coordinator) -> Non
     assert response.status_code == 422
 
 
+async def test_an_empty_rate_limit_gets_422_naming_both_fields(coordinator: Coordinator) -> None:
+    target = {"kind": "http", "url": "http://a.example/x", "rate_limit": {}}
+    response = await coordinator.client.post("/experiments", json=experiment_body(target=target))
+    assert response.status_code == 422, response.text
+    assert "'requests' or 'tokens_per_minute'" in response.text
+    assert (await coordinator.client.get("/experiments")).json() == []
+
+
 async def test_unknown_references_are_named(coordinator: Coordinator) -> None:
     response = await coordinator.client.post("/experiments", json=experiment_body(dataset="no-such-set"))
     assert response.status_code == 404

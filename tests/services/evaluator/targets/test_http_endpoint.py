@@ -21,7 +21,7 @@ from services.evaluator.errors import (
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.guarded_session import new_session
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget, resolve_headers
-from shared.contracts import EvalTask, HttpTarget
+from shared.contracts import EvalTask, HttpTarget, TokenUsage
 from shared.http.outbound_guard import OutboundPolicy
 
 pytestmark = pytest.mark.unit
@@ -184,3 +184,16 @@ async def test_non_json_success_body_is_a_terminal_error(
     upstream.handler = answer(200, "<html>")
     with pytest.raises(TargetRejected, match=r"not JSON: <html>"):
         await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
+
+
+async def test_a_reported_usage_comes_back_with_the_output(
+    upstream: Upstream, target: HttpEndpointTarget
+) -> None:
+    upstream.handler = answer(
+        200,
+        json.dumps(
+            {"model": "m1", "usage": {"prompt_tokens": 7, "completion_tokens": 5, "total_tokens": 12}}
+        ),
+    )
+    result = await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
+    assert result.usage == TokenUsage(input_tokens=7, output_tokens=5, total_tokens=12, model="m1")

@@ -3,6 +3,7 @@ wait; a board that is not started keeps its pauses in the worker (no NATS needed
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from services.evaluator.errors import TargetThrottled, TargetUnavailable, ThrottledTooLong
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling import TargetGate, ThrottleBoard, ThrottleTally
-from shared.contracts import EvalTask, HttpTarget
+from shared.contracts import EvalTask, HttpTarget, RateLimit, TokenUsage
 
 pytestmark = pytest.mark.unit
 
@@ -65,3 +66,18 @@ async def test_a_real_failure_goes_through_at_once() -> None:
     with pytest.raises(TargetUnavailable):
         await gate().call(TASK, script, ThrottleTally())
     assert script.calls == 1
+
+
+async def test_without_nats_the_token_debt_is_kept_by_this_worker() -> None:
+    target = HttpTarget(url="http://a.example/x", rate_limit=RateLimit(tokens_per_minute=60_000))
+    task = TASK.model_copy(update={"target": target})
+    starts: list[float] = []
+
+    async def spend() -> TargetOutput:
+        starts.append(time.time())
+        return TargetOutput(output={}, usage=TokenUsage(input_tokens=200, output_tokens=100))
+
+    the_gate = gate()
+    for _ in range(2):
+        await the_gate.call(task, spend, ThrottleTally())
+    assert starts[1] - starts[0] >= 0.3 - 0.05  # 300 tokens at 1,000 a second

@@ -11,10 +11,11 @@ from shared.contracts.agent_messages import ModelConfig
 from shared.contracts.eval_messages import AgentTarget
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.run_aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
-from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment, OnlineSample, OnlineScore
+from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.metrics import TRACE_PROMPT_VERSION
 from shared.traces import Completeness
+from tests.services.sampler.legacy_turns import add_scored_turn
 from tests.services.sampler.test_trace_store import configure as configure_traces
 from tests.services.sampler.test_trace_store import handler as trace_handler
 from tests.services.sampler.test_trace_store import part
@@ -74,26 +75,7 @@ async def _offline_experiment(session: AsyncSession, mean: float) -> None:
 async def _scores(session: AsyncSession, values: list[float], start: datetime, tag: str) -> None:
     for i, value in enumerate(values):
         at = start + timedelta(seconds=10 * i)
-        sample = OnlineSample(
-            conversation_id=f"{tag}-{i}",
-            turn_index=0,
-            model="offline:ask",
-            prompt_version="v1",
-            turn={},
-            turn_at=at,
-        )
-        session.add(sample)
-        await session.flush()
-        session.add(
-            OnlineScore(
-                sample_id=sample.id,
-                name=EVALUATOR,
-                value=value,
-                model="offline:ask",
-                prompt_version="v1",
-                turn_at=at,
-            )
-        )
+        await add_scored_turn(session, conversation_id=f"{tag}-{i}", turn_at=at, name=EVALUATOR, value=value)
 
 
 async def test_a_synthetic_degradation_raises_alerts_once(session_factory: Sessions) -> None:

@@ -16,6 +16,7 @@ from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.models import OnlineSample, OnlineScore
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.traces import Completeness
+from tests.services.sampler.legacy_turns import add_scored_turn
 from tests.services.sampler.spans import trace_hex
 from tests.services.sampler.test_trace_store import configure, handler, part
 
@@ -73,21 +74,7 @@ async def test_sampled_turns_stored_before_traces_expire_with_their_scores(sessi
     async with session_factory() as session:
         for n, age in enumerate([45, 31, 2]):
             at = NOW - timedelta(days=age)
-            sample = OnlineSample(
-                conversation_id=f"legacy-{n}",
-                turn_index=0,
-                model="m",
-                prompt_version="v1",
-                turn={},
-                turn_at=at,
-            )
-            session.add(sample)
-            await session.flush()
-            session.add(
-                OnlineScore(
-                    sample_id=sample.id, name="s", value=1.0, model="m", prompt_version="v1", turn_at=at
-                )
-            )
+            await add_scored_turn(session, conversation_id=f"legacy-{n}", turn_at=at, name="s", value=1.0)
         await session.commit()
     assert await delete_expired(session_factory, retention=timedelta(days=30), batch=1, now=NOW) == 2
     async with session_factory() as session:

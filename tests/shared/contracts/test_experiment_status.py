@@ -64,7 +64,8 @@ def test_the_sets_follow_from_the_table() -> None:
 
 def test_a_status_is_its_string() -> None:
     """Rows, JSON and the CLI compare plain strings with it."""
-    assert S.COMPLETED == "completed" and "cancelled" in TERMINAL_STATUSES
+    plain: str = "completed"  # a str as a row or JSON holds it (not a Literal)
+    assert plain == S.COMPLETED and str(S.COMPLETED) == plain and "cancelled" in TERMINAL_STATUSES
     assert S("finalizing") is S.FINALIZING
     with pytest.raises(ValueError):
         S("pending")

@@ -64,6 +64,11 @@ class Hops:
         self.first = TestServer(first, host="127.0.0.1")
         self.inner = TestServer(inner, host="127.0.0.2")
 
+    @property
+    def inner_port(self) -> int:
+        assert self.inner.port is not None, "the inner server is not started"
+        return self.inner.port
+
     async def _hop(self, request: web.Request) -> web.StreamResponse:
         self.first_hits += 1
         raise web.HTTPFound(self.location)
@@ -148,7 +153,7 @@ REDIRECTS: dict[str, Callable[[int], str]] = {
 
 @pytest.mark.parametrize("form", list(REDIRECTS))
 async def test_a_redirect_to_a_refused_address_is_refused(hops: Hops, form: str) -> None:
-    hops.location = REDIRECTS[form](hops.inner.port)
+    hops.location = REDIRECTS[form](hops.inner_port)
     with pytest.raises(TargetConfigError, match=r"127\.0\.0\.2.*127\.0\.0\.0/8 is loopback"):
         await call(str(hops.first.make_url("/hop")), FIRST_HOP_ONLY, {"internal.example": "127.0.0.2"})
     assert (hops.first_hits, hops.inner_hits) == (1, 0), "the first hop was allowed, the redirect was not"
@@ -156,7 +161,7 @@ async def test_a_redirect_to_a_refused_address_is_refused(hops: Hops, form: str)
 
 async def test_the_same_redirect_is_followed_when_its_address_is_allowed(hops: Hops) -> None:
     """The control: the construction above does reach the inner server unless the guard stops it."""
-    hops.location = REDIRECTS["host name"](hops.inner.port)
+    hops.location = REDIRECTS["host name"](hops.inner_port)
     both = OutboundPolicy.from_setting("127.0.0.1/32,127.0.0.2/32")
     output = await call(str(hops.first.make_url("/hop")), both, {"internal.example": "127.0.0.2"})
     assert output == {"secret": "internal"}

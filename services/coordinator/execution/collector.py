@@ -109,10 +109,25 @@ class Collector:
         return batch
 
     async def _write(self) -> None:
+        """Write batch after batch; when stopped (cancelled), give back what was fetched but not
+        written, so that the next coordinator gets it at once instead of after ``ack_wait``."""
+        holding: list[_Batch] = []
+        try:
+            await self._write_batches(holding)
+        finally:
+            while not self._queue.empty():
+                holding.append(self._queue.get_nowait())
+            for msg in (m for batch in holding for m in batch.msgs):
+                with contextlib.suppress(Exception):  # an acked one ignores it; a closed connection drops it
+                    await msg.nak()
+
+    async def _write_batches(self, holding: list[_Batch]) -> None:
         loop = asyncio.get_running_loop()
         last_write = -math.inf
         while not self._stopping:
+            holding.clear()
             batch = await self._queue.get()
+            holding.append(batch)
             # busy (the last write began less than write_gap_s ago): gather until the gap is over
             until = last_write + self.settings.write_gap_s
             while len(batch.results) < self.settings.result_batch_size:
@@ -123,9 +138,11 @@ class Collector:
                 if self._queue.empty():
                     break
                 more = self._queue.get_nowait()
+                holding.append(more)
                 batch = _Batch(batch.msgs + more.msgs, batch.results + more.results)
             last_write = loop.time()
             await self.store(batch)
+        holding.clear()
 
     async def store(self, batch: _Batch) -> None:
         try:

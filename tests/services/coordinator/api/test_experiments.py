@@ -70,8 +70,10 @@ async def test_concurrency_limit_is_never_exceeded(
 async def test_two_experiments_share_the_workers(
     coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
 ) -> None:
-    agent.hold_s = 0.01
-    await coordinator.push("syn", synthetic_items(20))
+    """The second experiment runs beside the first, not after it: its first result lands before
+    the first experiment's last one (the first takes at least 0.6 s: 48 calls of 50 ms, 4 at once)."""
+    agent.hold_s = 0.05
+    await coordinator.push("syn", synthetic_items(48))
     ids = [
         (
             await coordinator.client.post(
@@ -80,12 +82,21 @@ async def test_two_experiments_share_the_workers(
         ).json()["id"]
         for i in range(2)
     ]
-    first = await coordinator.wait_until(ids[0], lambda b: b["progress"]["done"] >= 10)
-    second = (await coordinator.client.get(f"/experiments/{ids[1]}")).json()
-    assert first["progress"]["done"] >= 10
-    assert second["progress"]["done"] > 0, "the second experiment starved while the first ran"
     for experiment_id in ids:
         assert (await coordinator.finished(experiment_id))["status"] == "completed"
+    async with coordinator.runtime.sessions() as session:
+        stmt = (
+            select(
+                ExperimentItem.experiment_id,
+                func.min(ExperimentItem.finished_at),
+                func.max(ExperimentItem.finished_at),
+            )
+            .where(ExperimentItem.experiment_id.in_(ids))
+            .group_by(ExperimentItem.experiment_id)
+        )
+        spans = {e: (first, last) for e, first, last in (await session.execute(stmt)).all()}
+    first_run, second_run = spans[ids[0]], spans[ids[1]]
+    assert second_run[0] < first_run[1], "the second experiment starved: it began after the first had ended"
 
 
 async def test_restarted_coordinator_finishes_with_every_item_recorded_once(

@@ -80,6 +80,10 @@ class ScriptedAgent:
     async def stop(self) -> None:
         await self._sub.unsubscribe()
 
+    async def answered(self) -> None:
+        """Return once every call in flight now has been answered (later calls are not waited for)."""
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
     async def _on(self, msg: Msg) -> None:
         task = asyncio.create_task(self._answer(msg))
         self._tasks.add(task)

@@ -1,33 +1,55 @@
-"""Keep a JetStream message's lease while a long task runs (``+WPI`` in-progress acks)."""
+"""Keep a JetStream message's lease while a long task runs (``+WPI`` in-progress acks).
+
+A timer on the event loop, not a task: every task holds a lease, few run long enough to need a
+beat, and a timer costs a small fraction of creating, cancelling and awaiting a task per delivery.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator
+from types import TracebackType
 
 from nats.aio.msg import Msg
 
 log = logging.getLogger(__name__)
 
 
-async def _beat(msg: Msg, interval_s: float) -> None:
-    while True:
-        await asyncio.sleep(interval_s)
+def keep_lease(msg: Msg, interval_s: float) -> Lease:
+    """``async with keep_lease(msg, interval_s):`` sends ``in_progress()`` every ``interval_s``
+    until the block exits."""
+    return Lease(msg, interval_s)
+
+
+class Lease:
+    """The in-progress acks of one delivery while its block runs (see :func:`keep_lease`)."""
+
+    def __init__(self, msg: Msg, interval_s: float) -> None:
+        self._msg = msg
+        self._interval_s = interval_s
+        self._timer: asyncio.TimerHandle | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> None:
+        self._timer = asyncio.get_running_loop().call_later(self._interval_s, self._beat)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for sending in self._sending:
+            sending.cancel()
+
+    def _beat(self) -> None:
+        sending = asyncio.get_running_loop().create_task(self._send(), name="lease-heartbeat")
+        self._sending.add(sending)
+        sending.add_done_callback(self._sending.discard)
+        self._timer = asyncio.get_running_loop().call_later(self._interval_s, self._beat)
+
+    async def _send(self) -> None:
         try:
-            await msg.in_progress()
+            await self._msg.in_progress()
         except Exception as exc:  # a lost heartbeat only risks a redelivery, which is idempotent
             log.warning("in-progress ack failed: %s", exc)
-
-
-@contextlib.asynccontextmanager
-async def keep_lease(msg: Msg, interval_s: float) -> AsyncIterator[None]:
-    """Send ``in_progress()`` every ``interval_s`` until the block exits."""
-    beat = asyncio.create_task(_beat(msg, interval_s), name="lease-heartbeat")
-    try:
-        yield
-    finally:
-        beat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await beat

@@ -13,9 +13,11 @@ from shared.contracts.agent_messages import (
 )
 from shared.contracts.answer_messages import AnswerRequest, AnswerResponse, Citation
 from shared.contracts.eval_messages import (
+    RESULT_BATCH_HEADER,
     AgentTarget,
     AnswerTarget,
     EvalResult,
+    EvalResultBatch,
     EvalTask,
     HttpTarget,
     PythonTarget,
@@ -33,6 +35,7 @@ from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 
 __all__ = [
     "DEFAULT_NAMESPACE",
+    "RESULT_BATCH_HEADER",
     "TERMINAL_STATUSES",
     "TRANSITIONS",
     "AgentInvokeRequest",
@@ -44,6 +47,7 @@ __all__ = [
     "Citation",
     "DriftAlert",
     "EvalResult",
+    "EvalResultBatch",
     "EvalTask",
     "Evaluation",
     "EvaluatorSpec",

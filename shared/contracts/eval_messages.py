@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, RootModel, ValidationError, field_validator, model_validator
 
 from shared.contracts.agent_messages import ModelConfig, TokenUsage
 from shared.contracts.answer_messages import Answerer
@@ -238,3 +238,12 @@ class EvalResult(BaseModel):
     @property
     def task_id(self) -> str:
         return task_key(self.experiment_id, self.item_id, self.trial)
+
+
+RESULT_BATCH_HEADER = "Yardstick-Results"
+"""Set (to the number of results) on a results message that carries an :class:`EvalResultBatch`;
+a message without it carries one :class:`EvalResult`."""
+
+
+class EvalResultBatch(RootModel[list[EvalResult]]):
+    """Results a worker scored close together, in one message (a JSON array of :class:`EvalResult`)."""

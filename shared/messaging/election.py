@@ -74,13 +74,13 @@ async def publish_once(
     msg_id: str,
     stream: str,
     budget_s: float = ELECTION_BUDGET_S,
+    headers: dict[str, str] | None = None,
 ) -> PubAck:
-    """Publish under ``Nats-Msg-Id = msg_id`` and return the PubAck (``duplicate=True`` when the
-    stream already had it), retrying through a leader election."""
+    """Publish under ``Nats-Msg-Id = msg_id`` (with ``headers`` besides) and return the PubAck
+    (``duplicate=True`` when the stream already had it), retrying through a leader election."""
+    sent = {**(headers or {}), "Nats-Msg-Id": msg_id}
 
     async def attempt(try_timeout_s: float) -> PubAck:
-        return await js.publish(
-            subject, payload, timeout=try_timeout_s, stream=stream, headers={"Nats-Msg-Id": msg_id}
-        )
+        return await js.publish(subject, payload, timeout=try_timeout_s, stream=stream, headers=sent)
 
     return await through_election(attempt, what=f"publish {subject}", budget_s=budget_s)

@@ -1,5 +1,8 @@
 """Collector: pull results from the durable consumer, write them in batches, then ack.
 
+A message holds one result, or several that a worker scored close together
+(``services/evaluator/result_publisher.py``); either way it is acked once all of them are written.
+
 Two loops, so that a result is noticed the moment it arrives rather than after the previous batch
 was written:
 - the **reader** (the shared :class:`~shared.messaging.PullLoop`) fetches whatever is ready,
@@ -33,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.coordinator.execution.events import publish_event
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.store.results import Progressed, store_results
-from shared.contracts.eval_messages import EvalResult
+from shared.contracts.eval_messages import RESULT_BATCH_HEADER, EvalResult, EvalResultBatch
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 from shared.messaging import PullLoop, decode_or_terminate, settle
@@ -100,9 +103,14 @@ class Collector:
         self._queued.set()
 
     async def arrived(self, msgs: list[Msg]) -> _Batch:
+        """Decode the fetched messages (each one result, or a worker's batch of them)."""
         batch = _Batch([], [])
         for msg in msgs:
-            if (result := await decode_or_terminate(msg, EvalResult)) is not None:
+            if msg.headers and RESULT_BATCH_HEADER in msg.headers:
+                if (several := await decode_or_terminate(msg, EvalResultBatch)) is not None:
+                    batch.results.extend(several.root)
+                    batch.msgs.append(msg)
+            elif (result := await decode_or_terminate(msg, EvalResult)) is not None:
                 batch.results.append(result)
                 batch.msgs.append(msg)
         self.on_arrival(batch.results)

@@ -12,10 +12,12 @@ from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 
 from shared.contracts import (
+    RESULT_BATCH_HEADER,
     AgentInvokeRequest,
     AgentInvokeResponse,
     AgentTarget,
     EvalResult,
+    EvalResultBatch,
     EvalTask,
     EvaluatorSpec,
     OrderLine,
@@ -144,7 +146,10 @@ class ResultReader:
             except TimeoutError:
                 continue
             for msg in msgs:
-                results.append(EvalResult.model_validate_json(msg.data))
+                if msg.headers and RESULT_BATCH_HEADER in msg.headers:  # several scored together
+                    results.extend(EvalResultBatch.model_validate_json(msg.data).root)
+                else:
+                    results.append(EvalResult.model_validate_json(msg.data))
                 if self._ack:
                     await msg.ack()
         return results

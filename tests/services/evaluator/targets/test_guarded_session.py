@@ -191,3 +191,22 @@ async def test_the_middleware_refuses_private_and_link_local_literals(address: s
     with pytest.raises(OutboundRefused, match=re.escape(address)):
         await refuse_literal_addresses(OutboundPolicy())(request, handler)
     assert reached == []
+
+
+async def test_the_middleware_remembers_its_verdicts_without_changing_them() -> None:
+    """A refused literal is refused again (from the remembered verdict); an allowed one and a name
+    pass every time."""
+    reached: list[str] = []
+
+    async def handler(request: aiohttp.ClientRequest) -> aiohttp.ClientResponse:
+        reached.append(str(request.url))
+        return cast(aiohttp.ClientResponse, None)
+
+    middleware = refuse_literal_addresses(OutboundPolicy.from_setting("10.1.0.0/16"))
+    for _ in range(2):
+        for url in ("http://10.1.2.3/ok", "http://svc.example/ok"):
+            await middleware(cast(aiohttp.ClientRequest, SimpleNamespace(url=URL(url))), handler)
+        with pytest.raises(OutboundRefused, match=re.escape("10.2.0.1")):
+            refused = SimpleNamespace(url=URL("http://10.2.0.1/no"))
+            await middleware(cast(aiohttp.ClientRequest, refused), handler)
+    assert reached == ["http://10.1.2.3/ok", "http://svc.example/ok"] * 2

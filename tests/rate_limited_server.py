@@ -66,6 +66,7 @@ class RateLimitedServer:
     async def _serve(self) -> str:
         app = web.Application()
         app.router.add_post("/v1/answer", self._answer)
+        app.router.add_post("/v1/chat/completions", self._chat)  # a judge's model, same limit
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=4096)
@@ -83,9 +84,30 @@ class RateLimitedServer:
         self._loop.close()
 
     async def _answer(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        refused = await self._admit()
+        return refused or web.json_response({"answer": body.get("q", ""), "ok": True})
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        """An OpenAI-style chat completion whose content is a judge's verdict (4 on 1-5)."""
+        await request.read()
+        refused = await self._admit()
+        if refused is not None:
+            return refused
+        content = '{"reason": "polite and confirms the order", "score": 4}'
+        return web.json_response(
+            {
+                "id": "chatcmpl-limited",
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62},
+            }
+        )
+
+    async def _admit(self) -> web.StreamResponse | None:
+        """None for a request within the limit (after the simulated latency), else its refusal."""
         now = time.monotonic()
         self.arrivals.append(now)
-        body = await request.json()
         if self.fail_status is not None:
             return web.json_response({"error": "down"}, status=self.fail_status)
         while self._recent and now - self._recent[0] >= WINDOW_S:
@@ -98,7 +120,7 @@ class RateLimitedServer:
         self.accepted.append(now)
         if self.latency_s:
             await asyncio.sleep(self.latency_s)  # the simulated model's latency
-        return web.json_response({"answer": body.get("q", ""), "ok": True})
+        return None
 
     @property
     def max_rate(self) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from shared.llm.provider_gate import ProviderThrottled, WaitedTooLong
+
 
 class TargetError(Exception):
     """The target cannot produce an output for this item: record an error result, do not retry."""
@@ -31,15 +33,10 @@ class ResultPublishError(Exception):
     """JetStream did not acknowledge the result publish; the task is nacked and redone."""
 
 
-class TargetThrottled(Exception):
+class TargetThrottled(ProviderThrottled):
     """The target is rate limiting (HTTP 429, or 503 with ``Retry-After``): wait and call again in the
     same delivery; never an error by itself and never a counted delivery (see ``throttling``)."""
 
-    def __init__(self, message: str, *, status: int, retry_after_s: float | None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.retry_after_s = retry_after_s
 
-
-class ThrottledTooLong(TargetError):
+class ThrottledTooLong(TargetError, WaitedTooLong):
     """The target kept throttling for longer than the worker waits (``EVAL_THROTTLE_MAX_WAIT_S``)."""

@@ -29,6 +29,7 @@ from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.evaluators.judge_cache import JudgeVerdictStore, judge_cache_in_use
+from shared.llm.provider_gate import provider_gate_in_use
 from shared.messaging import decode_or_terminate, settle
 from shared.metrics import TARGET_ERRORS
 
@@ -173,7 +174,7 @@ class TaskProcessor:
         """The ok result: ``output`` scored by the task's item-level evaluators."""
         cache_for = self._judge_cache if task.judge_cache else None  # the experiment may turn it off
         store = cache_for(task.project) if cache_for is not None else None
-        with judge_cache_in_use(store):
+        with judge_cache_in_use(store), provider_gate_in_use(self._gate):  # judges' limits: shared
             scores = await run_item_evaluators(
                 self.registry,
                 task.evaluators,

@@ -9,10 +9,15 @@
   (:class:`FormatRefused`) without retrying: llama.cpp's server answers 500 to ``json_schema``;
   the caller then tries a simpler format.
 - Other 4xx (401, 403, 404, …) are not retried: :class:`ProviderUnavailable` with the body.
+
+Inside an eval worker every request goes through the worker's provider gate
+(``shared/llm/provider_gate.py``): a throttle (429, or 503 with ``Retry-After``) is waited out there,
+shared with every worker calling the same provider, and not counted as a retry.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +26,7 @@ import aiohttp
 
 from shared.http.retry_after import RETRY_AFTER_STATUSES, retry_after_s
 from shared.llm.config import LlmConfig
+from shared.llm.provider_gate import ProviderThrottled, WaitedTooLong, current_gate, is_throttle
 from shared.llm.retry_budget import RetryBudget
 
 REFUSAL_STATUSES = frozenset({400, 422, 500, 501})
@@ -89,18 +95,44 @@ def _headers(config: LlmConfig) -> dict[str, str]:
     return headers
 
 
+def provider_identity(config: LlmConfig) -> str:
+    """Whose limit a request counts against: the endpoint, the model, and which key (a digest)."""
+    key = config.api_key.get_secret_value() if config.api_key is not None else ""
+    return f"llm {config.endpoint} key {hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+async def _send(
+    session: aiohttp.ClientSession, url: str, config: LlmConfig, body: dict[str, Any], gated: bool
+) -> tuple[int, str, str | None]:
+    """One request: status, body text and ``Retry-After``; a throttle raises when a gate waits it out."""
+    timeout = aiohttp.ClientTimeout(total=config.timeout_s)
+    async with session.post(url, json=body, headers=_headers(config), timeout=timeout) as response:
+        text = await response.text()
+        status = response.status
+        header = response.headers.get("Retry-After")
+    if gated and is_throttle(status, delay := retry_after_s(header)):
+        raise ProviderThrottled(f"HTTP {status}", status=status, retry_after_s=delay)
+    return status, text, header
+
+
 async def post_chat(session: aiohttp.ClientSession, config: LlmConfig, body: dict[str, Any]) -> ChatReply:
     """POST ``body`` to ``{base_url}/chat/completions``; see the module docstring for the rules."""
     url = f"{config.base_url.rstrip('/')}/chat/completions"
-    timeout = aiohttp.ClientTimeout(total=config.timeout_s)
     attempts = _Attempts(config)
-    while True:
+    gate = current_gate()
+
+    async def one_request() -> tuple[int, str, str | None]:
         attempts.requests += 1
+        return await _send(session, url, config, body, gated=gate is not None)
+
+    while True:
         try:
-            async with session.post(url, json=body, headers=_headers(config), timeout=timeout) as response:
-                text = await response.text()
-                status = response.status
-                header = response.headers.get("Retry-After")
+            if gate is None:
+                status, text, header = await one_request()
+            else:  # a throttle is waited out in the gate, with every worker calling this provider
+                status, text, header = await gate.call_provider(provider_identity(config), one_request)
+        except WaitedTooLong as exc:
+            raise attempts.give_up(f"rate limited for too long: {exc}") from exc
         except TimeoutError:
             await attempts.wait(f"no reply within {config.timeout_s:g} s (LLM_TIMEOUT_S)")
             continue

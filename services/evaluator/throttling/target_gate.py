@@ -3,7 +3,9 @@ limits: it waits out the target's shared pause, takes a slot of the target's ada
 waits for the target's shared rate schedule and token budget (charged after each call with the
 tokens it reported; calls in flight when the budget runs out may overrun it by what they spend),
 and on a throttle (``TargetThrottled``: 429, or 503 with ``Retry-After``)
-pauses the target for every worker, halves the concurrency and tries again.
+pauses the target for every worker, halves the concurrency and tries again. The judges' requests to
+their LLM providers go through the same gate (:meth:`TargetGate.call_provider`, installed for each
+task by the task processor), keyed by the provider's identity.
 
 A throttled call is retried **inside the same delivery**: the task is not nacked, so JetStream's
 ``num_delivered`` (capped by the consumer's ``max_deliver``) never counts a throttle, and a task may
@@ -16,17 +18,22 @@ timeout, a refused connection) is not a throttle: it is nacked with backoff and 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from services.evaluator.errors import TargetThrottled, ThrottledTooLong
+from services.evaluator.errors import ThrottledTooLong
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling.adaptive_limit import AdaptiveLimit
 from services.evaluator.throttling.board import PauseNotice, ThrottleBoard
 from services.evaluator.throttling.target_identity import throttle_key
 from shared.contracts.eval_messages import EvalTask, HttpTarget
+from shared.llm.provider_gate import ProviderThrottled
 from shared.metrics import TARGET_CONCURRENCY, TARGET_THROTTLES
+
+T = TypeVar("T")
 
 DEFAULT_PAUSE_S = 1.0
 """Pause after a 429 that names no ``Retry-After``, doubled on each repeat of the same task."""
@@ -81,29 +88,49 @@ class TargetGate:
         """``attempt()`` under the target's limits, again after each throttle; raises
         ``ThrottledTooLong`` once the waits add up to more than ``max_wait_s``."""
         key = throttle_key(task.target)
-        limit = self._limit(key)
-        experiment_c = task.concurrency or self._ceiling
         rate = task.target.rate_limit if isinstance(task.target, HttpTarget) else None
+
+        async def within_rate() -> TargetOutput:
+            if rate is not None and rate.tokens_per_minute is not None:
+                await self._token_turn(key)
+            if rate is not None and (interval_s := rate.interval_s) is not None:
+                await self._rate_turn(key, interval_s)
+                while await self._wait_pause(key, tally):  # paused meanwhile: a new turn after it
+                    await self._rate_turn(key, interval_s)
+            output = await attempt()
+            if rate is not None and rate.tokens_per_minute is not None and output.usage is not None:
+                spent = output.usage.total_tokens or output.usage.input_tokens + output.usage.output_tokens
+                await self._board.spend_tokens(key, spent, rate.tokens_per_minute)
+            return output
+
+        return await self._through(
+            key, task.target.kind, within_rate, tally, task.concurrency or self._ceiling
+        )
+
+    async def call_provider(self, provider: str, attempt: Callable[[], Awaitable[T]]) -> T:
+        """One request of a judge to its LLM provider (``shared/llm/provider_gate.py``): the same
+        shared pause and adaptive concurrency as a target's, keyed by the provider's identity."""
+        key = hashlib.sha256(provider.encode()).hexdigest()[:32]
+        return await self._through(key, "llm", attempt, ThrottleTally(), self._ceiling)
+
+    async def _through(
+        self,
+        key: str,
+        kind: str,
+        attempt: Callable[[], Awaitable[T]],
+        tally: ThrottleTally,
+        experiment_c: int,
+    ) -> T:
+        limit = self._limit(key)
         while True:
             await self._wait_pause(key, tally)
             await limit.acquire()
             try:
-                if rate is not None and rate.tokens_per_minute is not None:
-                    await self._token_turn(key)
-                if rate is not None and (interval_s := rate.interval_s) is not None:
-                    await self._rate_turn(key, interval_s)
-                    while await self._wait_pause(key, tally):  # paused meanwhile: a new turn after it
-                        await self._rate_turn(key, interval_s)
                 output = await attempt()
-                if rate is not None and rate.tokens_per_minute is not None and output.usage is not None:
-                    spent = (
-                        output.usage.total_tokens or output.usage.input_tokens + output.usage.output_tokens
-                    )
-                    await self._board.spend_tokens(key, spent, rate.tokens_per_minute)
-            except TargetThrottled as exc:
+            except ProviderThrottled as exc:  # TargetThrottled, or a judge's provider
                 tally.throttled += 1
                 limit.throttled()
-                TARGET_THROTTLES.labels(task.target.kind, str(exc.status)).inc()
+                TARGET_THROTTLES.labels(kind, str(exc.status)).inc()
                 pause_s = exc.retry_after_s
                 if pause_s is None:
                     pause_s = min(MAX_DEFAULT_PAUSE_S, DEFAULT_PAUSE_S * 2.0 ** (tally.throttled - 1))

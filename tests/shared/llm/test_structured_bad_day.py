@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 import pytest
 from pydantic import BaseModel
 
 from shared.llm import PROCESS_FORMATS, LlmCallStats, ResponseFormat, StructuredLlm, llm_config
+from shared.llm.provider_gate import ProviderThrottled, WaitedTooLong, provider_gate_in_use
 from tests.llm_provider import BadDayProvider, Reply
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.integration
 
@@ -179,3 +185,53 @@ async def test_every_call_bounds_the_reply_length(
 
     await chat_model(llm_config("openai", "bad-day-model")).ainvoke("hello")
     assert [seen.body.get("max_tokens") for seen in provider.seen] == [256, 256]
+
+
+class RecordingGate:
+    """A provider gate that waits out each throttle at once (no pause), up to ``patience`` of them."""
+
+    def __init__(self, patience: int) -> None:
+        self.patience = patience
+        self.providers: list[str] = []
+        self.throttles: list[tuple[int, float | None]] = []
+
+    async def call_provider(self, provider: str, attempt: Callable[[], Awaitable[T]]) -> T:
+        self.providers.append(provider)
+        while True:
+            try:
+                return await attempt()
+            except ProviderThrottled as exc:
+                self.throttles.append((exc.status, exc.retry_after_s))
+                if len(self.throttles) > self.patience:
+                    raise WaitedTooLong("asked to wait 9 s in all") from exc
+
+
+async def test_inside_a_gate_throttles_are_its_to_wait_out_not_retries(provider: BadDayProvider) -> None:
+    provider.then(
+        Reply.error(429, retry_after="0"),
+        Reply.error(503, retry_after="1"),
+        Reply.error(429),
+        Reply.json(GOOD),
+    )
+    gate = RecordingGate(patience=5)
+    with provider_gate_in_use(gate):
+        reply = await client(max_retries=0).ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.retries == 0 and reply.stats.requests == 4
+    assert gate.throttles == [(429, 0.0), (503, 1.0), (429, None)]
+    assert gate.providers == [gate.providers[0]] and gate.providers[0].startswith("llm http://127.0.0.1:")
+
+
+async def test_a_gate_that_waited_too_long_makes_the_verdict_not_measured(provider: BadDayProvider) -> None:
+    provider.then(*[Reply.error(429, retry_after="0")] * 3)
+    with provider_gate_in_use(RecordingGate(patience=1)):
+        reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None
+    assert "rate limited for too long: asked to wait 9 s in all" in reply.reason
+
+
+async def test_a_503_without_retry_after_is_an_outage_retried_as_before(provider: BadDayProvider) -> None:
+    provider.then(Reply.error(503), Reply.json(GOOD))
+    gate = RecordingGate(patience=5)
+    with provider_gate_in_use(gate):
+        reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.retries == 1 and gate.throttles == []

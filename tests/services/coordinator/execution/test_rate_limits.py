@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from nats.aio.client import Client as NatsClient
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
 from shared.contracts import Topology
@@ -116,3 +118,43 @@ async def test_a_target_that_always_fails_still_ends_as_errors(
     )
     assert all("answered 500" in e and "gave up after 4 attempts" in e for e in errors), errors
     assert len(limited.arrivals) == 3 * 4
+
+
+async def test_judges_share_their_providers_limit_and_wait_out_its_429s(
+    coordinator: Coordinator,
+    loopback_workers: list[EvalWorker],
+    limited: RateLimitedServer,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rubric judge on 200 items at C = 100, its model limited to 30 requests/s, with no LLM
+    retries allowed: without the workers' provider gate every 429 would be a "not measured"."""
+    limited.limit = 30
+    monkeypatch.setenv("JUDGE_PROVIDER", "openai")
+    monkeypatch.setenv("JUDGE_MODEL", "limited-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", limited.url.removesuffix("/answer"))
+    monkeypatch.setenv("LLM_MAX_RETRIES", "0")
+    target = RateLimitedServer(limit=100_000)
+    await target.start()
+    try:
+        await coordinator.push("syn", synthetic_items(200))
+        body = http_experiment("judged", target.url, 100)
+        body["evaluators"] = [{"name": "llm_rubric", "args": {"criteria": "Polite.", "metric": "polite"}}]
+        body["judge_cache"] = False
+        experiment_id = await start(coordinator, body)
+        done = await coordinator.finished(experiment_id, timeout=60)
+    finally:
+        await target.stop()
+    assert done["status"] == "completed" and done["progress"]["errors"] == 0, done
+    assert limited.throttled > 0, "the model never throttled: the test proves nothing"
+    async with session_factory() as session:
+        measured, total = (
+            await session.execute(
+                text(
+                    "SELECT count(value), count(*) FROM scores WHERE experiment_id = :e AND name = 'polite'"
+                ),
+                {"e": experiment_id},
+            )
+        ).one()
+    assert (measured, total) == (200, 200)
+    assert len(limited.accepted) == 200  # each verdict asked once successfully

@@ -126,7 +126,11 @@ class TaskProcessor:
     async def _run(self, task: EvalTask, attempt: int) -> EvalResult | _Retry:
         if task.recorded is not None:  # re-scored or cached: the target already answered
             recorded = task.recorded
-            return await self._scored(task, attempt, recorded.output, recorded.latency_ms, recorded.usage)
+            tally = ThrottleTally()
+            scored = await self._scored(
+                task, attempt, recorded.output, recorded.latency_ms, recorded.usage, tally
+            )
+            return scored.model_copy(update={"throttled": tally.throttled})
         ctx = CallContext(worker_id=self.worker_id, task_id=task.task_id, attempt=attempt)
         tally = ThrottleTally()
         started = time.perf_counter()
@@ -158,7 +162,7 @@ class TaskProcessor:
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
             TARGET_ERRORS.labels(task.target.kind, "false").inc()
             return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
-        scored = await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage)
+        scored = await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage, tally)
         return scored.model_copy(
             update={"throttled": tally.throttled, "target_concurrency": tally.concurrency}
         )
@@ -170,11 +174,13 @@ class TaskProcessor:
         output: dict[str, Any] | None,
         latency_ms: float | None,
         usage: TokenUsage | None,
+        tally: ThrottleTally,
     ) -> EvalResult:
-        """The ok result: ``output`` scored by the task's item-level evaluators."""
+        """The ok result: ``output`` scored by the task's item-level evaluators (their judges' throttles
+        counted in ``tally``)."""
         cache_for = self._judge_cache if task.judge_cache else None  # the experiment may turn it off
         store = cache_for(task.project) if cache_for is not None else None
-        with judge_cache_in_use(store), provider_gate_in_use(self._gate):  # judges' limits: shared
+        with judge_cache_in_use(store), provider_gate_in_use(self._gate.for_judges(tally)):
             scores = await run_item_evaluators(
                 self.registry,
                 task.evaluators,

@@ -107,11 +107,17 @@ class TargetGate:
             key, task.target.kind, within_rate, tally, task.concurrency or self._ceiling
         )
 
-    async def call_provider(self, provider: str, attempt: Callable[[], Awaitable[T]]) -> T:
+    def for_judges(self, tally: ThrottleTally) -> JudgeGate:
+        """The gate the judges of one task go through, counting their throttles in ``tally``."""
+        return JudgeGate(self, tally)
+
+    async def call_provider(
+        self, provider: str, attempt: Callable[[], Awaitable[T]], tally: ThrottleTally
+    ) -> T:
         """One request of a judge to its LLM provider (``shared/llm/provider_gate.py``): the same
         shared pause and adaptive concurrency as a target's, keyed by the provider's identity."""
         key = hashlib.sha256(provider.encode()).hexdigest()[:32]
-        return await self._through(key, "llm", attempt, ThrottleTally(), self._ceiling)
+        return await self._through(key, "llm", attempt, tally, None)
 
     async def _through(
         self,
@@ -119,8 +125,10 @@ class TargetGate:
         kind: str,
         attempt: Callable[[], Awaitable[T]],
         tally: ThrottleTally,
-        experiment_c: int,
+        experiment_c: int | None,
     ) -> T:
+        """``attempt()`` after the pause, in a slot, again after each throttle; ``experiment_c``
+        (None for a judge's provider) caps the concurrency reported in ``tally``."""
         limit = self._limit(key)
         while True:
             await self._wait_pause(key, tally)
@@ -138,10 +146,12 @@ class TargetGate:
                 continue
             finally:
                 await limit.release()
-                tally.concurrency = min(limit.current, experiment_c)
+                if experiment_c is not None:
+                    tally.concurrency = min(limit.current, experiment_c)
             await limit.succeeded()
             TARGET_CONCURRENCY.labels(key).set(limit.current)
-            tally.concurrency = min(limit.current, experiment_c)
+            if experiment_c is not None:
+                tally.concurrency = min(limit.current, experiment_c)
             return output
 
     async def _rate_turn(self, key: str, interval_s: float) -> None:
@@ -177,3 +187,15 @@ class TargetGate:
             tally.waited_s += left
             await asyncio.sleep(left)
         return waited
+
+
+@dataclass(frozen=True)
+class JudgeGate:
+    """A task's view of its worker's gate for its judges (a :class:`~shared.llm.provider_gate.
+    ProviderGate`): their throttles add to the task's ``throttled`` and to its waiting budget."""
+
+    gate: TargetGate
+    tally: ThrottleTally
+
+    async def call_provider(self, provider: str, attempt: Callable[[], Awaitable[T]]) -> T:
+        return await self.gate.call_provider(provider, attempt, self.tally)

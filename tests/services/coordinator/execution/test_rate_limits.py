@@ -147,6 +147,7 @@ async def test_judges_share_their_providers_limit_and_wait_out_its_429s(
         await target.stop()
     assert done["status"] == "completed" and done["progress"]["errors"] == 0, done
     assert limited.throttled > 0, "the model never throttled: the test proves nothing"
+    assert done["progress"]["throttled"] == limited.throttled  # the judges' 429s, each counted once
     async with session_factory() as session:
         measured, total = (
             await session.execute(

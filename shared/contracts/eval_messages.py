@@ -18,6 +18,37 @@ from shared.contracts.search_messages import SearchMode
 SCHEMA_VERSION = 1
 
 
+class RateLimit(BaseModel, frozen=True, extra="forbid"):
+    """A target's budget, shared by every worker and every experiment calling it (the provider's
+    limit, not one run's): calls start no faster than ``requests`` per ``per``, and, with
+    ``tokens_per_minute``, no call starts while the tokens reported by earlier calls exceed that
+    rate (a post-paid budget: calls already in flight when it runs out may overrun it by what they
+    spend). At least one of the two is set."""
+
+    requests: int | None = Field(default=None, ge=1, le=1_000_000, description="Requests allowed per period")
+    per: Literal["second", "minute"] = Field(default="second", description="The period of ``requests``")
+    tokens_per_minute: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000_000,
+        description="Tokens (the response's reported usage) allowed per minute; calls already in "
+        "flight when the budget runs out may overrun it by what they spend",
+    )
+
+    @model_validator(mode="after")
+    def _some_limit(self) -> RateLimit:
+        if self.requests is None and self.tokens_per_minute is None:
+            raise ValueError("a rate_limit needs 'requests' or 'tokens_per_minute' (or both)")
+        return self
+
+    @property
+    def interval_s(self) -> float | None:
+        """Seconds between two call starts at the allowed request rate; None without ``requests``."""
+        if self.requests is None:
+            return None
+        return (1.0 if self.per == "second" else 60.0) / self.requests
+
+
 class AgentTarget(BaseModel, frozen=True, extra="forbid"):
     """Run the item through the drive-thru agent over ``agent.invoke``."""
 
@@ -26,6 +57,12 @@ class AgentTarget(BaseModel, frozen=True, extra="forbid"):
     prompt: str | None = Field(
         default=None,
         description="NAME@LABEL or NAME@VERSION, e.g. drive-thru/orchestrator@staging; default: production",
+    )
+    rate_limit: RateLimit | None = Field(
+        default=None,
+        description="The agent's model's limit (requests per second or minute and/or tokens per "
+        "minute), enforced across all workers and experiments running this agent with the same "
+        "model; None: no limit",
     )
 
     @field_validator("prompt")
@@ -62,37 +99,6 @@ class AnswerTarget(BaseModel, frozen=True, extra="forbid"):
     answerer: Answerer | None = Field(default=None, description="None: the proxy's default")
     max_sentences: int = Field(default=3, ge=1, le=10)
     degrade: float = Field(default=0.0, ge=0, le=1, description="FAULT INJECTION for regression checks")
-
-
-class RateLimit(BaseModel, frozen=True, extra="forbid"):
-    """A target's budget, shared by every worker and every experiment calling it (the provider's
-    limit, not one run's): calls start no faster than ``requests`` per ``per``, and, with
-    ``tokens_per_minute``, no call starts while the tokens reported by earlier calls exceed that
-    rate (a post-paid budget: calls already in flight when it runs out may overrun it by what they
-    spend). At least one of the two is set."""
-
-    requests: int | None = Field(default=None, ge=1, le=1_000_000, description="Requests allowed per period")
-    per: Literal["second", "minute"] = Field(default="second", description="The period of ``requests``")
-    tokens_per_minute: int | None = Field(
-        default=None,
-        ge=1,
-        le=100_000_000,
-        description="Tokens (the response's reported usage) allowed per minute; calls already in "
-        "flight when the budget runs out may overrun it by what they spend",
-    )
-
-    @model_validator(mode="after")
-    def _some_limit(self) -> RateLimit:
-        if self.requests is None and self.tokens_per_minute is None:
-            raise ValueError("a rate_limit needs 'requests' or 'tokens_per_minute' (or both)")
-        return self
-
-    @property
-    def interval_s(self) -> float | None:
-        """Seconds between two call starts at the allowed request rate; None without ``requests``."""
-        if self.requests is None:
-            return None
-        return (1.0 if self.per == "second" else 60.0) / self.requests
 
 
 class HttpTarget(BaseModel, frozen=True, extra="forbid"):

@@ -29,7 +29,7 @@ from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling.adaptive_limit import AdaptiveLimit
 from services.evaluator.throttling.board import PauseNotice, ThrottleBoard
 from services.evaluator.throttling.target_identity import throttle_key
-from shared.contracts.eval_messages import EvalTask, HttpTarget
+from shared.contracts.eval_messages import AgentTarget, EvalTask, HttpTarget
 from shared.llm.provider_gate import ProviderThrottled
 from shared.metrics import TARGET_CONCURRENCY, TARGET_THROTTLES
 
@@ -88,7 +88,7 @@ class TargetGate:
         """``attempt()`` under the target's limits, again after each throttle; raises
         ``ThrottledTooLong`` once the waits add up to more than ``max_wait_s``."""
         key = throttle_key(task.target)
-        rate = task.target.rate_limit if isinstance(task.target, HttpTarget) else None
+        rate = task.target.rate_limit if isinstance(task.target, HttpTarget | AgentTarget) else None
 
         async def within_rate() -> TargetOutput:
             if rate is not None and rate.tokens_per_minute is not None:

@@ -5,18 +5,20 @@ from __future__ import annotations
 import hashlib
 from urllib.parse import urlsplit
 
-from shared.contracts.eval_messages import HttpTarget, PythonTarget, TargetSpec
+from shared.contracts.eval_messages import AgentTarget, HttpTarget, PythonTarget, TargetSpec
 
 
 def target_identity(spec: TargetSpec) -> str:
     """``http``: scheme, host, port and path of the URL (not the query, method or headers), so every
-    experiment calling one endpoint shares its limit; other kinds: the kind (and a python target's
-    name)."""
+    experiment calling one endpoint shares its limit; ``agent``: its model's provider and name (the
+    limit an agent meets is its model's); other kinds: the kind (and a python target's name)."""
     if isinstance(spec, HttpTarget):
         parts = urlsplit(spec.url)
         host = (parts.hostname or "").lower()
         port = parts.port or (443 if parts.scheme == "https" else 80)
         return f"http {parts.scheme}://{host}:{port}{parts.path or '/'}"
+    if isinstance(spec, AgentTarget):
+        return f"agent {spec.model.provider}:{spec.model.name or 'default'}"
     if isinstance(spec, PythonTarget):
         return f"python {spec.name}"
     return spec.kind

@@ -3,6 +3,7 @@ wait; a board that is not started keeps its pauses in the worker (no NATS needed
 
 from __future__ import annotations
 
+import itertools
 import time
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from services.evaluator.errors import TargetThrottled, TargetUnavailable, ThrottledTooLong
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling import TargetGate, ThrottleBoard, ThrottleTally
-from shared.contracts import EvalTask, HttpTarget, RateLimit, TokenUsage
+from shared.contracts import AgentTarget, EvalTask, HttpTarget, RateLimit, TokenUsage
 
 pytestmark = pytest.mark.unit
 
@@ -81,3 +82,18 @@ async def test_without_nats_the_token_debt_is_kept_by_this_worker() -> None:
     for _ in range(2):
         await the_gate.call(task, spend, ThrottleTally())
     assert starts[1] - starts[0] >= 0.3 - 0.05  # 300 tokens at 1,000 a second
+
+
+async def test_an_agent_targets_rate_limit_spaces_its_calls() -> None:
+    target = AgentTarget(rate_limit=RateLimit(requests=20, per="second"))
+    task = TASK.model_copy(update={"target": target})
+    starts: list[float] = []
+
+    async def answer() -> TargetOutput:
+        starts.append(time.time())
+        return TargetOutput(output={})
+
+    the_gate = gate()
+    for _ in range(3):
+        await the_gate.call(task, answer, ThrottleTally())
+    assert min(b - a for a, b in itertools.pairwise(starts)) >= 0.05 - 0.01  # 20 a second

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.evaluator.throttling import throttle_key
-from shared.contracts import HttpTarget, PythonTarget
+from shared.contracts import AgentTarget, HttpTarget, ModelConfig, PythonTarget
 
 pytestmark = pytest.mark.unit
 
@@ -27,3 +27,11 @@ def test_other_paths_ports_and_kinds_differ() -> None:
     }
     assert len(keys) == 6
     assert all(len(key) == 32 and key.isalnum() for key in keys)
+
+
+def test_an_agent_target_shares_its_models_limit_whatever_its_prompt() -> None:
+    small = ModelConfig(provider="mistral", name="mistral-small-latest")
+    a = AgentTarget(model=small, prompt="drive-thru/orchestrator@staging")
+    b = AgentTarget(model=small.model_copy(update={"temperature": 0.7}))
+    other = AgentTarget(model=ModelConfig(provider="mistral", name="mistral-large-latest"))
+    assert throttle_key(a) == throttle_key(b) != throttle_key(other)

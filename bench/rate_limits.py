@@ -7,7 +7,10 @@ Run: `make bench` (or `.venv/bin/python bench/rate_limits.py [--items 1000]`). U
 1. N items at C = 200, no ``rate_limit`` given: the workers learn the limit from the 429s alone;
 2. the same with ``rate_limit`` 48/s on the target (the provider's 50/s less a margin);
 3. two experiments of N/2 items each, started together on the same target with ``rate_limit`` 48/s:
-   their sum stays under the provider's limit.
+   their sum stays under the provider's limit;
+4. N items at C = 200 against an unlimited target, scored by an ``llm_rubric`` judge whose model
+   (an OpenAI-compatible endpoint on the same kind of server) allows 50 requests/s: the workers'
+   provider gate waits out its 429s.
 
 For each: wall time against the ideal N / 50 s, errors, 429s sent by the server, the most requests
 the server saw in any one second (all of them, and accepted ones), and the workers' last adaptive
@@ -76,9 +79,33 @@ def case(client: Client, label: str, dataset: str, n: int, runs: int, rate: int 
         ).id
         for k in range(runs)
     ]
-    finished = wait_all(client, ids)
-    wall = time.perf_counter() - started
-    total = n * runs
+    report(label, wait_all(client, ids), time.perf_counter() - started, n * runs, server)
+    asyncio.run(server.stop())
+
+
+def judge_case(client: Client, n: int, judge_model: RateLimitedServer) -> None:
+    target_server = RateLimitedServer(limit=1_000_000)
+    url = asyncio.run(target_server.start())
+    started = time.perf_counter()
+    experiment = client.start_experiment(
+        "rl-judged",
+        dataset="rl",
+        target=target(url, None),
+        evaluators=[{"name": "llm_rubric", "args": {"criteria": "Answers the question."}}],
+        run_evaluators=[],
+        concurrency=CONCURRENCY,
+        timeout_s=30,
+        judge_cache=False,
+    )
+    finished = wait_all(client, [experiment.id])
+    report("judge model limited 50/s", finished, time.perf_counter() - started, n, judge_model)
+    print(f"{'':<28} verdicts answered={len(judge_model.accepted)} of {n} (the rest: not measured)")
+    asyncio.run(target_server.stop())
+
+
+def report(
+    label: str, finished: list[dict[str, Any]], wall: float, total: int, server: RateLimitedServer
+) -> None:
     ideal = total / LIMIT
     errors = sum(e["progress"]["errors"] for e in finished)
     concurrency = [e["progress"].get("target_concurrency") for e in finished]
@@ -87,7 +114,6 @@ def case(client: Client, label: str, dataset: str, n: int, runs: int, rate: int 
         f"errors={errors} 429s={server.throttled} max req/s={server.max_rate} "
         f"max accepted/s={server.max_accepted_rate} concurrency={concurrency}"
     )
-    asyncio.run(server.stop())
 
 
 def main() -> None:
@@ -102,6 +128,13 @@ def main() -> None:
     )
     launcher.down(STATE)
     os.environ["YARDSTICK_EVAL_WORKERS"] = "2"
+    judge_model = RateLimitedServer(limit=LIMIT)  # before the stack: the workers read its URL
+    judge_url = asyncio.run(judge_model.start())
+    os.environ.update(
+        JUDGE_PROVIDER="openai",
+        JUDGE_MODEL="bench-judge",
+        OPENAI_BASE_URL=judge_url.removesuffix("/answer"),
+    )
     state = launcher.up(STATE)
     try:
         client = Client(state.api_url, state.api_key, timeout_s=300)
@@ -112,8 +145,10 @@ def main() -> None:
         if not args.only_429:
             case(client, "rate_limit 48/s", "rl", args.items, 1, 48)
             case(client, "two runs, rate_limit 48/s", "rl-half", args.items // 2, 2, 48)
+            judge_case(client, args.items, judge_model)
     finally:
         launcher.down(STATE)
+        asyncio.run(judge_model.stop())
 
 
 if __name__ == "__main__":

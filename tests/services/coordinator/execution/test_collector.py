@@ -47,5 +47,3 @@ async def test_single_results_and_batches_arrive_alike() -> None:
     assert [r.item_id for r in got.results] == ["single", "b1", "b2", "b3"]
     assert got.msgs == msgs  # each message acked once, after all its results are written
     assert arrived == [got.results]
-
-

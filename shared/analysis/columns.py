@@ -9,7 +9,6 @@ None, or not reported, is treated the same way everywhere).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,7 +60,6 @@ class GroupCoder:
     def __init__(self, size: int) -> None:
         self.codes: CodeArray = np.full(size, ABSENT, dtype=np.int32)
         self._index: dict[str, int] = {}
-        self._by_json: dict[str, int] = {}
         self.labels: list[str] = []
 
     def code(self, present: bool, value: Any) -> int:
@@ -78,17 +76,6 @@ class GroupCoder:
 
     def set(self, row: int, present: bool, value: Any) -> None:
         self.codes[row] = self.code(present, value)
-
-    def set_json(self, row: int, present: bool, raw: str | None) -> None:
-        """:meth:`set` with the value as JSON text, decoded once per distinct text (a key takes few
-        values: decoding every row's cost a comparison's load half its time)."""
-        if not present or raw is None:
-            self.codes[row] = ABSENT
-            return
-        code = self._by_json.get(raw)
-        if code is None:
-            code = self._by_json[raw] = self.code(True, json.loads(raw))
-        self.codes[row] = code
 
     def column(self) -> GroupColumn:
         return GroupColumn(codes=self.codes, labels=self.labels)

@@ -23,7 +23,7 @@ q = (v/2 + δ)/(v + δ), lands in the exact two-sided region {B ≤ cₖ} or {B 
 largest c with 2·F(c; k, ½) < level. The power is computed exactly, Σₖ P(K = k)·P(reject | k), so
 its discreteness (no rejection at all with k < 1 + log2(1/level)) is in the figure; the MDE is its
 root in δ (Brent's method, first within 10 % of the normal approximation's MDE). The sum runs over
-the k within 8 standard deviations (+10) of K's mean (the rest weighs under 1e-15), and cₖ is
+the k within 12 standard deviations (+10) of K's mean (the rest weighs under 1e-30), and cₖ is
 computed once per k and level.
 
 Inputs. In a comparison s is the standard deviation of the observed paired differences (or, when
@@ -109,9 +109,9 @@ def pairs_for_continuous(drop: float, sd: float, level: float, power: float = DE
     return n
 
 
-_TAIL_SDS = 8.0
+_TAIL_SDS = 12.0
 """Discordant counts further than this many standard deviations (+10) from the mean carry less
-than 1e-15 of the binomial's mass (3e-16 at n = 10,000): the power sums over the counts within."""
+than 1e-30 of the binomial's mass: the power sums over the counts within."""
 _CRITICAL: dict[float, FloatArray] = {}
 """Per level, cₖ by k (NaN: not computed yet); the binomial quantiles cost 0.1 s per 10,000 k."""
 _CRITICAL_LEVELS = 64
@@ -190,7 +190,6 @@ def _approximate_mde_pass_fail(n: int, churn: float, level: float, power: float,
 
 
 _BRACKET = 0.1
-_MDE_XTOL = 1e-7
 """The exact MDE is looked for within ±10 % of the normal approximation's first (a narrow bracket
 saves half the exact power evaluations), on the whole range when it is not there."""
 
@@ -201,28 +200,19 @@ def mde_pass_fail(n: int, churn: float, level: float, power: float = DEFAULT_POW
     _quantiles(level, power)
     churn = min(max(churn, 0.0), 1.0)
     top = 1.0 - churn
-    if top <= 0.0:
+    if top <= 0.0 or mcnemar_power(n, top, churn, level) < power:
         return None
-    known: dict[float, float] = {}
 
-    def shortfall(d: float) -> float:  # each exact power once (Brent's method asks for the ends again)
-        if d not in known:
-            known[d] = mcnemar_power(n, d, churn, level) - power
-        return known[d]
+    def shortfall(d: float) -> float:
+        return mcnemar_power(n, d, churn, level) - power
 
-    # the root of the power curve to 1e-7 of the range (the MDE is shown to three or four digits)
-    xtol = _MDE_XTOL * top
+    # the root of the power curve to 1e-12 of the range
     guess = _approximate_mde_pass_fail(n, churn, level, power, top)
     low, high = guess * (1.0 - _BRACKET), min(top, guess * (1.0 + _BRACKET))
-    if shortfall(high) >= 0.0:  # the power is increasing in d: so is the shortfall
-        if low > 0.0 and shortfall(low) <= 0.0:
-            root: float = brentq(shortfall, low, high, xtol=xtol)
-        else:  # not within the bracket (few pairs: the discrete test is far from normal)
-            root = brentq(shortfall, 0.0, high, xtol=xtol)
-        return root
-    if high >= top or shortfall(top) < 0.0:
-        return None
-    root = brentq(shortfall, high, top, xtol=xtol)
+    try:
+        root: float = brentq(shortfall, low, high, xtol=1e-12 * top)
+    except ValueError:  # not within the bracket (few pairs: the discrete test is far from normal)
+        root = brentq(shortfall, 0.0, top, xtol=1e-12 * top)
     return root
 
 

@@ -162,7 +162,10 @@ def _binomial_pmf(k: IntArray | FloatArray, n: int | IntArray, p: float) -> Floa
     kk = np.asarray(k, dtype=np.int64)
     nn = np.asarray(n, dtype=np.int64)
     table = _log_factorials(int(np.max(nn)) if nn.size else 0)
-    log_pmf = table[nn] - table[kk] - table[nn - kk] + xlogy(kk, p) + xlog1py(nn - kk, -p)
+    if 0.0 < p < 1.0:  # x·log(p) with the logarithm taken once (xlogy takes it per element)
+        log_pmf = table[nn] - table[kk] - table[nn - kk] + kk * math.log(p) + (nn - kk) * math.log1p(-p)
+    else:
+        log_pmf = table[nn] - table[kk] - table[nn - kk] + xlogy(kk, p) + xlog1py(nn - kk, -p)
     out: FloatArray = np.exp(log_pmf)
     return out
 

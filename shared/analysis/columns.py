@@ -9,6 +9,7 @@ None, or not reported, is treated the same way everywhere).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,7 @@ class GroupCoder:
     def __init__(self, size: int) -> None:
         self.codes: CodeArray = np.full(size, ABSENT, dtype=np.int32)
         self._index: dict[str, int] = {}
+        self._by_json: dict[str | None, int] = {}
         self.labels: list[str] = []
 
     def code(self, present: bool, value: Any) -> int:
@@ -76,6 +78,18 @@ class GroupCoder:
 
     def set(self, row: int, present: bool, value: Any) -> None:
         self.codes[row] = self.code(present, value)
+
+    def set_json(self, row: int, present: bool, encoded: str | None) -> None:
+        """``set`` for a value given as JSON text (as Postgres prints a jsonb value), decoded once
+        per distinct text: a key has a few values over thousands of items."""
+        if not present:
+            self.codes[row] = ABSENT
+            return
+        code = self._by_json.get(encoded)
+        if code is None:
+            value = None if encoded is None else json.loads(encoded)
+            code = self._by_json[encoded] = self.code(True, value)
+        self.codes[row] = code
 
     def column(self) -> GroupColumn:
         return GroupColumn(codes=self.codes, labels=self.labels)

@@ -99,9 +99,9 @@ async def load_paired_columns(
                 b_has, b_value = b_meta[2 * index : 2 * index + 2]
                 c_has, c_value = c_meta[2 * index : 2 * index + 2]
                 if b_has:
-                    coder.set(row, True, b_value)
+                    coder.set_json(row, True, b_value)
                 else:
-                    coder.set(row, bool(c_has), c_value)
+                    coder.set_json(row, bool(c_has), c_value)
             row += 1
     groups = {key: coder.column() for key, coder in zip(keys, coders, strict=True)}
     for column in groups.values():

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats as sps  # type: ignore[import-untyped]
+from scipy.optimize import brentq  # type: ignore[import-untyped]
+from scipy.special import bdtr, bdtrc  # type: ignore[import-untyped]
 
 from shared.stats import (
     StatsInputError,
@@ -19,6 +21,7 @@ from shared.stats import (
     pairs_for_pass_fail,
     pairs_needed_for,
 )
+from shared.stats.power import _critical_counts, _rejection_tails
 from shared.stats.sign_flip import flip_p_values, random_sign_bits
 
 pytestmark = pytest.mark.unit
@@ -105,3 +108,38 @@ def test_mde_pass_fail_is_the_root_of_the_full_power_curve(n: int) -> None:
     assert mde is not None
     assert _mcnemar_power_every_count(n, mde * (1 + 1e-9), churn, level) >= 0.8
     assert _mcnemar_power_every_count(n, mde * (1 - 1e-6), churn, level) < 0.8
+
+
+def _mde_on_the_full_sum(n: int, churn: float, level: float) -> float:
+    """The slow reference: Brent's method on ``_mcnemar_power_every_count`` over the whole range (what
+    ``mde_pass_fail`` computed before it bracketed the root and summed the tails by recurrence)."""
+    root: float = brentq(
+        lambda d: _mcnemar_power_every_count(n, d, churn, level) - 0.8, 0.0, 1.0 - churn, xtol=1e-13
+    )
+    return root
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mde_pass_fail_equals_the_slow_reference(seed: int) -> None:
+    """Random pair counts, churns and Holm levels: the fast MDE is the slow one to 1e-8."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 6_000))
+    churn, level = float(rng.uniform(0.0, 0.5)), 0.05 / float(rng.integers(1, 23))
+    mde = mde_pass_fail(n, churn, level)
+    if _mcnemar_power_every_count(n, 1.0 - churn, churn, level) < 0.8:
+        assert mde is None
+        return
+    assert mde == pytest.approx(_mde_on_the_full_sum(n, churn, level), rel=1e-8)
+
+
+@pytest.mark.parametrize("q", [0.5, 0.5004, 0.53, 0.8, 1.0])
+def test_rejection_tails_by_recurrence_equal_the_incomplete_betas(q: float) -> None:
+    k = np.arange(0, 3_000)
+    crit = _critical_counts(0.05 / 7, k)
+    jumpy = crit.copy()
+    jumpy[2_000:] += 1.0  # a rise of two: the recurrence does not hold, every k is computed apart
+    for c in (crit, jumpy):
+        expected = np.where(
+            c >= 0, bdtr(np.maximum(c, 0.0), k, q) + bdtrc(np.maximum(k - c - 1.0, 0.0), k, q), 0.0
+        )
+        np.testing.assert_allclose(_rejection_tails(k, c, q), expected, rtol=0.0, atol=1e-11)

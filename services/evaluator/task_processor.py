@@ -126,11 +126,9 @@ class TaskProcessor:
     async def _run(self, task: EvalTask, attempt: int) -> EvalResult | _Retry:
         if task.recorded is not None:  # re-scored or cached: the target already answered
             recorded = task.recorded
-            tally = ThrottleTally()
-            scored = await self._scored(
-                task, attempt, recorded.output, recorded.latency_ms, recorded.usage, tally
+            return await self._scored(
+                task, attempt, recorded.output, recorded.latency_ms, recorded.usage, ThrottleTally()
             )
-            return scored.model_copy(update={"throttled": tally.throttled})
         ctx = CallContext(worker_id=self.worker_id, task_id=task.task_id, attempt=attempt)
         tally = ThrottleTally()
         started = time.perf_counter()
@@ -162,10 +160,7 @@ class TaskProcessor:
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
             TARGET_ERRORS.labels(task.target.kind, "false").inc()
             return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
-        scored = await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage, tally)
-        return scored.model_copy(
-            update={"throttled": tally.throttled, "target_concurrency": tally.concurrency}
-        )
+        return await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage, tally)
 
     async def _scored(
         self,
@@ -176,8 +171,8 @@ class TaskProcessor:
         usage: TokenUsage | None,
         tally: ThrottleTally,
     ) -> EvalResult:
-        """The ok result: ``output`` scored by the task's item-level evaluators (their judges' throttles
-        counted in ``tally``)."""
+        """The ok result: ``output`` scored by the task's item-level evaluators, with what the target
+        and the judges met at the gate (``tally``)."""
         cache_for = self._judge_cache if task.judge_cache else None  # the experiment may turn it off
         store = cache_for(task.project) if cache_for is not None else None
         with judge_cache_in_use(store), provider_gate_in_use(self._gate.for_judges(tally)):
@@ -200,6 +195,8 @@ class TaskProcessor:
             usage=usage,
             attempts=attempt,
             worker_id=self.worker_id,
+            throttled=tally.throttled,
+            target_concurrency=tally.concurrency,
         )
 
     def _error(

@@ -36,11 +36,6 @@ class WaitedTooLong(Exception):
     """The endpoint kept throttling for longer than the gate waits."""
 
 
-def is_throttle(status: int, retry_after_s: float | None) -> bool:
-    """429, or 503 that says when to come back (a 503 without it is an outage, not a limit)."""
-    return status == 429 or (status == 503 and retry_after_s is not None)
-
-
 class ProviderGate(Protocol):
     async def call_provider(self, provider: str, attempt: Callable[[], Awaitable[T]]) -> T:
         """``attempt()`` under ``provider``'s shared limits, again after each

@@ -24,9 +24,9 @@ from typing import Any
 
 import aiohttp
 
-from shared.http.retry_after import RETRY_AFTER_STATUSES, retry_after_s
+from shared.http.retry_after import RETRY_AFTER_STATUSES, is_throttle, retry_after_s
 from shared.llm.config import LlmConfig
-from shared.llm.provider_gate import ProviderThrottled, WaitedTooLong, current_gate, is_throttle
+from shared.llm.provider_gate import ProviderThrottled, WaitedTooLong, current_gate
 from shared.llm.retry_budget import RetryBudget
 
 REFUSAL_STATUSES = frozenset({400, 422, 500, 501})

@@ -19,7 +19,7 @@ from services.evaluator.targets.reported_usage import reported_usage
 from services.evaluator.targets.templating import fill_template, map_output
 from shared.contracts.eval_messages import EvalTask, HttpTarget
 from shared.http.outbound_guard import OutboundRefused
-from shared.http.retry_after import retry_after_s
+from shared.http.retry_after import is_throttle, retry_after_s
 
 BODY_EXCERPT_CHARS = 300
 
@@ -82,7 +82,7 @@ class HttpEndpointTarget:
             raise TargetConfigError(f"{where}: {exc}") from exc
         except aiohttp.ClientError as exc:
             raise TargetUnavailable(f"{where} failed: {type(exc).__name__}: {exc}") from exc
-        if status == 429 or (status == 503 and retry_after is not None):
+        if is_throttle(status, retry_after):
             raise TargetThrottled(
                 f"{where} answered {status} (rate limited)", status=status, retry_after_s=retry_after
             )

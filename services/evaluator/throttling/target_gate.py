@@ -18,7 +18,6 @@ timeout, a refused connection) is not a throttle: it is nacked with backoff and 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from services.evaluator.errors import ThrottledTooLong
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling.adaptive_limit import AdaptiveLimit
 from services.evaluator.throttling.board import PauseNotice, ThrottleBoard
-from services.evaluator.throttling.target_identity import throttle_key
+from services.evaluator.throttling.target_identity import identity_key, throttle_key
 from shared.contracts.eval_messages import AgentTarget, EvalTask, HttpTarget
 from shared.llm.provider_gate import ProviderThrottled
 from shared.metrics import TARGET_CONCURRENCY, TARGET_THROTTLES
@@ -116,8 +115,7 @@ class TargetGate:
     ) -> T:
         """One request of a judge to its LLM provider (``shared/llm/provider_gate.py``): the same
         shared pause and adaptive concurrency as a target's, keyed by the provider's identity."""
-        key = hashlib.sha256(provider.encode()).hexdigest()[:32]
-        return await self._through(key, "llm", attempt, tally, None)
+        return await self._through(identity_key(provider), "llm", attempt, tally, None)
 
     async def _through(
         self,

@@ -25,5 +25,11 @@ def target_identity(spec: TargetSpec) -> str:
 
 
 def throttle_key(spec: TargetSpec) -> str:
-    """A KV-key-safe token for the target's identity (the first 32 hex digits of its SHA-256)."""
-    return hashlib.sha256(target_identity(spec).encode()).hexdigest()[:32]
+    """A KV-key-safe token for the target's identity."""
+    return identity_key(target_identity(spec))
+
+
+def identity_key(identity: str) -> str:
+    """A KV-key-safe token for any identity (a target's, a judge's provider's): the first 32 hex
+    digits of its SHA-256."""
+    return hashlib.sha256(identity.encode()).hexdigest()[:32]

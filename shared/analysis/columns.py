@@ -25,6 +25,7 @@ from shared.stats import FloatArray
 BoolArray = npt.NDArray[np.bool_]
 CodeArray = npt.NDArray[np.int32]
 IndexArray = npt.NDArray[np.intp]
+IntArray = npt.NDArray[np.int64]
 MetricValues = Callable[[str], FloatArray]
 """Values of one metric for every item of the run, in item order (NaN = missing)."""
 

@@ -35,13 +35,15 @@ from typing import Literal
 
 import numpy as np
 
+from shared.analysis.broken_items import ITEM_KEYS, ItemChanges, item_changes, must_pass_mask, with_reasons
 from shared.analysis.columns import IndexArray
-from shared.analysis.detectability import tarone_family, too_few_items, unconfirmed, with_power
+from shared.analysis.detectability import tarone_family, too_few_items, with_power
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs, spec_differences
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
 from shared.analysis.run_data import RunData
-from shared.contracts.comparison_config import ComparisonConfig
+from shared.analysis.verdict_line import VerdictInputs, verdict_line
+from shared.contracts.comparison_config import ComparisonConfig, relative_threshold
 from shared.contracts.comparison_report import (
     BreakdownResult,
     ComparisonReport,
@@ -53,6 +55,9 @@ from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
 from shared.contracts.metric_spec import MetricSpec
 from shared.stats import FloatArray, PairedComparison, compare_paired_groups
+from shared.stats.westfall_young import westfall_young
+
+LATENCY_P95 = "latency_p95_ms"
 
 
 def _select_metrics(
@@ -85,19 +90,59 @@ def comparison_spec(metric: str, specs: MetricSpecs, config: ComparisonConfig) -
         spec = spec.model_copy(
             update={"direction": "lower_is_better", "regression_threshold": magnitude, "passes": None}
         )
-    if metric in config.thresholds:
+    threshold = config.thresholds.get(metric)
+    if threshold is not None and relative_threshold(threshold) is None:
         try:
-            spec = spec.with_signed_threshold(config.thresholds[metric])
+            spec = spec.with_signed_threshold(float(threshold))
         except ValueError as exc:
             raise ComparisonError(f"{metric!r}: {exc}") from exc
     return spec
 
 
+def with_relative_threshold(
+    metric: str, spec: MetricSpec, percent: float, baseline_mean: float | None
+) -> MetricSpec:
+    """``spec`` with a threshold of ``percent`` % of the baseline's mean ('+20%' of latency)."""
+    if baseline_mean is None or baseline_mean == 0.0:
+        raise ComparisonError(
+            f"{metric!r}: a relative threshold ({percent:+g}%) needs a non-zero baseline mean; "
+            "give an absolute one instead"
+        )
+    direction = spec.direction
+    if direction == "informational":
+        direction = "lower_is_better" if percent > 0 else "higher_is_better"
+        spec = spec.model_copy(update={"direction": direction})
+    try:
+        return spec.with_signed_threshold(abs(baseline_mean) * percent / 100.0)
+    except ValueError as exc:
+        raise ComparisonError(f"{metric!r}: {exc}") from exc
+
+
+def gating_metrics(metrics: list[str], specs: dict[str, MetricSpec], config: ComparisonConfig) -> set[str]:
+    """The primary family: ``config.primary``, else the metrics their evaluators declare primary,
+    else every metric with a regression threshold; plus error_rate and any metric the comparison
+    gives a threshold of its own."""
+    if config.primary is not None:
+        unknown = [m for m in config.primary if m not in metrics]
+        if unknown:
+            raise ComparisonError(f"primary metrics {unknown} are not compared; compared: {metrics}")
+        chosen = set(config.primary)
+    else:
+        chosen = {m for m in metrics if specs[m].primary} or {m for m in metrics if specs[m].compared}
+    chosen |= {m for m in metrics if m in config.thresholds or m == ERROR_RATE_METRIC}
+    return chosen
+
+
 Status = Literal["regression", "improvement", "no_significant_change", "insufficient_data", "informational"]
+Role = Literal["primary", "secondary"]
 
 
 def verdict(
-    comp: PairedComparison, p_adj: float | None, spec: MetricSpec, config: ComparisonConfig
+    comp: PairedComparison,
+    p_adj: float | None,
+    spec: MetricSpec,
+    config: ComparisonConfig,
+    adjusted_by: str = "Holm",
 ) -> tuple[Status, str]:
     """The status of one metric and why, in words.
 
@@ -109,6 +154,13 @@ def verdict(
     if comp.delta is None or p_adj is None:
         return "insufficient_data", f"{comp.n_pairs} complete pair(s): too few to test"
     threshold, lower = spec.signed_threshold(), spec.lower_is_better
+    if threshold is None and spec.direction != "informational":
+        return "informational", (
+            f"not gating: delta {comp.delta:+.3g} "
+            f"[{_signed(comp.delta_ci_low)}, {_signed(comp.delta_ci_high)}] is shown "
+            f"(p {comp.p_value:.3g}, {comp.test}); it gates only under a budget (--gate) or a "
+            "margin (--threshold) you set"
+        )
     if threshold is None:
         return "informational", (
             f"informational metric: delta {comp.delta:+.3g} is shown, never called a regression or an "
@@ -125,7 +177,7 @@ def verdict(
         comp.delta if config.gate == "point" or low is None or high is None else (low if not lower else high)
     )
     below = "<" if p_adj < config.alpha else ">="
-    p_text = f"p(Holm) {p_adj:.3g} {below} alpha {config.alpha:g} ({comp.test})"
+    p_text = f"p({adjusted_by}) {p_adj:.3g} {below} alpha {config.alpha:g} ({comp.test})"
     interval = "-" if low is None or high is None else f"[{low:+.3g}, {high:+.3g}]"
     measure = "its interval" if config.gate == "ci" else "delta"
     if p_adj >= config.alpha:
@@ -150,12 +202,25 @@ def verdict(
     )
 
 
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.3g}"
+
+
 def _result(
-    metric: str, comp: PairedComparison, p_adj: float | None, spec: MetricSpec, config: ComparisonConfig
+    metric: str,
+    comp: PairedComparison,
+    p_adj: float | None,
+    spec: MetricSpec,
+    config: ComparisonConfig,
+    role: Role = "primary",
+    adjusted_by: str = "Holm",
 ) -> MetricResult:
     significant = p_adj is not None and p_adj < config.alpha
-    status, reason = verdict(comp, p_adj, spec, config)
+    status, reason = verdict(comp, p_adj, spec, config, adjusted_by)
+    if role == "secondary" and status in ("regression", "improvement"):
+        reason = f"exploratory (secondary metric, does not gate): {reason}"
     return MetricResult(
+        role=role,
         metric=metric,
         direction=spec.direction,
         threshold=spec.signed_threshold(),
@@ -190,6 +255,7 @@ class ComparisonBuilder:
         candidate_specs = specs or MetricSpecs()
         # a wrong threshold fails here, before any bootstrap runs
         self.specs = {m: comparison_spec(m, candidate_specs, config) for m in self.metrics}
+        self.gating = gating_metrics(self.metrics, self.specs, config)
         self.spec_differences = spec_differences(
             self.metrics, baseline_specs or candidate_specs, candidate_specs
         )
@@ -238,8 +304,50 @@ class ComparisonBuilder:
                 np.where(p.candidate_ok, p.candidate_latency, np.nan),
             )
 
-    def _family(self, comparisons: list[list[PairedComparison]]) -> list[list[MetricResult]]:
-        """One Holm-Tarone family over every group (rows) x metric (columns)."""
+    def _relative_thresholds(self, overall: list[PairedComparison]) -> None:
+        """Thresholds given relative to the baseline's mean ('+20%'), now that it is known."""
+        for metric, comp in zip(self.metrics, overall, strict=True):
+            percent = relative_threshold(self.config.thresholds.get(metric, 0.0))
+            if percent is not None:
+                self.specs[metric] = with_relative_threshold(
+                    metric, self.specs[metric], percent, comp.baseline.mean
+                )
+
+    def _overall(self, comparisons: list[PairedComparison]) -> list[MetricResult]:
+        """The primary and the secondary metrics, each its own family (``multiplicity``)."""
+        results: dict[str, MetricResult] = {}
+        for role, members in (("primary", self.gating), ("secondary", set(self.metrics) - self.gating)):
+            rows = [j for j, m in enumerate(self.metrics) if m in members]
+            if not rows:
+                continue
+            comps = [comparisons[j] for j in rows]
+            family = tarone_family(comps, self.config.alpha)
+            adjusted: list[float | None] = [f.p_adjusted for f in family]
+            label = "Holm"
+            if self.config.multiplicity == "westfall_young":
+                adjusted, label = self._westfall_young(rows, comps), "WY"
+            for pos, j in enumerate(rows):
+                m = self.metrics[j]
+                result = _result(m, comparisons[j], adjusted[pos], self.specs[m], self.config, role, label)  # type: ignore[arg-type]
+                results[m] = with_power(result, family[pos], self.config.alpha)
+        return [results[m] for m in self.metrics]
+
+    def _westfall_young(self, rows: list[int], comps: list[PairedComparison]) -> list[float | None]:
+        """Westfall-Young step-down min-P over the family's joint sign flips; never below a metric's
+        own reported p-value (its test may be exact where the resamples are Monte Carlo). A metric
+        that did not change at all keeps its own p-value (1): it could not have been significant."""
+        differences = np.stack(
+            [self._values[self.metrics[j]][1] - self._values[self.metrics[j]][0] for j in rows]
+        )
+        c = self.config
+        adjusted = westfall_young(differences, resamples=c.resamples, seed=c.seed).adjusted
+        return [
+            None if comp.p_value is None else min(1.0, max(comp.p_value if a is None else a, comp.p_value))
+            for a, comp in zip(adjusted, comps, strict=True)
+        ]
+
+    def _breakdown(self, comparisons: list[list[PairedComparison]]) -> list[list[MetricResult]]:
+        """One Holm-Tarone family over every group (rows) x metric (columns) of one breakdown key."""
         alpha = self.config.alpha
         family = tarone_family([c for row in comparisons for c in row], alpha)
         width = len(self.metrics)
@@ -255,6 +363,12 @@ class ComparisonBuilder:
             for g, row in enumerate(comparisons)
         ]
 
+    def item_changes(self) -> ItemChanges:
+        """Broken and fixed items on the gating metrics (``broken_items``)."""
+        mask = must_pass_mask(self.paired, self.config.must_pass_categories)
+        gating = {m: self._values[m] for m in self.metrics if m in self.gating and m in self._values}
+        return item_changes(self.paired, gating, self.specs, mask, self.config.alpha)
+
     def report(self) -> ComparisonReport:
         for metric in self.metrics:
             if metric in (LATENCY_METRIC, ERROR_RATE_METRIC):
@@ -265,7 +379,8 @@ class ComparisonBuilder:
         baseline = np.stack([self._values[m][0] for m in self.metrics]) if self.metrics else empty
         candidate = np.stack([self._values[m][1] for m in self.metrics]) if self.metrics else empty
         compared = self._compare(baseline, candidate)
-        overall = self._family(compared[:1])[0]
+        self._relative_thresholds(compared[0])
+        overall = self._overall(compared[0])
         breakdowns: list[BreakdownResult] = []
         start = 1
         for key, parts in self._parts.items():
@@ -273,9 +388,9 @@ class ComparisonBuilder:
             start += len(parts)
             breakdowns.extend(
                 BreakdownResult(key=key, value=label, n_pairs=int(members.size), metrics=results)
-                for (label, members), results in zip(parts, self._family(rows), strict=True)
+                for (label, members), results in zip(parts, self._breakdown(rows), strict=True)
             )
-        return _report(self, overall, breakdowns)
+        return _report(self, overall, breakdowns, self.item_changes())
 
 
 def _run_score_deltas(baseline: list[Evaluation], candidate: list[Evaluation]) -> list[RunScoreDelta]:
@@ -289,45 +404,49 @@ def _run_score_deltas(baseline: list[Evaluation], candidate: list[Evaluation]) -
     return out
 
 
-def _verdict(report_n: int, overall: list[MetricResult], flagged: list[str], underpowered: list[str]) -> str:
-    regressions = [r for r in overall if r.status == "regression"]
-    improved = sum(r.status == "improvement" for r in overall)
-    unsure = [u for r in overall if (u := unconfirmed(r)) is not None]
-    if report_n == 0:
-        return "INCONCLUSIVE: no (item_id, trial) pairs match between baseline and candidate"
-    few = ", ".join(underpowered[:3]) + (", …" if len(underpowered) > 3 else "")
-    if regressions:
-        what = ", ".join(f"{r.metric} {r.comparison.delta:+.3g}" for r in regressions[:3])
-        what += ", …" if len(regressions) > 3 else ""
-        head = f"REGRESSION: {len(regressions)} metric(s) regressed ({what})"
-    elif underpowered:
-        head = f"INCONCLUSIVE: too few items to detect any change in {few}"
-    else:
-        head = "OK: no significant regression"
-    tail = f" on {report_n} paired items; {improved} improved"
-    if regressions and underpowered:
-        tail += f"; too few items to detect any change in {few}"
-    if unsure:
-        tail += f"; past the threshold but not significant: {', '.join(unsure)}"
-    if flagged:
-        tail += f"; breakdown regressions: {', '.join(flagged)}"
-    return head + tail
+def _gate_values(builder: ComparisonBuilder, overall: list[MetricResult]) -> dict[str, float | None]:
+    """What a comparison's gate can name: the candidate's mean of each compared metric, and its
+    latency's 95th percentile (``latency_p95_ms``, also written ``latency_ms.p95``)."""
+    values: dict[str, float | None] = {r.metric: r.comparison.candidate.mean for r in overall}
+    p = builder.paired
+    latency = p.candidate_latency[p.candidate_ok & np.isfinite(p.candidate_latency)]
+    values[LATENCY_P95] = float(np.percentile(latency, 95)) if latency.size else None
+    return values
 
 
 def _report(
-    builder: ComparisonBuilder, overall: list[MetricResult], breakdowns: list[BreakdownResult]
+    builder: ComparisonBuilder,
+    overall: list[MetricResult],
+    breakdowns: list[BreakdownResult],
+    changes: ItemChanges,
 ) -> ComparisonReport:
     paired, config = builder.paired, builder.config
-    regressions = [r for r in overall if r.status == "regression"]
+    primary = [r for r in overall if r.role == "primary"]
+    regressions = [r for r in primary if r.status == "regression"]
     flagged = [
-        f"{b.key}={b.value}:{r.metric}" for b in breakdowns for r in b.metrics if r.status == "regression"
+        f"{b.key}={b.value}:{r.metric}"
+        for b in breakdowns
+        for r in b.metrics
+        if r.status == "regression" and r.metric in builder.gating
     ]
-    improved = [r.metric for r in overall if r.status == "improvement"]
     underpowered = [
-        r.metric for r in overall if r.status == "insufficient_data" and r.comparison.test is not None
+        r.metric for r in primary if r.status == "insufficient_data" and r.comparison.test is not None
     ]
-    means: dict[str, float | None] = {r.metric: r.comparison.candidate.mean for r in overall}
-    gates = check_gates(config.gates, means)
+    gates = check_gates(config.gates, _gate_values(builder, overall))
+    failed = (
+        bool(regressions) or bool(changes.must_pass_broken) or (config.fail_on_breakdown and bool(flagged))
+    )
+    line = verdict_line(
+        VerdictInputs(
+            n_pairs=paired.n_pairs,
+            metrics=overall,
+            changes=changes,
+            breakdown_regressions=flagged,
+            fail_on_breakdown=config.fail_on_breakdown,
+            underpowered=underpowered,
+            gates_missed=[g.gate for g in gates if not g.passed],
+        )
+    )
     return ComparisonReport(
         baseline_id=paired.baseline.experiment_id,
         baseline_name=paired.baseline.name,
@@ -341,24 +460,38 @@ def _report(
         metrics_only_in_candidate=builder.only_candidate,
         errors=ErrorCounts(baseline=paired.baseline.error_count, candidate=paired.candidate.error_count),
         metrics=overall,
+        broken_items=changes.broken,
+        fixed_items=changes.fixed,
+        broken_total=changes.broken_total,
+        fixed_total=changes.fixed_total,
+        must_pass_broken=changes.must_pass_broken,
+        must_pass_items=changes.must_pass_items,
+        trials=changes.trials,
         breakdowns=breakdowns,
         run_scores=_run_score_deltas(paired.baseline.run_scores, paired.candidate.run_scores),
         regressions=[r.metric for r in regressions],
-        improvements=improved,
+        secondary_regressions=[
+            r.metric for r in overall if r.role == "secondary" and r.status == "regression"
+        ],
+        improvements=[r.metric for r in primary if r.status == "improvement"],
         breakdown_regressions=flagged,
-        regression=bool(regressions) or (config.fail_on_breakdown and bool(flagged)),
+        regression=failed,
         underpowered=underpowered,
-        inconclusive=bool(underpowered) and not regressions,
+        inconclusive=bool(underpowered) and not failed,
         gates=gates,
         gates_passed=all(g.passed for g in gates),
         spec_differences=builder.spec_differences,
-        verdict=_verdict(paired.n_pairs, overall, flagged, underpowered)
-        + "".join(f"; gate missed: {g.gate}" for g in gates if not g.passed)
+        verdict=line
         + "".join(
             f"; {metric} means something else in each run ({', '.join(what)})"
             for metric, what in builder.spec_differences.items()
         ),
     )
+
+
+def paired_keys(config: ComparisonConfig) -> list[str]:
+    """The metadata keys a comparison reads per pair: its breakdown keys, must_pass and category."""
+    return list(dict.fromkeys([*config.breakdown_keys, *ITEM_KEYS]))
 
 
 def compare_columns(
@@ -386,8 +519,30 @@ def compare_runs(
     ``specs`` says what the candidate's metrics mean (``baseline_specs`` the baseline's, when they
     may differ); without them every metric follows the defaults of ``MetricSpecs``."""
     config = config or ComparisonConfig()
-    paired, values = pair_runs(baseline, candidate, config.breakdown_keys)
-    return compare_columns(paired, values, config, specs, baseline_specs)
+    paired, values = pair_runs(baseline, candidate, paired_keys(config))
+    report = compare_columns(paired, values, config, specs, baseline_specs)
+    return report.model_copy(
+        update={
+            "broken_items": with_reasons(report.broken_items, run_reasons(candidate)),
+            "fixed_items": with_reasons(report.fixed_items, run_reasons(baseline)),
+        }
+    )
+
+
+def run_reasons(run: RunData) -> dict[tuple[str, str], str | None]:
+    """(item_id, metric) -> why the item failed it in ``run``: its error, the evaluator's error or
+    comment (the first trial that has one)."""
+    out: dict[tuple[str, str], str | None] = {}
+    for item in sorted(run.items, key=lambda i: i.trial):
+        for name in item.scores:
+            if out.get((item.item_id, name)) is None:
+                out[item.item_id, name] = (
+                    f"the item did not run: {item.error}" if item.status == "error" else None
+                )
+        for e in item.evaluations:
+            if out.get((item.item_id, e.name)) is None:
+                out[item.item_id, e.name] = e.error or e.comment
+    return out
 
 
 __all__ = [
@@ -399,4 +554,5 @@ __all__ = [
     "compare_columns",
     "compare_runs",
     "comparison_spec",
+    "paired_keys",
 ]

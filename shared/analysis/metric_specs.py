@@ -8,9 +8,11 @@ A metric's spec is, in this order:
    ``regression_thresholds`` (signed deltas, ``{"m": -0.1}``);
 2. what its evaluator declared (``register(..., metrics=…)``), as recorded in the experiment's
    ``metric_specs`` at submission;
-3. the platform's own metrics: ``latency_ms`` (lower is better, informational for items, +100 ms
-   regresses), ``error_rate`` (lower is better, +0.02 regresses) and people's labels
-   ``human.<field>`` (higher is better, in [0, 1]: see ``shared.contracts.review``);
+3. the platform's own metrics: ``latency_ms`` (lower is better, informational for items, and in a
+   comparison shown but not gating: latency between two runs minutes apart measures the machine as
+   much as the change; it gates under a comparison's own threshold, '+20%', or a gate),
+   ``error_rate`` (lower is better, +0.02 regresses) and people's labels ``human.<field>``
+   (higher is better, in [0, 1]: see ``shared.contracts.review``);
 4. the default for a metric nobody declared: higher is better, unbounded range.
 
 A spec without a pass criterion passes at the experiment's ``pass_threshold`` (``>= t``, or
@@ -28,7 +30,7 @@ from shared.contracts.review import HUMAN_METRIC_PREFIX, HUMAN_SOURCE
 
 LATENCY_METRIC = "latency_ms"
 ERROR_RATE_METRIC = "error_rate"
-LATENCY_SPEC = MetricSpec.informational("lower_is_better", regression=100.0, range=(0.0, None), unit="ms")
+LATENCY_SPEC = MetricSpec.informational("lower_is_better", range=(0.0, None), unit="ms")
 ERROR_RATE_SPEC = MetricSpec.informational("lower_is_better", regression=0.02)
 PLATFORM_SPECS: dict[str, MetricSpec] = {LATENCY_METRIC: LATENCY_SPEC, ERROR_RATE_METRIC: ERROR_RATE_SPEC}
 UNDECLARED_SPEC = MetricSpec.higher(range=UNBOUNDED)

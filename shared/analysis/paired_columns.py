@@ -1,6 +1,7 @@
 """Two runs paired by (item_id, trial), as compact per-pair columns for the comparison.
 
-Pairs are in the baseline's item order. Per pair: both statuses, both latencies and, per
+Pairs are in the baseline's item order. Per pair: its item id and trial, both statuses, both
+latencies and, per
 breakdown key, the group (the baseline item's metadata value when it has the key, else the
 candidate's). Score values are fetched one metric at a time (``PairedValues``); NaN = missing.
 Unmatched items are listed by key (``ItemKey``), on each side in that run's item order.
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from shared.analysis.columns import BoolArray, GroupCoder, GroupColumn, float_column
+from shared.analysis.columns import BoolArray, GroupCoder, GroupColumn, IntArray, float_column
 from shared.analysis.errors import ComparisonError
 from shared.analysis.run_data import RunData, ScoredItem
 from shared.contracts.comparison_report import ItemKey
@@ -46,6 +47,10 @@ class PairedColumns:
     baseline_latency: FloatArray
     candidate_latency: FloatArray
     groups: dict[str, GroupColumn]
+    item_ids: list[str] = field(default_factory=list)
+    """Each pair's dataset item id (broken items are named by it)."""
+    trials: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Each pair's trial number."""
     unmatched_baseline: list[ItemKey] = field(default_factory=list)
     unmatched_candidate: list[ItemKey] = field(default_factory=list)
 
@@ -106,6 +111,8 @@ def pair_runs(
         baseline_latency=float_column((b.latency_ms for b, _ in pairs), size),
         candidate_latency=float_column((c.latency_ms for _, c in pairs), size),
         groups={key: coder.column() for key, coder in coders.items()},
+        item_ids=[b.item_id for b, _ in pairs],
+        trials=np.fromiter((b.trial for b, _ in pairs), dtype=np.int64, count=size),
         unmatched_baseline=[k for k in base_idx if k not in cand_idx],
         unmatched_candidate=[k for k in cand_idx if k not in base_idx],
     )

@@ -7,11 +7,22 @@ one comparison.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from shared.contracts.gates import Gate
+
+Multiplicity = Literal["westfall_young", "holm"]
+_RELATIVE = re.compile(r"^\s*(?P<value>[-+]?(?:\d+\.?\d*|\.\d+))\s*%\s*$")
+
+
+def relative_threshold(value: float | str) -> float | None:
+    """The percentage of a relative threshold (``"+20%"`` -> 20.0), None for an absolute one."""
+    if isinstance(value, str) and (match := _RELATIVE.match(value)) is not None:
+        return float(match.group("value"))
+    return None
 
 
 class ComparisonConfig(BaseModel):
@@ -20,10 +31,28 @@ class ComparisonConfig(BaseModel):
     metrics: list[str] | None = Field(
         default=None, description="Metrics to compare; None = every metric scored in both runs"
     )
-    thresholds: dict[str, float] = Field(
+    thresholds: dict[str, float | str] = Field(
         default_factory=dict,
-        description="Signed delta thresholds (bad direction) overriding the metrics' specs for this "
-        "comparison",
+        description="Thresholds overriding the metrics' specs for this comparison: a signed delta in the "
+        "bad direction (-0.05, +100) or a margin relative to the baseline's mean ('+20%' for "
+        "lower-is-better metrics such as latency_ms, '-10%' for higher-is-better ones)",
+    )
+    primary: list[str] | None = Field(
+        default=None,
+        description="The metrics that gate (the primary family); None: those their evaluators declare "
+        "primary, or every compared metric with a regression threshold when none declares one. "
+        "error_rate always gates. The others are secondary: reported, their p-values exploratory",
+    )
+    multiplicity: Multiplicity = Field(
+        default="westfall_young",
+        description="How the primary family is adjusted: westfall_young (step-down min-P over joint "
+        "sign-flip resamples: correlated metrics cost little power) or holm (Holm with Tarone's "
+        "refinement, as if the metrics were unrelated)",
+    )
+    must_pass_categories: list[str] = Field(
+        default_factory=list,
+        description="Item categories (metadata 'category') whose items are must-pass in this "
+        "comparison, besides items marked must_pass in the dataset",
     )
     lower_is_better: list[str] = Field(
         default_factory=list,
@@ -45,3 +74,20 @@ class ComparisonConfig(BaseModel):
         description="point: a significant change whose delta passes the threshold counts; ci: only when "
         "the whole interval of the delta lies beyond it (fewer false alarms at the threshold, less power)",
     )
+
+    @field_validator("thresholds")
+    @classmethod
+    def _threshold_forms(cls, value: dict[str, float | str]) -> dict[str, float | str]:
+        out: dict[str, float | str] = {}
+        for metric, threshold in value.items():
+            if isinstance(threshold, str) and relative_threshold(threshold) is None:
+                try:
+                    out[metric] = float(threshold)
+                except ValueError:
+                    raise ValueError(
+                        f"threshold {threshold!r} of {metric!r} is neither a number (-0.05, +100) "
+                        "nor a percentage ('+20%')"
+                    ) from None
+            else:
+                out[metric] = threshold
+        return out

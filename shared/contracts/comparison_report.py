@@ -22,6 +22,50 @@ class ItemKey(BaseModel, frozen=True):
     trial: int = 0
 
 
+class ItemChange(BaseModel):
+    """One item whose verdict on a gating metric changed between the runs: it passed in the baseline
+    and fails in the candidate (``broken``), or the reverse (``fixed``).
+
+    Without repetitions an item has one trial per run and a change is a fact, no statistics needed.
+    With trials, ``baseline_passes`` of ``trials`` against ``candidate_passes`` of ``trials`` is
+    tested (one-sided Fisher's exact test, Holm-Tarone over the items): a *significant item
+    regression* fell beyond chance; one that did not may be a flaky item."""
+
+    item_id: str
+    metric: str = Field(description="The gating metric whose pass verdict changed")
+    change: Literal["broken", "fixed"]
+    must_pass: bool = Field(description="The item is must-pass (dataset mark or a must-pass category)")
+    trials: int = Field(description="Paired trials of the item (1 without repetitions)")
+    baseline_passes: int = Field(description="Trials that passed in the baseline")
+    candidate_passes: int = Field(description="Trials that passed in the candidate")
+    baseline: float | None = Field(
+        description="The baseline's mean value over its trials (None: not measured)"
+    )
+    candidate: float | None = Field(description="The candidate's mean value over its trials")
+    p_value: float | None = Field(
+        default=None, description="With trials: one-sided Fisher's exact p of the change; None without"
+    )
+    p_adjusted: float | None = Field(
+        default=None,
+        description="With trials: Holm-Tarone adjusted over the items (over the must-pass items for a "
+        "must-pass item); None without trials",
+    )
+    significant: bool = Field(
+        description="Without trials: always True (the verdict flipped). With trials: p_adjusted < alpha; "
+        "False means the pass count moved within chance (a flaky item)"
+    )
+    reason: str | None = Field(
+        default=None,
+        description="Why the candidate failed it (broken) or the baseline did (fixed): the evaluator's "
+        "comment, its error, or the item's error",
+    )
+
+    @property
+    def gates(self) -> bool:
+        """A broken must-pass item fails the comparison's gate."""
+        return self.change == "broken" and self.must_pass and self.significant
+
+
 MetricStatus = Literal[
     "regression", "improvement", "no_significant_change", "insufficient_data", "informational"
 ]
@@ -58,6 +102,10 @@ class MinimumDetectableEffect(BaseModel):
     pairs_needed: int = Field(description="Fewest pairs with which some outcome of `test` reaches `alpha`")
 
 
+MAX_LISTED_CHANGES = 200
+"""Broken (and fixed) items listed in a report; the totals count every one."""
+
+
 class MetricResult(BaseModel):
     """One metric's paired comparison and what it means against its threshold."""
 
@@ -73,11 +121,18 @@ class MetricResult(BaseModel):
     )
     comparison: PairedComparison = Field(description="Summaries, delta + CI, effect sizes, raw p-value")
     p_adjusted: float | None = Field(
-        description="Holm-adjusted p-value within this metric's family, with Tarone's family sizes at "
-        "the comparison's alpha (so it is meant for comparing with that alpha)"
+        description="p-value adjusted within this metric's family (the primary or the secondary "
+        "metrics; each breakdown key's groups): Westfall-Young step-down min-P over joint sign-flip "
+        "resamples, or Holm with Tarone's family sizes at the comparison's alpha (config.multiplicity; "
+        "breakdowns always Holm-Tarone)"
     )
     significant: bool = Field(description="p_adjusted < alpha")
     status: MetricStatus
+    role: Literal["primary", "secondary"] = Field(
+        default="primary",
+        description="primary: in the gating family, a regression fails the comparison; secondary: "
+        "reported, adjusted within the secondary metrics, exploratory (never fails it)",
+    )
     reason: str = Field(default="", description="Why this status, in words (threshold, test, p, interval)")
     mde: MinimumDetectableEffect | None = Field(
         default=None, description="The smallest change this comparison could have detected (None if untested)"
@@ -135,13 +190,38 @@ class ComparisonReport(BaseModel):
     metrics_only_in_baseline: list[str]
     metrics_only_in_candidate: list[str]
     errors: ErrorCounts
-    metrics: list[MetricResult] = Field(description="Overall family, Holm-corrected together")
+    metrics: list[MetricResult] = Field(
+        description="Every compared metric on all pairs: the primary ones first, then the secondary ones"
+    )
+    broken_items: list[ItemChange] = Field(
+        default_factory=list,
+        description="Items that passed in the baseline and fail in the candidate on a gating metric, "
+        "must-pass ones first (at most MAX_LISTED_CHANGES; broken_total counts all)",
+    )
+    fixed_items: list[ItemChange] = Field(
+        default_factory=list, description="Items that failed in the baseline and pass in the candidate"
+    )
+    broken_total: int = Field(default=0, description="How many (item, metric) changes broke")
+    fixed_total: int = Field(default=0, description="How many (item, metric) changes were fixed")
+    must_pass_broken: list[str] = Field(
+        default_factory=list,
+        description="Ids of must-pass items that broke (with trials: significantly); any fails the gate",
+    )
+    must_pass_items: int = Field(default=0, description="Paired must-pass items")
+    trials: bool = Field(default=False, description="Some item ran more than one trial in both runs")
     breakdowns: list[BreakdownResult] = Field(description="Per metadata value; one Holm family per key")
     run_scores: list[RunScoreDelta]
-    regressions: list[str] = Field(description="Metrics with status 'regression'")
+    regressions: list[str] = Field(description="Primary metrics with status 'regression'")
+    secondary_regressions: list[str] = Field(
+        default_factory=list,
+        description="Secondary metrics whose exploratory comparison says regression (they do not gate)",
+    )
     improvements: list[str] = Field(description="Metrics with status 'improvement'")
     breakdown_regressions: list[str] = Field(description="'key=value:metric' entries that regressed")
-    regression: bool = Field(description="An overall metric regressed (or a breakdown one, if asked)")
+    regression: bool = Field(
+        description="The comparison fails: a must-pass item broke, a primary metric regressed "
+        "significantly (or a breakdown one, if asked)"
+    )
     underpowered: list[str] = Field(
         default_factory=list,
         description="Overall metrics with too few items to detect any change: no outcome of their "
@@ -159,7 +239,15 @@ class ComparisonReport(BaseModel):
         description="metric -> how the baseline's spec of it differs from the candidate's (direction, "
         "criterion, threshold, evaluator version); such a metric's comparison may compare unlike things",
     )
-    verdict: str = Field(description="One-line human summary")
+    verdict: str = Field(
+        description="One sentence saying what happened and what to do (FAIL, PASS or INCONCLUSIVE), "
+        "then the details"
+    )
+    latency_interleaved: bool | None = Field(
+        default=None,
+        description="True: both runs ran interleaved in one time window, so their latencies compare "
+        "fairly; False: they ran apart (latency differences may be the machine's); None: unknown",
+    )
     baseline_spend: Spend | None = Field(default=None, description="Tokens and cost of the baseline run")
     candidate_spend: Spend | None = Field(default=None, description="Tokens and cost of the candidate run")
     pairwise: PairwiseResult | None = Field(

@@ -19,6 +19,10 @@ _GATE = re.compile(
 )
 
 
+_ALIASES = {"latency_ms.p95": "latency_p95_ms", "latency_ms.mean": "latency_ms"}
+"""Other spellings of what a gate can name (``latency_ms.p95<=2000``)."""
+
+
 class Gate(BaseModel, frozen=True):
     """``metric op threshold``, e.g. ``{"metric": "order_correctness", "op": ">=", "threshold": 0.9}``
     or the short form ``"order_correctness>=0.9"``."""
@@ -36,7 +40,7 @@ class Gate(BaseModel, frozen=True):
         if match is None:
             raise ValueError(f"{data!r} is not a gate: write METRIC>=X, METRIC>X, METRIC<=X or METRIC<X")
         return {
-            "metric": match.group("metric"),
+            "metric": _ALIASES.get(match.group("metric"), match.group("metric")),
             "op": match.group("op"),
             "threshold": float(match.group("value")),
         }

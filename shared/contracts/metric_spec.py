@@ -14,6 +14,9 @@ colours, markdown, JSON and JUnit. Generic code never guesses a metric's meaning
   the improvement threshold.
 - ``range``: the values the metric can take; intervals are clipped to it. None on a side: unbounded.
 - ``unit``: shown beside values (``ms``, ``tokens``; empty for scores).
+- ``primary``: the evaluator's own answer to "is this the number that decides?". A comparison gates
+  on its primary metrics only (``ComparisonConfig.primary`` may choose others); when no compared
+  metric is primary, every metric with a regression threshold gates.
 
 An experiment may override ``passes`` (``pass_criteria``) and ``regression_threshold``
 (``regression_thresholds``); the resolved spec of every metric a run scored is stored with its
@@ -56,6 +59,10 @@ class MetricSpec(BaseModel, frozen=True):
         description="Lowest and highest possible value (None: unbounded); intervals stay inside",
     )
     unit: str = Field(default="", description="Unit shown beside values: 'ms', 'tokens'; '' for scores")
+    primary: bool = Field(
+        default=False,
+        description="A primary metric gates comparisons; the others are secondary (reported, exploratory)",
+    )
     evaluator: str | None = Field(default=None, description="The evaluator that reports it (None: built in)")
     evaluator_version: str | None = Field(default=None, description="That evaluator's declared version")
 
@@ -81,6 +88,7 @@ class MetricSpec(BaseModel, frozen=True):
         regression: float = DEFAULT_REGRESSION_THRESHOLD,
         range: Bounds = UNIT_RANGE,
         unit: str = "",
+        primary: bool = False,
     ) -> MetricSpec:
         """Higher is better; passes at ``>= pass_at`` (None: the experiment's pass_threshold)."""
         criterion = None if pass_at is None else higher_is_better(pass_at)
@@ -90,6 +98,7 @@ class MetricSpec(BaseModel, frozen=True):
             regression_threshold=regression,
             range=range,
             unit=unit,
+            primary=primary,
         )
 
     @classmethod
@@ -100,10 +109,11 @@ class MetricSpec(BaseModel, frozen=True):
         regression: float = DEFAULT_REGRESSION_THRESHOLD,
         range: Bounds = UNIT_RANGE,
         unit: str = "",
+        primary: bool = False,
     ) -> MetricSpec:
         """Lower is better; passes at ``<= pass_at`` (None: ``<= 1 - pass_threshold``)."""
         criterion = None if pass_at is None else lower_is_better(pass_at)
-        mirrored = cls.higher(regression=regression, range=range, unit=unit)
+        mirrored = cls.higher(regression=regression, range=range, unit=unit, primary=primary)
         return mirrored.model_copy(update={"direction": "lower_is_better", "passes": criterion})
 
     @classmethod

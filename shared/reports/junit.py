@@ -10,6 +10,7 @@ from shared.analysis.run_data import RunData
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
 from shared.contracts.run_aggregates import ExperimentAggregates
+from shared.reports.item_changes_markdown import change_row
 from shared.reports.markdown import fmt_mde, fmt_num, fmt_p
 
 # Characters XML 1.0 cannot carry at all (ElementTree escapes &<>" but passes these through).
@@ -60,6 +61,29 @@ def _metric_case(suite: ET.Element, classname: str, name: str, r: MetricResult, 
     return 0
 
 
+def _broken_suite(root: ET.Element, report: ComparisonReport) -> int:
+    """One testcase per listed broken item: a failure when it is a must-pass item that broke (with
+    trials: significantly), passing with the details otherwise; returns the failures."""
+    suite = _sub(root, "testsuite", name="broken items")
+    failures = 0
+    for c in report.broken_items:
+        case = _sub(suite, "testcase", classname=f"broken.{c.metric}", name=c.item_id, time="0")
+        text = " | ".join(cell for cell in change_row(c) if cell)
+        if c.gates:
+            failures += 1
+            _sub(
+                case,
+                "failure",
+                text,
+                message=f"must-pass item {c.item_id} broke on {c.metric}",
+                type="broken",
+            )
+        else:
+            _sub(case, "system-out", text)
+    suite.attrib.update(tests=str(len(report.broken_items)), failures=str(failures), errors="0", skipped="0")
+    return failures
+
+
 def _gate_suite(root: ET.Element, gates: list[GateResult]) -> int:
     """One testcase per absolute gate (failure when it is missed); returns the failures."""
     suite = _sub(root, "testsuite", name="gates")
@@ -76,7 +100,8 @@ def _gate_suite(root: ET.Element, gates: list[GateResult]) -> int:
 
 
 def comparison_junit(report: ComparisonReport) -> str:
-    """One testcase per overall metric (failure = regression) plus a breakdown suite.
+    """One testcase per overall metric (failure = a primary metric's regression), one per broken item
+    (failure = a must-pass item broke), a breakdown suite and a gate suite.
 
     Breakdown regressions are failures only when the comparison was run with
     ``fail_on_breakdown``; otherwise they are reported in ``system-out``.
@@ -92,7 +117,9 @@ def comparison_junit(report: ComparisonReport) -> str:
         ("inconclusive", str(report.inconclusive).lower()),
     ):
         _sub(props, "property", name=key, value=value)
-    failures = sum(_metric_case(suite, "comparison", r.metric, r, True) for r in report.metrics)
+    failures = sum(
+        _metric_case(suite, "comparison", r.metric, r, r.role == "primary") for r in report.metrics
+    )
     skipped = sum(r.status == "insufficient_data" for r in report.metrics)
     suite.attrib.update(
         tests=str(len(report.metrics)), failures=str(failures), errors="0", skipped=str(skipped)
@@ -109,6 +136,9 @@ def comparison_junit(report: ComparisonReport) -> str:
         bskipped = sum(r.status == "insufficient_data" for _, r in cases)
         bsuite.attrib.update(tests=str(len(cases)), failures=str(bfail), errors="0", skipped=str(bskipped))
         total_tests, total_failures = total_tests + len(cases), total_failures + bfail
+    if report.broken_items:
+        broken = _broken_suite(root, report)
+        total_tests, total_failures = total_tests + len(report.broken_items), total_failures + broken
     if report.gates:
         gfail = _gate_suite(root, report.gates)
         total_tests, total_failures = total_tests + len(report.gates), total_failures + gfail

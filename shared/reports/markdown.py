@@ -7,6 +7,7 @@ from shared.analysis.run_data import RunData
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
 from shared.contracts.run_aggregates import ExperimentAggregates
+from shared.reports.item_changes_markdown import item_change_lines
 from shared.reports.pairwise_markdown import pairwise_lines
 from shared.reports.spend_markdown import spend_lines
 
@@ -93,6 +94,19 @@ def _metric_row(r: MetricResult, label: str) -> list[str]:
     ]
 
 
+_MULTIPLICITY = {
+    "westfall_young": "Primary metrics (they gate) are one family and secondary ones (marked, "
+    "exploratory) another; p-values are adjusted within each by Westfall-Young step-down min-P over "
+    "joint sign-flip resamples, so metrics that measure the same thing cost little power.",
+    "holm": "Primary metrics (they gate) are one family and secondary ones (marked, exploratory) another; "
+    "p-values are Holm-adjusted within each, with Tarone's refinement.",
+}
+
+
+def _label(r: MetricResult) -> str:
+    return r.metric if r.role == "primary" else f"{r.metric} (secondary)"
+
+
 _HEADER = ["Metric", "Baseline", "Candidate", "Delta [95% CI]", "Delta %", "p-value", "Effect Size", "Status"]
 """The retrieval-regression report's table, as its requirement spells it; the MDE has its own table."""
 
@@ -141,11 +155,13 @@ def comparison_markdown(report: ComparisonReport) -> str:
         f"- Paired items: {report.n_pairs}; unmatched: {len(report.unmatched_baseline)} baseline-only, "
         f"{len(report.unmatched_candidate)} candidate-only; errors: {report.errors.baseline} → "
         f"{report.errors.candidate}",
+        *item_change_lines(report),
         "",
-        *_table(_HEADER, [_metric_row(r, r.metric) for r in report.metrics]),
+        "## Metrics",
         "",
-        "p-values are Holm-adjusted (with Tarone's refinement) across the metrics above (raw ones are "
-        "in the JSON report); "
+        *_table(_HEADER, [_metric_row(r, _label(r)) for r in report.metrics]),
+        "",
+        f"{_MULTIPLICITY[report.config.multiplicity]} Raw p-values are in the JSON report. "
         "0/1 metrics use the exact McNemar test, others the exact sign-flip test up to 16 pairs and a "
         "Monte Carlo sign-flip test beyond; the delta's interval is the bootstrap percentile interval, "
         "not adjusted for the number of metrics. d = pooled Cohen's d, dz = paired effect size. "
@@ -169,7 +185,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
         f"- **No significant change**: {counts['no_significant_change']}",
         f"- **Insufficient data** (too few items to detect any change): {counts['insufficient_data']}",
     ]
-    regressed = [r for r in report.metrics if r.status == "regression"]
+    regressed = [r for r in report.metrics if r.status == "regression" and r.role == "primary"]
     if regressed:
         out += ["", "### ⚠️ Regressions Detected", ""]
         for r in regressed:
@@ -177,7 +193,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
             pct = "" if c.delta_pct is None else f"{c.delta_pct:+.1f}%, "
             out.append(
                 f"- **{cell(r.metric)}**: {pct}delta {fmt_num(c.delta, signed=True)} "
-                f"(threshold {fmt_num(r.threshold, signed=True)}, Holm p {fmt_p(r.p_adjusted)})"
+                f"(threshold {fmt_num(r.threshold, signed=True)}, adjusted p {fmt_p(r.p_adjusted)})"
             )
     if report.breakdowns:
         out += ["", "## Per-category deltas", "", "Holm-corrected within each breakdown key.", ""]

@@ -8,12 +8,13 @@ from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.coordinator.store.failure_reasons import with_failure_reasons
 from services.coordinator.store.full_run import load_run
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import load_metrics, load_run_columns
 from services.coordinator.store.spend import recorded_spend
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
-from shared.analysis.comparison import ComparisonBuilder
+from shared.analysis.comparison import ComparisonBuilder, paired_keys
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.pass_rule import PassPolicy, policy_for, stored_policy
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
@@ -76,7 +77,7 @@ async def compare_experiments(
     """Paired comparison of two finished experiments (``regression`` has the rules). Run scores
     come from their stored aggregates unless ``candidate_run_scores`` are given (at finalization).
     Raises ``ComparisonError`` for a config that does not fit the two runs."""
-    paired = await load_paired_columns(session, baseline, candidate, config.breakdown_keys)
+    paired = await load_paired_columns(session, baseline, candidate, paired_keys(config))
     if candidate_run_scores is not None:
         paired.candidate.run_scores = candidate_run_scores
     builder = ComparisonBuilder(paired, config, run_specs(candidate), run_specs(baseline))
@@ -88,6 +89,8 @@ async def compare_experiments(
     prices = configured_prices()
     return report.model_copy(
         update={
+            "broken_items": await with_failure_reasons(session, candidate.id, report.broken_items),
+            "fixed_items": await with_failure_reasons(session, baseline.id, report.fixed_items),
             "baseline_spend": await recorded_spend(session, baseline.id, prices),
             "candidate_spend": await recorded_spend(session, candidate.id, prices),
         }

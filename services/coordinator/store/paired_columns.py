@@ -67,6 +67,8 @@ async def load_paired_columns(
     latency = np.full((2, size), np.nan, dtype=np.float64)
     coders = [GroupCoder(size) for _ in keys]
     unmatched_baseline: list[ItemKey] = []
+    item_ids: list[str] = []
+    trials = np.zeros(size, dtype=np.int64)
     stmt = (
         select(
             c.id.is_(None),
@@ -92,6 +94,8 @@ async def load_paired_columns(
                 continue
             if row >= size:
                 raise ColumnLoadError(f"experiment {baseline.id} gained items while being read; retry")
+            item_ids.append(item_id)
+            trials[row] = trial
             ok[:, row] = (b_status == "ok", c_status == "ok")
             latency[:, row] = (b_lat, c_lat)  # None becomes NaN
             b_meta, c_meta = meta[: 2 * len(keys)], meta[2 * len(keys) :]
@@ -114,6 +118,8 @@ async def load_paired_columns(
         baseline_latency=latency[0, :row].copy(),
         candidate_latency=latency[1, :row].copy(),
         groups=groups,
+        item_ids=item_ids,
+        trials=trials[:row].copy(),
         unmatched_baseline=unmatched_baseline,
         unmatched_candidate=await _unmatched_candidate(session, baseline.id, candidate.id),
     )

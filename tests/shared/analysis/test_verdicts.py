@@ -51,7 +51,8 @@ def test_latency_within_its_threshold_says_so() -> None:
     rng = np.random.default_rng(2)
     base = rng.normal(140, 20, 40)
     comp = compare_paired(base, base - 9 + rng.normal(0, 3, 40), resamples=2000)
-    status, reason = verdict(comp, 0.035, LATENCY_SPEC, ComparisonConfig())
+    spec = LATENCY_SPEC.with_signed_threshold(100.0)  # latency gates only under a threshold one sets
+    status, reason = verdict(comp, 0.035, spec, ComparisonConfig())
     assert status == "no_significant_change" and "does not pass the +100 threshold" in reason
 
 

@@ -61,15 +61,19 @@ def test_comparison_markdown_has_seed_table_summary_and_breakdowns(regressed: Co
     assert "## Per-category deltas" in md
     assert "| category=a\\|b |" in md
     # every table row has the same number of unescaped cell separators as its header
-    table = [line for line in lines if line.startswith("| ") and "faith" in line and "=" not in line]
-    assert all(r.replace("\\|", "").count("|") == SEED_HEADER.count("|") for r in table)
+    for header in (SEED_HEADER, "| Item | Metric | Must-pass | Baseline → candidate | Change | Why |"):
+        start = lines.index(header)
+        end = lines.index("", start)
+        table = [line for line in lines[start:end] if "faith" in line]
+        assert table and all(r.replace("\\|", "").count("|") == header.count("|") for r in table)
 
 
 def test_a_a_markdown_reports_no_regression() -> None:
     run = make_run("base")
     md = comparison_markdown(compare_runs(run, run))
     assert "🔴" not in md and "Regressions Detected" not in md
-    assert "OK: no significant regression" in md
+    assert "PASS: no primary metric regressed" in md
+    assert "None: no item that passed in the baseline fails in the candidate." in md
 
 
 def test_comparison_json_round_trips(regressed: ComparisonReport) -> None:

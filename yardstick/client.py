@@ -361,7 +361,10 @@ class Client:
         candidate_id: str,
         *,
         metrics: Sequence[str] | None = None,
-        thresholds: Mapping[str, float] | None = None,
+        thresholds: Mapping[str, float | str] | None = None,
+        primary: Sequence[str] | None = None,
+        multiplicity: Literal["westfall_young", "holm"] = "westfall_young",
+        must_pass_categories: Sequence[str] = (),
         alpha: float = 0.05,
         gate: Literal["point", "ci"] = "point",
         gates: Sequence[Gate | str] = (),
@@ -370,8 +373,10 @@ class Client:
         timeout_s: float = 24 * 3600.0,
         on_progress: Callable[[PairwiseJudging], None] | None = None,
     ) -> ComparisonOut:
-        """Compare two completed experiments item by item: per metric the delta, its interval, the
-        paired test and a verdict; ``regression`` is True when any metric regressed. ``gates``:
+        """Compare two completed experiments item by item: the items that broke, per metric the delta,
+        its interval, the paired test and a verdict; ``regression`` is True when a must-pass item
+        broke or a primary metric regressed (``primary``: the metrics that gate; ``thresholds``:
+        ``{"latency_ms": "+20%"}`` or signed deltas; ``multiplicity``: ``"holm"`` for Holm). ``gates``:
         absolute gates on the candidate's means, such as ``"order_correctness>=0.9"``. ``judge``:
         also judge every matched pair with ``llm_pairwise`` (``{"criteria": …, "judge_model": …}``),
         in both orders; the report's ``pairwise`` has win/tie/loss rates with intervals. The judging
@@ -382,6 +387,9 @@ class Client:
             candidate_id=candidate_id,
             metrics=None if metrics is None else list(metrics),
             thresholds=dict(thresholds or {}),
+            primary=None if primary is None else list(primary),
+            multiplicity=multiplicity,
+            must_pass_categories=list(must_pass_categories),
             alpha=alpha,
             gates=[Gate.model_validate(g) for g in gates],
             gate=gate,

@@ -1,6 +1,7 @@
 """`yardstick compare A B`: statistical comparison of two experiments (ids, names or exported files).
 
-Exit codes: 0 ok; 1 a gate missed, or a regression with ``--fail-on-regression``; 2 a usage error;
+Exit codes: 0 ok; 1 a gate missed, or with ``--fail-on-regression`` a failed comparison (a must-pass
+item broke, or a primary metric regressed significantly); 2 a usage error;
 3 with ``--fail-on-regression``, no regression but some metric had too few items to detect any
 change (``report.inconclusive``): a gate that could not have failed is not a pass."""
 
@@ -15,6 +16,7 @@ import typer
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
+from services.cli.key_values import parse_key_values
 
 if TYPE_CHECKING:
     from shared.analysis.run_data import RunData
@@ -44,7 +46,26 @@ def compare_command(
     format: Literal["table", "md", "json", "junit"] = typer.Option("table", "--format", "-f"),
     metric: list[str] = typer.Option([], "--metric", "-m", help="Compare only these metrics"),
     alpha: float = typer.Option(
-        0.05, min=0.0001, max=0.5, help="Significance level (Holm-corrected across metrics)"
+        0.05, min=0.0001, max=0.5, help="Family-wise significance level over the primary metrics"
+    ),
+    primary: list[str] = typer.Option(
+        [],
+        "--primary",
+        help="A metric that gates (repeatable); default: those the evaluators declare primary; the "
+        "others are secondary (reported, exploratory)",
+    ),
+    threshold: list[str] = typer.Option(
+        [],
+        "--threshold",
+        help="METRIC=DELTA or METRIC=+N%: a regression threshold for this comparison, e.g. "
+        "'latency_ms=+20%' (latency gates only with one) or 'order_correctness=-0.1' (repeatable)",
+    ),
+    must_pass_category: list[str] = typer.Option(
+        [], "--must-pass-category", help="Items of this category are must-pass (repeatable)"
+    ),
+    multiplicity: str = typer.Option(
+        "westfall_young",
+        help="westfall_young (correlated metrics cost little power) or holm",
     ),
     fail_on_regression: bool = typer.Option(
         False,
@@ -85,7 +106,17 @@ def compare_command(
     from shared.reports.pairwise_markdown import pairwise_lines
 
     try:
-        config = ComparisonConfig(metrics=metric or None, alpha=alpha, gates=gate, gate=gate_on)  # type: ignore[arg-type]
+        thresholds: dict[str, float | str] = dict(parse_key_values(threshold, "--threshold"))
+        config = ComparisonConfig(
+            metrics=metric or None,
+            alpha=alpha,
+            gates=gate,  # type: ignore[arg-type]
+            gate=gate_on,  # type: ignore[arg-type]
+            thresholds=thresholds,
+            primary=primary or None,
+            must_pass_categories=must_pass_category,
+            multiplicity=multiplicity,  # type: ignore[arg-type]
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc).splitlines()[-1].strip()) from exc
     try:
@@ -104,6 +135,10 @@ def compare_command(
                 "alpha": alpha,
                 "gates": gate,
                 "gate": config.gate,
+                "thresholds": config.thresholds,
+                "primary": config.primary,
+                "must_pass_categories": config.must_pass_categories,
+                "multiplicity": config.multiplicity,
             }
             if judge is None:
                 report = client.compare(*ids, **options).report

@@ -1,5 +1,5 @@
-"""A terminal-sized view of a comparison report: overall metrics (with what each could have detected),
-then per-category deltas."""
+"""A terminal-sized view of a comparison report: the verdict, the items that broke (must-pass ones
+first), the metrics (with what each could have detected), then per-category deltas."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from rich.text import Text
 
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
+from shared.reports.item_changes_markdown import change_row
 from shared.reports.markdown import direction_arrow, fmt_mde
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
@@ -32,7 +33,7 @@ def _overall(report: ComparisonReport) -> Table:
         "candidate",
         "delta",
         "95% CI of delta",
-        "p (Holm)",
+        "p (adj.)",
         "test",
         "MDE 80%",
         "status",
@@ -41,7 +42,7 @@ def _overall(report: ComparisonReport) -> Table:
     for r in report.metrics:
         c = r.comparison
         table.add_row(
-            f"{r.metric} {direction_arrow(r)}",
+            f"{r.metric} {direction_arrow(r)}" + ("" if r.role == "primary" else " [dim](secondary)[/dim]"),
             _num(c.baseline.mean),
             _num(c.candidate.mean),
             _num(c.delta, signed=True),
@@ -97,17 +98,37 @@ def _headline(result: MetricResult) -> bool:
     return gates or result.status in ("regression", "improvement")
 
 
+def _changes(report: ComparisonReport) -> Table | Text:
+    """The broken items (must-pass first) and the fixed ones, each with why it fails."""
+    if not report.broken_items and not report.fixed_items:
+        return Text("No item that passed in the baseline fails in the candidate.", style="green")
+    title = f"{report.broken_total} broken, {report.fixed_total} fixed (item, metric)"
+    table = Table(title=title, title_justify="left")
+    for column in ("item", "metric", "must-pass", "baseline → candidate", "change", "why"):
+        table.add_column(column, overflow="fold")
+    for c in [*report.broken_items, *report.fixed_items]:
+        item, metric, must, values, change, why = change_row(c)
+        style = "bold red" if c.gates else ("red" if c.change == "broken" else "green")
+        table.add_row(item.strip("`"), metric, must, values, Text(change, style=style), why)
+    return table
+
+
 def comparison_view(report: ComparisonReport) -> Group:
-    """Overall table, per-category/query-type deltas of the score metrics (changed rows only), verdict."""
+    """Verdict, broken items, overall table, per-category deltas (changed rows only), verdict again."""
     scores = {r.metric for r in report.metrics if _headline(r)}
-    parts: list[Table | Text] = [_overall(report), _reasons(report)]
+    style = "bold red" if report.regression else ("bold yellow" if report.inconclusive else "bold green")
+    parts: list[Table | Text] = [
+        Text(f"Verdict: {report.verdict}", style=style),
+        _changes(report),
+        _overall(report),
+        _reasons(report),
+    ]
     for key in ("category", "query_type"):  # retrieval items carry both, with the same values
         table = _breakdown(report, key, scores - {LATENCY_METRIC, ERROR_RATE_METRIC})
         if table is not None:
             parts.append(table)
             break
-    style = "bold red" if report.regression else ("bold yellow" if report.inconclusive else "bold green")
-    parts.append(Text(f"Verdict: {report.verdict}", style=style))
+    parts.append(Text(f"Verdict: {report.headline or report.verdict}", style=style))
     if report.underpowered:
         parts.append(
             Text(

@@ -112,8 +112,24 @@ def run_command(
         help="Reuse LLM judges' verdicts from the project's judge cache (default); --no-judge-cache: "
         "every judge asks its model",
     ),
+    primary: list[str] = typer.Option(
+        [],
+        "--primary",
+        help="A metric that gates the comparison with --baseline (repeatable); default: those the "
+        "evaluators declare primary",
+    ),
+    must_pass_category: list[str] = typer.Option(
+        [],
+        "--must-pass-category",
+        help="Items of this category are must-pass in the comparison (repeatable), besides the items "
+        "the dataset marks must_pass",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the finished experiment as JSON (for scripts)"),
-    fail_on_regression: bool = typer.Option(False, help="Exit 1 when the comparison finds a regression"),
+    fail_on_regression: bool = typer.Option(
+        False,
+        help="Exit 1 when the comparison with --baseline fails: a must-pass item broke, a primary metric "
+        "regressed, or a gate was missed",
+    ),
 ) -> None:
     """Run a dataset through a target with live progress; end with the summary table."""
     try:
@@ -130,7 +146,10 @@ def run_command(
             "pass_criteria": parse_pass_criteria(pass_),
             "max_error_rate": max_error_rate,
             "gates": gate,
+            "must_pass_categories": must_pass_category,
         }
+        if primary:
+            body["primary_metrics"] = primary
         if evaluator:
             body["evaluators"] = evaluator
         if cache_ttl is not None:

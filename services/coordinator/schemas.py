@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from shared.analysis.planning import PlanRequest
+from shared.contracts.comparison_config import Multiplicity, threshold_forms
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
@@ -245,12 +246,31 @@ class ComparisonCreate(BaseModel):
     baseline_id: str
     candidate_id: str
     metrics: list[str] | None = None
-    thresholds: dict[str, float] = Field(default_factory=dict)
+    thresholds: dict[str, float | str] = Field(
+        default_factory=dict,
+        description="metric -> a signed delta in the bad direction (-0.05, +100) or a margin relative to "
+        "the baseline's mean ('+20%')",
+    )
+    primary: list[str] | None = Field(
+        default=None, description="The metrics that gate; None: those their evaluators declare primary"
+    )
+    multiplicity: Multiplicity = Field(
+        default="westfall_young", description="westfall_young (default) or holm, over the primary metrics"
+    )
+    must_pass_categories: list[str] = Field(
+        default_factory=list, description="Categories whose items are must-pass in this comparison"
+    )
     alpha: float = Field(default=0.05, gt=0, lt=1)
     gates: list[Gate] = Field(default_factory=list, description="Absolute gates on the candidate's means")
     gate: Literal["point", "ci"] = Field(
         default="point", description="point: the delta passes the threshold; ci: the whole interval does"
     )
+
+    @field_validator("thresholds")
+    @classmethod
+    def _threshold_forms(cls, value: dict[str, float | str]) -> dict[str, float | str]:
+        return threshold_forms(value)
+
     judge: PairwiseJudgeSpec | None = Field(
         default=None,
         description="Also judge every matched pair with llm_pairwise (both orders; disagreement is a "

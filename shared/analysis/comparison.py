@@ -436,7 +436,7 @@ def _report(
     failed = (
         bool(regressions) or bool(changes.must_pass_broken) or (config.fail_on_breakdown and bool(flagged))
     )
-    line = verdict_line(
+    headline, details = verdict_line(
         VerdictInputs(
             n_pairs=paired.n_pairs,
             metrics=overall,
@@ -481,7 +481,8 @@ def _report(
         gates=gates,
         gates_passed=all(g.passed for g in gates),
         spec_differences=builder.spec_differences,
-        verdict=line
+        headline=headline,
+        verdict=f"{headline} {details}".strip()
         + "".join(
             f"; {metric} means something else in each run ({', '.join(what)})"
             for metric, what in builder.spec_differences.items()

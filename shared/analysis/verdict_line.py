@@ -103,12 +103,14 @@ def _head(v: VerdictInputs, regressions: list[MetricResult]) -> str:
     return head
 
 
-def verdict_line(v: VerdictInputs) -> str:
-    """The comparison's verdict: the headline sentence, then the primary metrics and what else moved."""
+def verdict_line(v: VerdictInputs) -> tuple[str, str]:
+    """The comparison's verdict: the headline (what happened and what to do), and the details: the
+    primary metrics and what else moved."""
     if v.n_pairs == 0:
         return (
             "INCONCLUSIVE: no (item_id, trial) pairs match between baseline and candidate; compare runs "
-            "of the same dataset."
+            "of the same dataset.",
+            "",
         )
     primary = [r for r in v.metrics if r.role == "primary"]
     regressions = [r for r in primary if r.status == "regression"]
@@ -127,4 +129,4 @@ def verdict_line(v: VerdictInputs) -> str:
         details.append(f"secondary (exploratory, not gating) regressions: {', '.join(secondary)}")
     if v.breakdown_regressions and not v.fail_on_breakdown:
         details.append(f"breakdown regressions: {', '.join(v.breakdown_regressions)}")
-    return _head(v, regressions) + " " + "; ".join(details)
+    return _head(v, regressions), "; ".join(details)

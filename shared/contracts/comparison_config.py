@@ -25,6 +25,23 @@ def relative_threshold(value: float | str) -> float | None:
     return None
 
 
+def threshold_forms(value: dict[str, float | str]) -> dict[str, float | str]:
+    """Thresholds as numbers, or as percentages ('+20%'); anything else is refused with a reason."""
+    out: dict[str, float | str] = {}
+    for metric, threshold in value.items():
+        if isinstance(threshold, str) and relative_threshold(threshold) is None:
+            try:
+                out[metric] = float(threshold)
+            except ValueError:
+                raise ValueError(
+                    f"threshold {threshold!r} of {metric!r} is neither a number (-0.05, +100) "
+                    "nor a percentage ('+20%')"
+                ) from None
+        else:
+            out[metric] = threshold
+    return out
+
+
 class ComparisonConfig(BaseModel):
     """How to compare two runs."""
 
@@ -78,16 +95,4 @@ class ComparisonConfig(BaseModel):
     @field_validator("thresholds")
     @classmethod
     def _threshold_forms(cls, value: dict[str, float | str]) -> dict[str, float | str]:
-        out: dict[str, float | str] = {}
-        for metric, threshold in value.items():
-            if isinstance(threshold, str) and relative_threshold(threshold) is None:
-                try:
-                    out[metric] = float(threshold)
-                except ValueError:
-                    raise ValueError(
-                        f"threshold {threshold!r} of {metric!r} is neither a number (-0.05, +100) "
-                        "nor a percentage ('+20%')"
-                    ) from None
-            else:
-                out[metric] = threshold
-        return out
+        return threshold_forms(value)

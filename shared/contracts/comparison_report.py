@@ -243,6 +243,11 @@ class ComparisonReport(BaseModel):
         description="One sentence saying what happened and what to do (FAIL, PASS or INCONCLUSIVE), "
         "then the details"
     )
+    headline: str = Field(
+        default="",
+        description="The verdict's opening: FAIL, PASS or INCONCLUSIVE, what happened and what to do "
+        "('' in reports from before it existed)",
+    )
     latency_interleaved: bool | None = Field(
         default=None,
         description="True: both runs ran interleaved in one time window, so their latencies compare "

@@ -77,6 +77,18 @@ class ExperimentSettings(BaseModel):
     gates: list[Gate] = Field(
         default_factory=list, description="Absolute gates on the run's means: 'order_correctness>=0.9'"
     )
+    primary_metrics: list[str] | None = Field(
+        default=None,
+        max_length=100,
+        description="The metrics that gate this run's comparison with its baseline; None: those their "
+        "evaluators declare primary (every metric with a regression threshold when none does)",
+    )
+    must_pass_categories: list[str] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="Item categories whose items are must-pass in this run's comparison, besides the "
+        "items the dataset marks must_pass",
+    )
     max_error_rate: float = Field(
         default=DEFAULT_MAX_ERROR_RATE,
         ge=0,

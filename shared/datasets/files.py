@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+MUST_PASS_KEY = "must_pass"
+"""The item metadata key that marks a must-pass item (``shared.analysis.broken_items`` reads it)."""
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$")
 MAX_FILE_BYTES = 200 * 2**20
 
@@ -81,6 +83,18 @@ class DatasetItemIn(BaseModel):
     input: dict[str, Any]
     expected_output: dict[str, Any] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    must_pass: bool = Field(
+        default=False,
+        exclude=True,
+        description="A must-pass item: if it passes in a baseline and fails in a candidate, the "
+        "comparison fails whatever the means say. Stored as the item's metadata 'must_pass'",
+    )
+
+    @model_validator(mode="after")
+    def _must_pass_in_metadata(self) -> DatasetItemIn:
+        if self.must_pass:
+            self.metadata[MUST_PASS_KEY] = True
+        return self
 
     @field_validator("id")
     @classmethod
@@ -99,7 +113,20 @@ class DatasetFile(BaseModel):
     description: str = ""
     kind: str = "generic"
     metadata: dict[str, Any] = Field(default_factory=dict)
+    must_pass_categories: list[str] = Field(
+        default_factory=list,
+        exclude=True,
+        description="Every item whose metadata 'category' is one of these is must-pass",
+    )
     items: list[DatasetItemIn] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _mark_must_pass_categories(self) -> DatasetFile:
+        categories = set(self.must_pass_categories)
+        for item in self.items:
+            if item.metadata.get("category") in categories:
+                item.metadata.setdefault(MUST_PASS_KEY, True)
+        return self
 
 
 def content_hash(items: list[DatasetItemIn]) -> str:
@@ -154,6 +181,15 @@ def _read(path: Path) -> Any:
 
 
 def _convert_seed_formats(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
+    """The seeds' own formats in the generic shape; a top-level ``must_pass_categories`` is kept."""
+    if "items" in raw or "must_pass_categories" not in raw:
+        return _converted(path, raw)
+    categories = raw["must_pass_categories"]
+    converted = _converted(path, {k: v for k, v in raw.items() if k != "must_pass_categories"})
+    return {**converted, "must_pass_categories": categories}
+
+
+def _converted(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
     if "cases" in raw and "items" not in raw:
         from shared.datasets.retrieval_golden import golden_file_to_dataset
 

@@ -60,6 +60,10 @@ class EvalDataset(_Camel):
     created_at: datetime = Field(alias="createdAt")
     description: str
     workspace_id: str = Field(alias="workspaceId")
+    must_pass_categories: list[str] = Field(
+        default_factory=list,
+        description="Query types whose cases are must-pass in comparisons (marked when converted to items)",
+    )
     cases: list[EvalCase]
 
     @model_validator(mode="after")

@@ -25,7 +25,7 @@ def _names(lines: list[Any]) -> list[str]:
     return [str(line.get("name") or line.get("item_id")) for line in named]
 
 
-@register("order_correctness", inline=True, metrics={"order_correctness": MetricSpec.higher()})
+@register("order_correctness", inline=True, metrics={"order_correctness": MetricSpec.higher(primary=True)})
 def order_correctness(
     *, input: Any = None, output: Any, expected_output: Any, metadata: Any = None, **kwargs: Any
 ) -> Evaluation:
@@ -104,7 +104,7 @@ def tool_call_accuracy(
     "no_hallucinated_items",
     inline=True,
     reference_free=True,
-    metrics={"no_hallucinated_items": MetricSpec.higher()},
+    metrics={"no_hallucinated_items": MetricSpec.higher(primary=True)},
 )
 def no_hallucinated_items(
     *,

@@ -155,7 +155,7 @@ _COMBINED = ("trajectory_match", "mandatory_tools_check", "forbidden_tools_check
 @register(
     "trajectory_pass",
     metrics={
-        "trajectory_pass": MetricSpec.higher(1.0),
+        "trajectory_pass": MetricSpec.higher(1.0, primary=True),
         **dict.fromkeys(_COMBINED, MetricSpec.informational("higher_is_better", regression=0.05)),
     },
 )

@@ -57,7 +57,14 @@ async def create_comparison(
     are in the report already, the pairs are judged in the background (``judging`` says how far;
     GET the comparison until its status is ``done``, when ``report.pairwise`` holds the result)."""
     config = ComparisonConfig(
-        metrics=body.metrics, thresholds=body.thresholds, alpha=body.alpha, gates=body.gates, gate=body.gate
+        metrics=body.metrics,
+        thresholds=body.thresholds,
+        primary=body.primary,
+        multiplicity=body.multiplicity,
+        must_pass_categories=body.must_pass_categories,
+        alpha=body.alpha,
+        gates=body.gates,
+        gate=body.gate,
     )
     row = await comparisons.create_comparison(
         session, body.baseline_id, body.candidate_id, config, judge=body.judge

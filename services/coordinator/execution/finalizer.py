@@ -94,7 +94,10 @@ class Finalizer:
             if experiment.baseline_id:
                 baseline = await session.get(Experiment, experiment.baseline_id)
                 if baseline is not None:
-                    comparison_config = ComparisonConfig()
+                    comparison_config = ComparisonConfig(
+                        primary=experiment.config.primary_metrics,
+                        must_pass_categories=experiment.config.must_pass_categories,
+                    )
                     report = await compare_experiments(
                         session,
                         baseline,

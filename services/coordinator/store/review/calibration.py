@@ -138,7 +138,7 @@ async def population(
         )
         for experiment_id, item_id, trial, name, value in rows.all():
             scores[Selected(experiment_id=experiment_id, item_id=item_id, trial=trial)][name] = value
-        what = f"experiment {source.experiment_id}'s finished (item, trial)s"
+        what = f"finished (item, trial)s of experiment {source.experiment_id}"
     elif isinstance(source, TracesSource):
         traced = await session.execute(
             select(TraceScore.trace_pk, TraceScore.name, TraceScore.value).where(
@@ -158,7 +158,7 @@ async def population(
             scores[Selected(sample_id=sample_id)][name] = value
         what = "sampled production turns"
     return Population(
-        description=f"the {len(candidates)} {what} the queue's source selects (before its sample): "
+        description=f"the {len(candidates)} {what} that the queue's source selects (before its sample): "
         f"{len(candidates) - len(rest)} labelled, {len(rest)} not",
         unlabelled={name: [scores.get(c, {}).get(name) for c in rest] for name in evaluators},
     )

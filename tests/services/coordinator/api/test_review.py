@@ -248,8 +248,8 @@ async def test_the_peoples_pass_rate_from_a_sample_of_the_run_by_prediction_powe
     assert got.judge_only == expected.judge_only and got.labels_only == expected.labels_only
     assert got.reason == expected.reason
     assert report["population"] == (
-        f"the {len(judged) + 6} experiment {run}'s finished (item, trial)s the queue's source selects "
-        f"(before its sample): 6 labelled, {len(judged)} not"
+        f"the {len(judged) + 6} finished (item, trial)s of experiment {run} that the queue's source "
+        f"selects (before its sample): 6 labelled, {len(judged)} not"
     )
 
 

@@ -1,4 +1,6 @@
-"""`yardstick calibrate QUEUE --evaluator E`: how well an evaluator agrees with people's labels."""
+"""`yardstick calibrate QUEUE --evaluator E`: how well an evaluator agrees with people's labels, and the
+people's mean read from its scores corrected by those labels (prediction-powered, beside the judge
+alone and the labels alone)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
 from shared.contracts.agreement import BinaryAgreement, Estimate, OrdinalAgreement
 from shared.contracts.calibration import Agreement
+from shared.contracts.prediction_powered import MeanEstimate, PredictionPoweredMean
 
 
 def _cell(estimate: Estimate) -> tuple[str, str]:
@@ -43,6 +46,37 @@ def _table(title: str, agreement: Agreement) -> Table:
     return table
 
 
+def _mean_row(name: str, estimate: MeanEstimate | None) -> tuple[str, str, str, str]:
+    if estimate is None:
+        return name, "n/a", "", ""
+    interval = (
+        ""
+        if estimate.ci_low is None or estimate.ci_high is None
+        else f"[{estimate.ci_low:.3f}, {estimate.ci_high:.3f}] {estimate.method}"
+    )
+    return name, f"{estimate.value:.3f}", interval, str(estimate.n)
+
+
+def _human_scale_table(field: str, evaluator: str, result: PredictionPoweredMean) -> Table:
+    low, high = result.scale
+    title = (
+        f"people's mean of {field} on [{low:g}, {high:g}], from {evaluator} and {result.n_labelled} labels"
+    )
+    table = Table(
+        "estimate",
+        "value",
+        f"{round(result.confidence * 100)}% interval",
+        "items",
+        title=title,
+        title_justify="left",
+        min_width=len(title),
+    )
+    table.add_row(*_mean_row("prediction-powered (PPI)", result.estimate))
+    table.add_row(*_mean_row("judge only", result.judge_only))
+    table.add_row(*_mean_row("labels only", result.labels_only))
+    return table
+
+
 def calibrate_command(
     queue: str = typer.Argument(..., help="The review queue (name or id)"),
     evaluator: str | None = typer.Option(None, help="The evaluator to check against the labels"),
@@ -50,7 +84,8 @@ def calibrate_command(
     against: str | None = typer.Option(None, help="A second evaluator, compared with the first"),
 ) -> None:
     """An evaluator against people's labels (kappa with its interval, TPR/TNR or weighted kappa and
-    rho), beside the reviewers' own agreement, and the items where they disagree."""
+    rho), beside the reviewers' own agreement, the people's mean estimated from the evaluator's scores
+    corrected by the labels (prediction-powered inference), and the items where they disagree."""
     try:
         report = connect().review.calibration(queue, evaluator=evaluator, field=field, against=against)
     except ApiError as exc:
@@ -62,6 +97,11 @@ def calibrate_command(
         out.print(_table(f"between reviewers on {report.field}", report.between_reviewers))
     if report.comparison is not None:
         out.print(report.comparison.verdict)
+    for name, result in report.human_scale.items():
+        out.print(_human_scale_table(report.field, name, result))
+        out.print(result.reason)
+    if report.human_scale and report.population:
+        out.print(f"population: {report.population}")
     if report.disagreements:
         table = Table(
             "item",

@@ -13,17 +13,21 @@ the rounded mean for a scale. The *evaluator's label* is its score read in the f
 
 The statistics (κ with intervals, weighted κ and Spearman's rho for scales, true-positive and
 true-negative rates) are ``shared.stats.agreement``'s; a second evaluator is compared with the first
-on the same items by ``shared.stats.judge_comparison``.
+on the same items by ``shared.stats.judge_comparison``. Given the population the queue was drawn from
+(the evaluators' scores of its items nobody labelled), each evaluator's mean is also read on the
+people's scale and corrected by their labels (prediction-powered inference, ``human_scale``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from shared.analysis.human_scale import human_scale_mean, judge_value
 from shared.contracts.agreement import BinaryAgreement, CategoricalAgreement, OrdinalAgreement
 from shared.contracts.calibration import CalibrationReport, Disagreement
 from shared.contracts.metric_spec import MetricSpec
+from shared.contracts.prediction_powered import PredictionPoweredMean
 from shared.contracts.review import LabelValue, RubricField
 from shared.stats import binary_agreement, categorical_agreement, compare_judges, ordinal_agreement
 
@@ -40,6 +44,15 @@ class CalibrationItem:
     link: str
     answers: Sequence[LabelValue]
     scores: dict[str, float | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Population:
+    """The items the queue was drawn from that nobody labelled: what they are, in words, and each
+    evaluator's scores of them (None: not measured)."""
+
+    description: str
+    unlabelled: Mapping[str, Sequence[float | None]]
 
 
 def human_label(rubric_field: RubricField, answers: Sequence[LabelValue]) -> LabelValue | None:
@@ -60,12 +73,8 @@ def evaluator_label(rubric_field: RubricField, spec: MetricSpec, value: float | 
         return None
     if rubric_field.kind == "binary":
         return spec.criterion.passes(value)
-    if rubric_field.kind == "ordinal" and rubric_field.scale is not None:
-        low, high = rubric_field.scale
-        lo, hi = spec.range
-        share = (value - lo) / (hi - lo) if lo is not None and hi is not None and hi > lo else value
-        return round(low + min(max(share, 0.0), 1.0) * (high - low))
-    return None
+    on_scale = judge_value(rubric_field, spec, value)
+    return None if on_scale is None else round(on_scale)
 
 
 def _agreement(
@@ -94,8 +103,10 @@ def calibrate(
     against: str | None = None,
     against_spec: MetricSpec | None = None,
     worst: int = 50,
+    population: Population | None = None,
 ) -> CalibrationReport:
-    """The calibration report of ``evaluator`` (and, optionally, ``against`` compared with it)."""
+    """The calibration report of ``evaluator`` (and, optionally, ``against`` compared with it); with
+    the ``population``, each one's mean on the people's scale corrected by their labels."""
     humans = [human_label(rubric_field, item.answers) for item in items]
     scored = sorted({name for item in items for name in item.scores})
     notes: list[str] = []
@@ -157,6 +168,7 @@ def calibrate(
             name_a=evaluator,
             name_b=against,
         )
+    judges = [(evaluator, spec)] + ([(against, against_spec)] if against and against_spec else [])
     return CalibrationReport(
         field=rubric_field.name,
         kind=rubric_field.kind,
@@ -168,5 +180,25 @@ def calibrate(
         disagreements=disagreements[:worst],
         disagreement_count=len(disagreements),
         comparison=comparison,
+        human_scale=_human_scale(rubric_field, items, judges, population),
+        population=population.description if population else None,
         notes=notes,
     )
+
+
+def _human_scale(
+    rubric_field: RubricField,
+    items: Sequence[CalibrationItem],
+    judges: list[tuple[str, MetricSpec]],
+    population: Population | None,
+) -> dict[str, PredictionPoweredMean]:
+    """Per evaluator, its mean on the people's scale corrected by their labels (needs the population)."""
+    if population is None:
+        return {}
+    out: dict[str, PredictionPoweredMean] = {}
+    for name, spec in judges:
+        labelled = [(item.answers, item.scores.get(name)) for item in items]
+        estimate = human_scale_mean(rubric_field, spec, labelled, population.unlabelled.get(name, []))
+        if estimate is not None:
+            out[name] = estimate
+    return out

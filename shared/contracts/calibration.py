@@ -11,6 +11,7 @@ from shared.contracts.agreement import (
     JudgeComparison,
     OrdinalAgreement,
 )
+from shared.contracts.prediction_powered import PredictionPoweredMean
 from shared.contracts.review import FieldKind, LabelValue
 
 Agreement = BinaryAgreement | OrdinalAgreement | CategoricalAgreement
@@ -44,5 +45,14 @@ class CalibrationReport(BaseModel):
     disagreement_count: int = 0
     comparison: JudgeComparison | None = Field(
         default=None, description="A second evaluator against the first, on the same items and labels"
+    )
+    human_scale: dict[str, PredictionPoweredMean] = Field(
+        default_factory=dict,
+        description="Per evaluator (the one calibrated, then the one compared with it): the people's mean "
+        "of the field over the queue's population, estimated from the evaluator's scores corrected by the "
+        "labels (prediction-powered inference), beside the evaluator alone and the labels alone",
+    )
+    population: str | None = Field(
+        default=None, description="The items the human-scale estimates are about (labelled and not), in words"
     )
     notes: list[str] = Field(default_factory=list, description="What was left out and why")

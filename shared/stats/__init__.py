@@ -2,7 +2,8 @@
 
 Pure NumPy / SciPy, vectorised; every function drops ``None`` / NaN and reports how many.
 Agreement between raters (a judge against people's labels): ``binary_agreement``,
-``ordinal_agreement``, ``categorical_agreement`` and ``compare_judges``.
+``ordinal_agreement``, ``categorical_agreement`` and ``compare_judges``; a judge's mean corrected by
+people's labels (prediction-powered inference): ``prediction_powered_mean``.
 """
 
 from shared.contracts.agreement import (
@@ -18,6 +19,7 @@ from shared.contracts.agreement import (
     OrdinalAgreement,
     Proportion,
 )
+from shared.contracts.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
 from shared.contracts.statistics import (
     CiMethod,
     McNemarResult,
@@ -50,6 +52,7 @@ from shared.stats.power import (
     planning_spread,
     sign_flip_power,
 )
+from shared.stats.prediction_powered import ppi_mean_interval, prediction_powered_mean
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 from shared.stats.time_buckets import BucketMean, bucketed_means
 
@@ -71,11 +74,14 @@ __all__ = [
     "Label",
     "Labels",
     "McNemarResult",
+    "MeanEstimate",
+    "MeanMethod",
     "OrdinalAgreement",
     "PairedArrays",
     "PairedBootstrapResult",
     "PairedComparison",
     "Percentiles",
+    "PredictionPoweredMean",
     "Proportion",
     "StatsInputError",
     "Summary",
@@ -113,6 +119,8 @@ __all__ = [
     "percentiles",
     "planning_churn",
     "planning_spread",
+    "ppi_mean_interval",
+    "prediction_powered_mean",
     "sign_flip_p_value",
     "sign_flip_power",
     "summarize",

@@ -1,5 +1,5 @@
-"""A review queue's calibration report: read the labelled items and the specs, compute
-(``shared.analysis.calibration``)."""
+"""A review queue's calibration report: read the labelled items, the population the queue was drawn
+from (for the human-scale estimates) and the specs, compute (``shared.analysis.calibration``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.store import review
-from services.coordinator.store.review.calibration import calibration_items, specs_for
+from services.coordinator.store.review.calibration import calibration_items, population, specs_for
 from shared.analysis.calibration import calibrate
 from shared.contracts.calibration import CalibrationReport
 from shared.contracts.review import RubricField
@@ -42,6 +42,7 @@ async def calibration_report(
     rubric_field = _field(queue.definition.rubric.fields, field_name)
     items = await calibration_items(session, queue, rubric_field.name)
     specs = await specs_for(session, queue, registry)
+    judges = [name for name in (evaluator, against) if name]
     return calibrate(
         rubric_field,
         items,
@@ -49,4 +50,9 @@ async def calibration_report(
         specs.spec(evaluator) if evaluator else None,
         against=against,
         against_spec=specs.spec(against) if against else None,
+        population=(
+            await population(session, queue, rubric_field.name, judges)
+            if judges and rubric_field.numeric
+            else None
+        ),
     )

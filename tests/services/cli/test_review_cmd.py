@@ -103,6 +103,35 @@ async def test_calibrate_prints_agreement_with_its_interval(
     assert shown.exit_code == 0, shown.output
     assert "no_hallucinated_items vs people on ok (n = 6)" in shown.stdout
     assert "Cohen's kappa" in shown.stdout and "true-negative rate" in shown.stdout
+    assert "people's mean of ok on [0, 1], from no_hallucinated_items and 6 labels" in shown.stdout
+    assert "No prediction-powered estimate: every judged item is labelled" in shown.stdout
+    with Client(api.url, api.key) as client:  # four of the six turns labelled: two for the judge alone
+        client.review.create(
+            "part", {"kind": "online", "sample": 4, "seed": 1}, {"fields": [{"name": "ok", "kind": "binary"}]}
+        )
+        for position in range(1, 5):
+            client.review.label("part", position, {"ok": position != 2})
+        report = client.review.calibration("part", evaluator="no_hallucinated_items")
+    part = await asyncio.to_thread(
+        lambda: CliRunner().invoke(
+            cli, ["calibrate", "part", "--evaluator", "no_hallucinated_items"], env=api.env
+        )
+    )
+    assert part.exit_code == 0, part.output
+    result = report.human_scale["no_hallucinated_items"]
+    assert (result.n_labelled, result.n_unlabelled) == (4, 2) and result.estimate is not None
+    lines = part.stdout.splitlines()
+    for name, estimate in (
+        ("prediction-powered (PPI)", result.estimate),
+        ("judge only", result.judge_only),
+        ("labels only", result.labels_only),
+    ):
+        assert estimate is not None and estimate.ci_low is not None and estimate.ci_high is not None
+        row = next(line for line in lines if name in line)
+        assert f"{estimate.value:.3f}" in row and f"[{estimate.ci_low:.3f}, {estimate.ci_high:.3f}]" in row
+    assert (
+        result.reason.split(":")[0] in part.stdout and "population: the 6 sampled production" in part.stdout
+    )
     unknown = await asyncio.to_thread(lambda: CliRunner().invoke(cli, ["calibrate", "nope"], env=api.env))
     assert unknown.exit_code == 2 and "not found" in unknown.stderr
 

@@ -1,7 +1,9 @@
 """What a calibration report reads: a queue's labelled items with each reviewer's answer for one
 field and the evaluators' scores of the same items (``scores``, ``online_scores`` or ``trace_scores``),
-and the metric specs that say how a score reads as an answer (the experiment's resolved specs; for
-traffic, the sampling config's; for traces, the config's for their application)."""
+the population the queue was drawn from (every item its source selects now, before the sample) with
+the evaluators' scores of the items nobody labelled, and the metric specs that say how a score reads as
+an answer (the experiment's resolved specs; for traffic, the sampling config's; for traces, the
+config's for their application)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.experiments import get_experiment
-from shared.analysis.calibration import CalibrationItem
+from services.coordinator.store.review.selection import Selected, source_candidates
+from shared.analysis.calibration import CalibrationItem, Population
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource, TracesSource
@@ -23,8 +26,11 @@ from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import load_config
 
 
-async def calibration_items(session: AsyncSession, queue: ReviewQueue, field: str) -> list[CalibrationItem]:
-    """The queue's items with at least one answer for ``field``, in queue order."""
+async def _labelled(
+    session: AsyncSession, queue: ReviewQueue, field: str
+) -> tuple[list[ReviewItem], dict[int, list[object]]]:
+    """The queue's items with at least one answer for ``field`` (queue order) and, by position, the
+    answers in labelling order."""
     rows = await session.execute(
         select(ReviewItem, ReviewLabel.values)
         .join(ReviewLabel, ReviewLabel.review_item_id == ReviewItem.id)
@@ -37,7 +43,12 @@ async def calibration_items(session: AsyncSession, queue: ReviewQueue, field: st
         by_position[item.position] = item
         if field in values:
             answers[item.position].append(values[field])
-    items = [by_position[p] for p in sorted(answers)]
+    return [by_position[p] for p in sorted(answers)], answers
+
+
+async def calibration_items(session: AsyncSession, queue: ReviewQueue, field: str) -> list[CalibrationItem]:
+    """The queue's items with at least one answer for ``field``, in queue order."""
+    items, answers = await _labelled(session, queue, field)
     scores = await _scores(session, items)
     trace_ids = await _trace_ids(session, items)
     return [
@@ -97,6 +108,60 @@ async def _scores(session: AsyncSession, items: list[ReviewItem]) -> dict[int, d
             if not name.startswith(HUMAN_METRIC_PREFIX):
                 out[traces[trace_pk]][name] = value
     return out
+
+
+async def population(
+    session: AsyncSession, queue: ReviewQueue, field: str, evaluators: list[str]
+) -> Population:
+    """The items the queue's source selects now, before its sample, less those labelled for ``field``,
+    with ``evaluators``' scores of each (None where not measured)."""
+    source = queue.definition.source
+    labelled, _ = await _labelled(session, queue, field)
+    taken = {
+        Selected(
+            experiment_id=i.experiment_id,
+            item_id=i.item_id,
+            trial=i.trial,
+            sample_id=i.sample_id,
+            trace_pk=i.trace_pk,
+        )
+        for i in labelled
+    }
+    candidates = await source_candidates(session, source)
+    rest = [c for c in candidates if c not in taken]
+    scores: dict[Selected, dict[str, float | None]] = defaultdict(dict)
+    if isinstance(source, ExperimentItemsSource):
+        rows = await session.execute(
+            select(Score.experiment_id, Score.item_id, Score.trial, Score.name, Score.value).where(
+                Score.experiment_id == source.experiment_id, Score.name.in_(evaluators)
+            )
+        )
+        for experiment_id, item_id, trial, name, value in rows.all():
+            scores[Selected(experiment_id=experiment_id, item_id=item_id, trial=trial)][name] = value
+        what = f"finished (item, trial)s of experiment {source.experiment_id}"
+    elif isinstance(source, TracesSource):
+        traced = await session.execute(
+            select(TraceScore.trace_pk, TraceScore.name, TraceScore.value).where(
+                TraceScore.application == source.application, TraceScore.name.in_(evaluators)
+            )
+        )
+        for trace_pk, name, value in traced.all():
+            scores[Selected(trace_pk=trace_pk)][name] = value
+        what = f"sampled traces of {source.application}"
+    else:
+        turns = await session.execute(
+            select(OnlineScore.sample_id, OnlineScore.name, OnlineScore.value).where(
+                OnlineScore.name.in_(evaluators)
+            )
+        )
+        for sample_id, name, value in turns.all():
+            scores[Selected(sample_id=sample_id)][name] = value
+        what = "sampled production turns"
+    return Population(
+        description=f"the {len(candidates)} {what} that the queue's source selects (before its sample): "
+        f"{len(candidates) - len(rest)} labelled, {len(rest)} not",
+        unlabelled={name: [scores.get(c, {}).get(name) for c in rest] for name in evaluators},
+    )
 
 
 async def specs_for(session: AsyncSession, queue: ReviewQueue, registry: EvaluatorRegistry) -> MetricSpecs:

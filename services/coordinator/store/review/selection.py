@@ -94,15 +94,19 @@ async def _online_turns(session: AsyncSession, source: OnlineTrafficSource) -> l
     return [Selected(sample_id=sample_id) for sample_id in rows.scalars()]
 
 
+async def source_candidates(session: AsyncSession, source: ReviewSource) -> list[Selected]:
+    """Every item ``source``'s filter selects now, before its sample: the population a queue is drawn
+    from, in a stable order."""
+    if isinstance(source, ExperimentItemsSource):
+        return await _experiment_items(session, source)
+    if isinstance(source, TracesSource):
+        return [Selected(trace_pk=pk) for pk in await trace_candidates(session, source)]
+    return await _online_turns(session, source)
+
+
 async def select_items(session: AsyncSession, source: ReviewSource) -> list[Selected]:
     """The items ``source`` selects now (at most ``MAX_QUEUE_ITEMS``); 422 when there are none."""
-    if isinstance(source, ExperimentItemsSource):
-        candidates = await _experiment_items(session, source)
-    elif isinstance(source, TracesSource):
-        candidates = [Selected(trace_pk=pk) for pk in await trace_candidates(session, source)]
-    else:
-        candidates = await _online_turns(session, source)
-    picked = _sample(candidates, source.sample, source.seed)
+    picked = _sample(await source_candidates(session, source), source.sample, source.seed)
     if not picked:
         raise EmptyQueue(
             "the source selects no item to review: widen the filter (an experiment's ok items, or "

@@ -15,7 +15,7 @@ from services.coordinator.schemas import INT4_MAX
 from services.coordinator.store import audit, review
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
-from services.coordinator.ui.views.calibration import agreement_view
+from services.coordinator.ui.views.calibration import agreement_view, human_scale_views
 from services.coordinator.ui.views.review import review_page
 from shared.contracts.review import LabelIn
 
@@ -66,6 +66,7 @@ async def calibration_page(
         against=against,
         judge=agreement_view(report.judge_vs_human),
         people=agreement_view(report.between_reviewers),
+        human_scale=human_scale_views(report),
     )
 
 

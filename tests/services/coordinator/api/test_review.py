@@ -13,6 +13,7 @@ import pytest
 from services.evaluator.worker import EvalWorker
 from services.sampler.turn_handler import TurnHandler
 from shared.online.sampling_config import SamplingSettings, save_config
+from shared.stats import PredictionPoweredMean, prediction_powered_mean
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.sampler.turns import make_turn
@@ -202,6 +203,10 @@ async def test_calibration_of_an_evaluator_against_two_reviewers(
     assert report["between_reviewers"]["n"] == queue["items"]
     assert report["between_reviewers"]["observed_agreement"]["count"] == queue["items"] - 1
     assert "order_correctness" in report["evaluators"] and "1 item(s) left out" in report["notes"][0]
+    everything = report["human_scale"]["order_correctness"]  # every item labelled: no one to predict
+    assert everything["estimate"] is None and everything["n_unlabelled"] == 0
+    assert (everything["n_labelled"], everything["labels_only"]["n"]) == (queue["items"], queue["items"])
+    assert "every judged item is labelled" in everything["reason"]
     versus_itself = await c.get(
         "/calibration",
         params={"queue": "cal", "evaluator": "order_correctness", "against": "order_correctness"},
@@ -209,6 +214,43 @@ async def test_calibration_of_an_evaluator_against_two_reviewers(
     assert versus_itself.json()["comparison"]["difference"]["value"] == 0
     unknown = await c.get("/calibration", params={"queue": "cal", "field": "nope"})
     assert unknown.status_code == 422 and "no field 'nope'" in unknown.json()["detail"]
+
+
+async def test_the_peoples_pass_rate_from_a_sample_of_the_run_by_prediction_powered_inference(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
+) -> None:
+    c = coordinator.client
+    run = await _finished_run(coordinator, agent)
+    items = (await c.get(f"/experiments/{run}/items", params={"limit": 100})).json()["items"]
+    judged = {  # the scripted agent is right unless it dropped the order: the judge passes it
+        (i["item_id"], i["trial"]): float(i["output"]["order_items"] != [])
+        for i in items
+        if i["status"] == "ok"
+    }
+    binary = {"fields": [{"name": "correct", "kind": "binary"}]}
+    source = {"kind": "experiment", "experiment_id": run, "sample": 6, "seed": 3}
+    made = await c.post("/review/queues", json={"name": "ppi", "source": source, "rubric": binary})
+    assert made.status_code == 201, made.text
+    humans: list[float] = []
+    judge_labelled: list[float] = []
+    for position in range(1, 7):
+        item = (await c.get(f"/review/queues/ppi/items/{position}", params={"reviewer": "ann"})).json()
+        passed = position % 3 != 0  # the people pass four of the six, whatever the judge says
+        await c.put(f"/review/queues/ppi/items/{position}/label", json={"values": {"correct": passed}})
+        humans.append(float(passed))
+        judge_labelled.append(judged.pop((item["item_id"], item["trial"])))
+    report = (await c.get("/calibration", params={"queue": "ppi", "evaluator": "order_correctness"})).json()
+    got = PredictionPoweredMean.model_validate(report["human_scale"]["order_correctness"])
+    expected = prediction_powered_mean(humans, judge_labelled, list(judged.values()), scale=(0.0, 1.0))
+    assert (got.n_labelled, got.n_unlabelled) == (6, len(judged)) and got.estimate is not None
+    assert expected.estimate is not None and got.rectifier == pytest.approx(expected.rectifier)
+    assert got.estimate.model_dump() == pytest.approx(expected.estimate.model_dump())
+    assert got.judge_only == expected.judge_only and got.labels_only == expected.labels_only
+    assert got.reason == expected.reason
+    assert report["population"] == (
+        f"the {len(judged) + 6} finished (item, trial)s of experiment {run} that the queue's source "
+        f"selects (before its sample): 6 labelled, {len(judged)} not"
+    )
 
 
 async def test_items_dealt_to_reviewers_are_offered_to_them_first(coordinator: Coordinator) -> None:

@@ -75,6 +75,19 @@ async def test_labelling_a_queue_with_the_keyboard(browser: Browser, ui_data: Ui
     await view.visit(calibration, "review-calibration")
     await expect(page.locator("main")).to_contain_text("Cohen's κ")
     await expect(page.locator("main")).to_contain_text("Between reviewers")
+    report = (
+        await c.get("/calibration", params={"queue": queue["id"], "evaluator": "order_correctness"})
+    ).json()
+    result = report["human_scale"]["order_correctness"]
+    assert result["n_labelled"] == 2 and result["n_unlabelled"] == queue["items"] - 2
+    means = page.locator("table.human-scale tbody tr")
+    await expect(means).to_have_count(3)
+    await expect(means.nth(0)).to_contain_text(f"{result['estimate']['value']:.3f}")
+    await expect(means.nth(1)).to_contain_text(f"{result['judge_only']['value']:.3f}")
+    await expect(means.nth(2)).to_contain_text(f"{result['labels_only']['value']:.3f}")
+    await expect(page.locator("main")).to_contain_text(result["reason"])
+    await expect(page.locator(".ci-dot")).to_have_count(3)
+    await view.shot("review-calibration-human-scale")
     assert view.clean() == []
 
 

@@ -78,7 +78,7 @@ def _breakdown(report: ComparisonReport, key: str, metrics: set[str]) -> Table |
         )
     for group in rows:
         for r in group.metrics:
-            if r.metric in metrics and (r.comparison.delta or r.status in STATUS_STYLE):
+            if r.metric in metrics and (r.comparison.delta or r.status in ("regression", "improvement")):
                 c = r.comparison
                 table.add_row(
                     group.value,

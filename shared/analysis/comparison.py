@@ -329,7 +329,7 @@ class ComparisonBuilder:
             for pos, j in enumerate(rows):
                 m = self.metrics[j]
                 result = _result(m, comparisons[j], adjusted[pos], self.specs[m], self.config, role, label)  # type: ignore[arg-type]
-                results[m] = with_power(result, family[pos], self.config.alpha)
+                results[m] = with_power(result, family[pos], self.config.alpha, holm=label == "Holm")
         return [results[m] for m in self.metrics]
 
     def _westfall_young(self, rows: list[int], comps: list[PairedComparison]) -> list[float | None]:

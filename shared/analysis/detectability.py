@@ -97,8 +97,9 @@ def detectable_effect(
     )
 
 
-def with_power(result: MetricResult, member: FamilyMember, alpha: float) -> MetricResult:
-    """``result`` with its family, MDE and, for "no significant change", what it could have seen."""
+def with_power(result: MetricResult, member: FamilyMember, alpha: float, holm: bool = True) -> MetricResult:
+    """``result`` with its family, MDE and, for "no significant change", what it could have seen
+    (``holm``: its p-value was adjusted by Holm-Tarone, which leaves such a metric out)."""
     size = member.size or 1
     mde = detectable_effect(result.comparison, alpha / size)
     reason = result.reason
@@ -107,8 +108,8 @@ def with_power(result: MetricResult, member: FamilyMember, alpha: float) -> Metr
     if member.in_family is False and result.status == "no_significant_change":
         reason += (
             f"; it cannot be significant whatever the signs of its changes (the smallest p-value its "
-            f"test could give on these pairs is {result.comparison.min_p_value:.3g} > {alpha / size:.3g}),"
-            " so it is left out of the Holm family"
+            f"test could give on these pairs is {result.comparison.min_p_value:.3g} > {alpha / size:.3g})"
+            + (", so it is left out of the Holm family" if holm else "")
         )
     return result.model_copy(
         update={"mde": mde, "family_size": member.size, "in_family": member.in_family, "reason": reason}

@@ -162,7 +162,7 @@ def assertion_from_string(expected: str) -> dict[str, Any]:
     return {"type": "equals", "value": expected}
 
 
-def test_from_csv_row(row: Mapping[str, str]) -> dict[str, Any]:
+def case_from_csv_row(row: Mapping[str, str]) -> dict[str, Any]:
     """One CSV row as a promptfoo test (see the module docstring for the reserved columns)."""
     test: dict[str, Any] = {"vars": {}, "assert": [], "metadata": {}}
     configs: dict[int, float] = {}
@@ -206,7 +206,7 @@ def test_from_csv_row(row: Mapping[str, str]) -> dict[str, Any]:
 def _csv_tests(path: Path) -> list[dict[str, Any]]:
     text = read_text(path)
     try:
-        return [test_from_csv_row(row) for row in csv.DictReader(io.StringIO(text))]
+        return [case_from_csv_row(row) for row in csv.DictReader(io.StringIO(text))]
     except (csv.Error, ValueError) as exc:
         raise ImportFileError(f"{path}: not a promptfoo tests CSV: {exc}") from exc
 
@@ -317,12 +317,25 @@ def _test_problems(test: Mapping[str, Any], where: str) -> list[Unsupported]:
     return problems
 
 
+def _check_shape(test: Mapping[str, Any], where: str) -> None:
+    """Refuse a test (or defaultTest) whose parts have the wrong shape, naming the part."""
+    shapes = (("vars", (dict, str), "a mapping"), ("assert", list, "a list"), ("metadata", dict, "a mapping"))
+    for key, kinds, what in shapes:
+        if test.get(key) is not None and not isinstance(test[key], kinds):
+            raise ImportFileError(f"{where}: {key} must be {what}, not {type(test[key]).__name__}")
+    if test.get("options") is not None and not isinstance(test["options"], dict):
+        raise ImportFileError(f"{where}: options must be a mapping")
+
+
 def import_promptfoo(path: Path, name: str | None = None) -> Imported:
     """Read the promptfoo config at ``path`` into a dataset (see the module docstring)."""
     if not path.is_file():
         raise ImportFileError(f"{path}: no such file: give the path of your promptfooconfig.yaml")
     config = _Config(path)
     default = config.default_test()
+    _check_shape(default, f"{path}: defaultTest")
+    if isinstance(default.get("vars"), str):
+        raise ImportFileError(f"{path}: defaultTest: vars must be a mapping")
     templates = config.raw.get("assertionTemplates") or {}
     warnings = [
         "prompts and providers are not imported: Yardstick calls your application (the run's --target) "
@@ -333,6 +346,7 @@ def import_promptfoo(path: Path, name: str | None = None) -> Imported:
     for number, test in enumerate(config.tests(), start=1):
         if not isinstance(test, Mapping):
             raise ImportFileError(f"{path}: test {number} is not a mapping (vars, assert, description…)")
+        _check_shape(test, f"{path}: test {number}")
         description = str(test.get("description") or "").strip()
         where = f"test {number}" + (f" ({description[:60]})" if description else "")
         unsupported += _test_problems({**default, **test}, where)

@@ -33,7 +33,8 @@ from typing import Any
 import jsonschema
 
 from shared.contracts.item_checks import ItemCheck
-from shared.datasets.importers.imported import ImportFileError, Unsupported
+from shared.datasets.files import DatasetFileError
+from shared.datasets.importers.imported import Unsupported
 
 SIMILAR_THRESHOLD = 0.75
 RUBRIC_THRESHOLD = 0.5
@@ -239,7 +240,7 @@ def map_assertion(
         raw = _checks_of(base_kind, value, assertion, base, load)
     except _Refused as refused:
         return Unsupported(where, kind, refused.reason)
-    except ImportFileError as exc:
+    except DatasetFileError as exc:  # a schema file: missing or unreadable
         return Unsupported(where, kind, str(exc))
     metric = metric_name(assertion, kind)
     return [

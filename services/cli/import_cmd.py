@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -32,6 +33,16 @@ TARGET_HELP = "The target the printed run command names (agent | search | answer
 SET_HELP = "A target setting for the printed run command, dotted.key=value (repeatable)"
 PLACEHOLDER_SETS = {"python": ["name=YOUR_TASK"], "http": ["url=https://YOUR_APP/answer"]}
 """Shown when no --set is given: the setting the user must fill in for these targets."""
+
+OUT_OPTION = typer.Option(None, "--out", help="Write the dataset YAML here instead of pushing it")
+SKIP_OPTION = typer.Option(
+    False, "--skip-unsupported", help="Import without the checks Yardstick cannot express (each listed)"
+)
+TARGET_OPTION = typer.Option("python", "--target", "-t", help=TARGET_HELP)
+SET_OPTION = typer.Option([], "--set", help=SET_HELP)
+FIELD_OPTION = typer.Option(
+    None, "--output-field", help="Where the answer is in your target's output (dotted path)"
+)
 
 
 def run_command(imported: Imported, target: str, sets: list[str], output_field: str | None) -> str:
@@ -65,7 +76,7 @@ def _refuse_or_warn(imported: Imported, skip_unsupported: bool) -> None:
 
 
 def finish(
-    imported: Imported,
+    read: Callable[[], Imported],
     source: Path,
     *,
     out: Path | None,
@@ -75,7 +86,11 @@ def finish(
     output_field: str | None,
 ) -> None:
     """Refuse or warn about unsupported checks, store the dataset (or write ``out``), print the run
-    command."""
+    command. ``read`` makes the import (its bad input exits 2)."""
+    try:
+        imported = read()
+    except DatasetFileError as exc:
+        raise fail(exc) from exc
     _refuse_or_warn(imported, skip_unsupported)
     for warning in imported.warnings:
         err.print(f"[yellow]⚠ {warning}[/yellow]", highlight=False)
@@ -116,23 +131,15 @@ def finish(
 def promptfoo_command(
     config: Path = typer.Argument(..., help="The promptfoo config (promptfooconfig.yaml)"),
     name: str | None = typer.Option(None, help="Dataset name (default: the config's description, as a slug)"),
-    out: Path | None = typer.Option(None, "--out", help="Write the dataset YAML here instead of pushing it"),
-    skip_unsupported: bool = typer.Option(
-        False, "--skip-unsupported", help="Import without the assertions Yardstick cannot express (listed)"
-    ),
-    target: str = typer.Option("python", "--target", "-t", help=TARGET_HELP),
-    set_: list[str] = typer.Option([], "--set", help=SET_HELP),
-    output_field: str | None = typer.Option(
-        None, "--output-field", help="Where the answer is in your target's output (dotted path)"
-    ),
+    out: Path | None = OUT_OPTION,
+    skip_unsupported: bool = SKIP_OPTION,
+    target: str = TARGET_OPTION,
+    set_: list[str] = SET_OPTION,
+    output_field: str | None = FIELD_OPTION,
 ) -> None:
     """Import a promptfoo config's tests (vars → input, assertions → checks) as a dataset version."""
-    try:
-        imported = import_promptfoo(config, name)
-    except DatasetFileError as exc:
-        raise fail(exc) from exc
     finish(
-        imported,
+        lambda: import_promptfoo(config, name),
         config,
         out=out,
         skip_unsupported=skip_unsupported,
@@ -159,27 +166,19 @@ def openai_evals_command(
         "--criteria",
         help="With an Evals API data file: the eval object (JSON) with its testing_criteria",
     ),
-    out: Path | None = typer.Option(None, "--out", help="Write the dataset YAML here instead of pushing it"),
-    skip_unsupported: bool = typer.Option(
-        False, "--skip-unsupported", help="Import without the criteria Yardstick cannot express (listed)"
-    ),
-    target: str = typer.Option("python", "--target", "-t", help=TARGET_HELP),
-    set_: list[str] = typer.Option([], "--set", help=SET_HELP),
-    output_field: str | None = typer.Option(
-        None, "--output-field", help="Where the answer is in your target's output (dotted path)"
-    ),
+    out: Path | None = OUT_OPTION,
+    skip_unsupported: bool = SKIP_OPTION,
+    target: str = TARGET_OPTION,
+    set_: list[str] = SET_OPTION,
+    output_field: str | None = FIELD_OPTION,
 ) -> None:
     """Import OpenAI Evals samples (Match / Includes / FuzzyMatch) or an Evals API export as a dataset
     version."""
     if eval_class not in (None, "match", "includes", "fuzzy_match"):
         raise fail(ValueError(f"--eval-class {eval_class!r}: use match, includes or fuzzy_match"))
     chosen = cast("EvalClass | None", eval_class)
-    try:
-        imported = import_openai_evals(file, name, chosen, eval_name, criteria)
-    except DatasetFileError as exc:
-        raise fail(exc) from exc
     finish(
-        imported,
+        lambda: import_openai_evals(file, name, chosen, eval_name, criteria),
         file,
         out=out,
         skip_unsupported=skip_unsupported,

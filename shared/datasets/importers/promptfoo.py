@@ -230,12 +230,13 @@ class _Config:
     def files(self, reference: str) -> list[Path]:
         """The files a ``file://`` reference names (a glob may name several), relative to the config."""
         pattern = reference.removeprefix("file://")
-        found = sorted(Path(p) for p in glob.glob(str(self.base / pattern), recursive=True))
+        matches = glob.glob(str(self.base / pattern), recursive=True)
+        found = sorted(path for path in map(Path, matches) if path.is_file())
         if not found:
             raise ImportFileError(
                 f"{self.path}: {reference} names no file (paths are relative to the config)"
             )
-        return [p for p in found if p.is_file()]
+        return found
 
     def tests_from(self, reference: str) -> Iterator[Any]:
         for path in self.files(reference):
@@ -336,7 +337,8 @@ def import_promptfoo(path: Path, name: str | None = None) -> Imported:
     _check_shape(default, f"{path}: defaultTest")
     if isinstance(default.get("vars"), str):
         raise ImportFileError(f"{path}: defaultTest: vars must be a mapping")
-    templates = config.raw.get("assertionTemplates") or {}
+    templates = config.raw.get("assertionTemplates")
+    templates = templates if isinstance(templates, dict) else {}
     warnings = [
         "prompts and providers are not imported: Yardstick calls your application (the run's --target) "
         "with each item's vars as its input"

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.evaluators.judge_model import set_judge_factory
 from tests.evaluator_registry import run_item_evaluators
 from tests.shared.evaluators.test_judges import FakeJudge
+from tests.shared.evaluators.test_rubric import judge
 
 pytestmark = pytest.mark.unit
+
+__all__ = ["judge"]  # the fake judge fixture, shared with the rubric's tests
 
 SPEC = [EvaluatorSpec(name="item_checks")]
 
@@ -77,17 +78,8 @@ async def test_bad_checks_are_not_measured_never_a_failure_of_the_output() -> No
     assert "no expected_output.checks" in (none[0].comment or "")
 
 
-@pytest.fixture
-def judge(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeJudge]:
-    monkeypatch.setenv("MISTRAL_API_KEY", "test-key-not-used")
-    monkeypatch.delenv("JUDGE_PROVIDER", raising=False)
-    fake = FakeJudge(answers={"RubricVerdict": {"reason": "talks like a person", "score": 0.8}})
-    set_judge_factory(lambda config: fake)
-    yield fake
-    set_judge_factory(None)
-
-
 async def test_a_rubric_check_asks_the_judge_with_the_items_own_criteria(judge: FakeJudge) -> None:
+    judge.answers["RubricVerdict"] = {"reason": "talks like a person", "score": 0.8}
     rubric = check("llm_rubric", "llm_rubric", args={"criteria": "never says it is an AI", "scale": [0, 1]})
     got = await scores("Bonjour!", [{**rubric, "threshold": 0.5}])
     assert got["llm_rubric"].value == 1.0 and "talks like a person" in (got["llm_rubric"].comment or "")

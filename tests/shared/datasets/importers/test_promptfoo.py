@@ -285,3 +285,9 @@ def test_the_same_config_imports_to_the_same_items_and_round_trips(tmp_path: Pat
     out = tmp_path / "dataset.json"
     out.write_text(first.model_dump_json())
     assert load_dataset_file(out).items == first.items
+
+
+def test_a_reference_to_a_folder_names_no_file(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(ImportFileError, match="file://sub names no file"):
+        import_promptfoo(write(tmp_path, "tests: [{vars: file://sub}]\n"))

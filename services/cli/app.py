@@ -7,6 +7,7 @@ import typer
 from services.cli import (
     datasets_cmd,
     experiments_cmd,
+    import_cmd,
     keys_cmd,
     online_cmd,
     projects_cmd,
@@ -62,6 +63,7 @@ app.add_typer(traffic_cmd.app, name="traffic")
 app.add_typer(online_cmd.app, name="online")
 app.add_typer(traces_cmd.app, name="traces")
 app.add_typer(review_cmd.app, name="review")
+app.add_typer(import_cmd.app, name="import")
 datasets_cmd.app.command("generate-retrieval")(generate_retrieval_command)
 app.command("run")(run_command)
 app.command("rescore")(rescore_command)

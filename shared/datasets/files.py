@@ -150,7 +150,10 @@ def _describe(exc: ValidationError, raw_items: list[Any] | None) -> str:
     return "\n".join(lines)
 
 
-def _read(path: Path) -> Any:
+def read_text(path: Path) -> str:
+    """The file's text: at most ``MAX_FILE_BYTES``, UTF-8, not empty (else :class:`DatasetFileError`)."""
+    if not path.is_file():
+        raise DatasetFileError(f"{path}: no such file")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise DatasetFileError(
@@ -163,6 +166,16 @@ def _read(path: Path) -> Any:
         raise DatasetFileError(f"{path}: not UTF-8 text (byte {exc.start}): save it as UTF-8") from exc
     if not text.strip():
         raise DatasetFileError(f"{path}: the file is empty")
+    return text
+
+
+def load_yaml(text: str) -> Any:
+    """YAML (or JSON) text read safely, its aliases bounded (raises ``yaml.YAMLError``)."""
+    return yaml.load(text, Loader=_BoundedLoader)
+
+
+def _read(path: Path) -> Any:
+    text = read_text(path)
     try:
         if path.suffix == ".jsonl":
             rows = []
@@ -175,7 +188,7 @@ def _read(path: Path) -> Any:
             return {"name": path.stem, "items": rows}
         if path.suffix == ".json":
             return json.loads(text)
-        return yaml.load(text, Loader=_BoundedLoader)
+        return load_yaml(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise DatasetFileError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {exc}") from exc
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -83,6 +84,42 @@ def _reference(expected_output: Any, expected: Any, field: str | None, expected_
     if expected_output is None:
         raise MalformedPayload("no reference: give 'expected' or an item expected_output")
     return _at(expected_output, expected_field or field, "expected_output")
+
+
+EMBEDDED_JSON_STARTS = 200
+"""At most this many ``{`` / ``[`` are tried as the start of a JSON value in one text."""
+
+
+def embedded_json(text: str) -> list[Any]:
+    """The JSON objects and arrays found in ``text``, left to right (each decoded from a ``{`` or
+    ``[`` onwards; a value found is skipped over; at most ``EMBEDDED_JSON_STARTS`` starts tried)."""
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    position, tried = 0, 0
+    while tried < EMBEDDED_JSON_STARTS:
+        starts = [i for i in (text.find("{", position), text.find("[", position)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        tried += 1
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        found.append(value)
+        position = end
+    return found
+
+
+_PUNCTUATION = frozenset(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def normalized(text: str) -> str:
+    """Lower case, no punctuation, no articles (a, an, the), single spaces (the SQuAD normalisation)."""
+    text = "".join(char for char in text.lower() if char not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def _binary(name: str, passed: bool, comment: str) -> Evaluation:
@@ -159,12 +196,17 @@ def json_valid(
     expected_output: Any = None,
     metadata: Any = None,
     field: str | None = None,
+    embedded: bool = False,
     **kwargs: Any,
 ) -> Evaluation:
-    """1 when the output (a string) parses as JSON; structured outputs already are JSON."""
+    """1 when the output (a string) parses as JSON; structured outputs already are JSON. With
+    ``embedded``, 1 when the text contains a JSON object or array anywhere ("Here it is: {…}")."""
     value = _actual(output, field)
     if not isinstance(value, str):
         return _binary("json_valid", True, "structured output")
+    if embedded:
+        found = embedded_json(value)
+        return _binary("json_valid", bool(found), f"{len(found)} JSON value(s) in the text")
     try:
         json.loads(value)
     except json.JSONDecodeError as exc:
@@ -181,10 +223,18 @@ def json_schema(
     metadata: Any = None,
     schema: JsonSchema,
     field: str | None = None,
+    embedded: bool = False,
     **kwargs: Any,
 ) -> Evaluation:
-    """1 when the output (parsed if it is a JSON string) validates against the JSON Schema ``schema``."""
+    """1 when the output (parsed if it is a JSON string) validates against the JSON Schema ``schema``;
+    with ``embedded``, when one of the JSON objects or arrays found in the text does."""
     value = _actual(output, field)
+    if embedded and isinstance(value, str):
+        found = embedded_json(value)
+        validator = jsonschema.Draft202012Validator(schema)
+        valid = any(validator.is_valid(candidate) for candidate in found)
+        comment = f"{'one' if valid else 'none'} of {len(found)} JSON value(s) in the text is valid"
+        return _binary("json_schema", valid, comment)
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -249,6 +299,30 @@ def string_similarity(
     reference = _text(_reference(expected_output, expected, field, expected_field))
     value = scorer(actual, reference) / 100.0
     return Evaluation(name="string_similarity", value=value, comment=f"{method} {value:.3f}")
+
+
+@register("fuzzy_match", passes={"fuzzy_match": PASS_AT_ONE})
+def fuzzy_match(
+    *,
+    input: Any = None,
+    output: Any,
+    expected_output: Any = None,
+    metadata: Any = None,
+    field: str | None = None,
+    expected_field: str | None = None,
+    expected: Any = None,
+    **kwargs: Any,
+) -> Evaluation:
+    """1 when output and reference, normalised (lower case, no punctuation or articles), contain one
+    another; a list reference passes when any of its answers does (OpenAI Evals' FuzzyMatch)."""
+    reference = _reference(expected_output, expected, field, expected_field)
+    answers = reference if isinstance(reference, list) else [reference]
+    actual = normalized(_text(_actual(output, field)))
+    for answer in answers:
+        wanted = normalized(_text(answer))
+        if (wanted in actual or actual in wanted) if wanted and actual else wanted == actual:
+            return _binary("fuzzy_match", True, f"matches {_text(answer)[:80]!r}")
+    return _binary("fuzzy_match", False, f"matches none of {len(answers)} answer(s)")
 
 
 @register("tool_called", inline=True, passes={"tool_called": PASS_AT_ONE}, reference_free=True)

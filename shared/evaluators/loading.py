@@ -18,6 +18,7 @@ from shared.evaluators import (
     conversation,
     drive_thru,
     generic,
+    item_checks,
     judges,
     multi_turn,
     rag,
@@ -39,6 +40,7 @@ BUILTIN_MODULES: tuple[ModuleType, ...] = (
     conversation,
     multi_turn,
     generic,
+    item_checks,
 )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from shared.evaluators import EvaluatorArgumentsError, EvaluatorSpec
+from shared.evaluators.generic import embedded_json, fuzzy_match, json_schema, json_valid
 from tests.evaluator_registry import policy_of, run_item_evaluators, validate_specs
 
 pytestmark = pytest.mark.unit
@@ -98,3 +99,21 @@ async def test_a_missing_path_is_a_recorded_error_not_a_score() -> None:
 def test_bad_arguments_are_refused_at_submission(name: str, args: dict[str, Any], field: str) -> None:
     with pytest.raises(EvaluatorArgumentsError, match=rf"evaluator '{name}': {field}"):
         validate_specs([EvaluatorSpec(name=name, args=args)])
+
+
+def test_fuzzy_match_normalises_and_accepts_either_containment() -> None:
+    assert fuzzy_match(output="The George Washington.", expected="george washington").value == 1.0
+    assert fuzzy_match(output="Washington", expected=["Lincoln", "George Washington"]).value == 1.0
+    assert fuzzy_match(output="Lincoln", expected="George Washington").value == 0.0
+    assert fuzzy_match(output="", expected="x").value == 0.0
+
+
+def test_embedded_json_is_found_inside_text() -> None:
+    text = 'Sure: {"a": 1} and [2, 3] but not {broken'
+    assert embedded_json(text) == [{"a": 1}, [2, 3]]
+    assert json_valid(output=text, embedded=True).value == 1.0
+    assert json_valid(output=text).value == 0.0
+    assert json_valid(output="no json here", embedded=True).value == 0.0
+    schema = {"type": "object", "required": ["a"]}
+    assert json_schema(output=text, schema=schema, embedded=True).value == 1.0
+    assert json_schema(output="[1]", schema=schema, embedded=True).value == 0.0

@@ -35,29 +35,36 @@ out = stdout_console()
 err = stderr_console()
 
 
-def _experiment(client: Client, body: dict[str, Any]) -> dict[str, Any]:
-    experiment = start_and_follow(client, body, err)
-    out.print(summary_table(experiment))
-    print_failures(client, experiment, err)
-    print_comparison(client, experiment, err)
-    if experiment["status"] != "completed":
-        raise RuntimeError(
-            f"experiment {experiment['name']} ended {experiment['status']}: {experiment.get('error')}"
-        )
-    return experiment
+class Runs:
+    """Runs the demo's experiments (progress, summary, failures, comparison) and keeps every
+    comparison's verdict for the closing summary."""
+
+    def __init__(self) -> None:
+        self.verdicts: list[tuple[str, str]] = []
+
+    def __call__(self, client: Client, body: dict[str, Any]) -> dict[str, Any]:
+        experiment = start_and_follow(client, body, err)
+        out.print(summary_table(experiment))
+        print_failures(client, experiment, err)
+        print_comparison(client, experiment, err)
+        if experiment["status"] != "completed":
+            raise RuntimeError(
+                f"experiment {experiment['name']} ended {experiment['status']}: {experiment.get('error')}"
+            )
+        if experiment.get("comparison_id"):
+            report = client.get_comparison(experiment["comparison_id"]).report
+            self.verdicts.append((experiment["name"], report.headline or report.verdict))
+        return experiment
+
+    def last_verdict(self) -> str:
+        return self.verdicts[-1][1] if self.verdicts else "no comparison"
 
 
-def _verdict(experiment: dict[str, Any]) -> str:
-    if experiment.get("regression") is None:
-        return "no comparison"
-    return "[red]REGRESSION[/red]" if experiment["regression"] else "[green]no significant regression[/green]"
-
-
-def _drive_thru(client: Client) -> None:
+def _drive_thru(client: Client, run: Runs) -> None:
     out.print(Rule("Drive-thru agent: baseline vs candidate (two offline-model configurations)"))
     push_file(client, DRIVE_THRU)
     base = {"dataset": "drive-thru/order-correctness-v1", "concurrency": 10}
-    baseline = _experiment(
+    baseline = run(
         client,
         base
         | {
@@ -65,7 +72,7 @@ def _drive_thru(client: Client) -> None:
             "target": {"kind": "agent", "model": {"provider": "offline"}},
         },
     )
-    candidate = _experiment(
+    run(
         client,
         base
         | {
@@ -80,10 +87,10 @@ def _drive_thru(client: Client) -> None:
             },
         },
     )
-    out.print(f"Drive-thru verdict: {_verdict(candidate)}")
+    out.print(f"Drive-thru verdict: {run.last_verdict()}")
     out.print(Rule("Drive-thru agent: trajectory scenarios"))
     push_file(client, SCENARIOS, name="drive-thru/trajectory-scenarios-v1")
-    _experiment(
+    run(
         client,
         {
             "name": "demo-trajectories",
@@ -92,13 +99,13 @@ def _drive_thru(client: Client) -> None:
             "target": {"kind": "agent", "model": {"provider": "offline"}},
         },
     )
-    _conversations(client)
+    _conversations(client, run)
 
 
-def _conversations(client: Client) -> None:
+def _conversations(client: Client, run: Runs) -> None:
     out.print(Rule("Drive-thru agent: multi-turn conversations (each replayed in one thread)"))
     push_file(client, CONVERSATIONS)
-    _experiment(
+    run(
         client,
         {
             "name": "demo-conversations",
@@ -109,15 +116,15 @@ def _conversations(client: Client) -> None:
     )
 
 
-def _retrieval(client: Client) -> None:
+def _retrieval(client: Client, run: Runs) -> None:
     if not GOLDEN.exists() or not RAG_GOLDEN.exists():
         err.print(f"(skipping retrieval: {GOLDEN} or {RAG_GOLDEN} not present)")
         return
     out.print(Rule("Retrieval: golden set vs corpus backend, then a candidate that drops 30% of queries"))
     push_file(client, GOLDEN, name="search/golden-v1")
     base = {"dataset": "search/golden-v1", "concurrency": 10}
-    baseline = _experiment(client, base | {"name": "demo-search-baseline", "target": {"kind": "search"}})
-    candidate = _experiment(
+    baseline = run(client, base | {"name": "demo-search-baseline", "target": {"kind": "search"}})
+    run(
         client,
         base
         | {
@@ -126,19 +133,19 @@ def _retrieval(client: Client) -> None:
             "target": {"kind": "search", "degrade": 0.3},
         },
     )
-    out.print(f"Retrieval verdict (degrade=0.3): {_verdict(candidate)}")
-    _rag(client)
+    out.print(f"Retrieval verdict (degrade=0.3): {run.last_verdict()}")
+    _rag(client, run)
 
 
-def _rag(client: Client) -> None:
+def _rag(client: Client, run: Runs) -> None:
     out.print(
         Rule("RAG answers with citations, then a candidate that retrieves nothing for half the questions")
     )
     push_file(client, RAG_GOLDEN, name="search/rag-golden-v1")
     base = {"dataset": "search/rag-golden-v1", "concurrency": 10, "evaluators": RAG_EVALUATORS}
     answer = {"kind": "answer", "answerer": "extractive"}
-    baseline = _experiment(client, base | {"name": "demo-rag-baseline", "target": answer})
-    candidate = _experiment(
+    baseline = run(client, base | {"name": "demo-rag-baseline", "target": answer})
+    run(
         client,
         base
         | {
@@ -147,7 +154,7 @@ def _rag(client: Client) -> None:
             "target": answer | {"degrade": 0.5},
         },
     )
-    out.print(f"RAG verdict (degrade=0.5): {_verdict(candidate)}")
+    out.print(f"RAG verdict (degrade=0.5): {run.last_verdict()}")
 
 
 def _open_the_ui(client: Client, stack_stays_up: bool) -> None:
@@ -181,14 +188,22 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
                 state = launcher.up(DEFAULT_STATE_DIR, extra_env=SAMPLER_ENV)
             err.print(f"stack up: {', '.join(p.name for p in state.processes)}")
         client = connect()
-        _drive_thru(client)
-        prompts = prompt_loop(client, _experiment, out, offline=not os.environ.get("MISTRAL_API_KEY"))
+        runs = Runs()
+        _drive_thru(client, runs)
+        prompts = prompt_loop(client, runs, out, offline=not os.environ.get("MISTRAL_API_KEY"))
         stack = StackState.load(DEFAULT_STATE_DIR)
         if stack is None or not stack.agent_url:
             raise RuntimeError(f"no agent URL in {StackState.path(DEFAULT_STATE_DIR)}")
         online = online_demo(client, stack.agent_url, out, err, own_stack=started_here)
-        _retrieval(client)
+        _retrieval(client, runs)
         out.print(Rule("Summary"))
+        for name, verdict in runs.verdicts:
+            style = (
+                "red"
+                if verdict.startswith("FAIL")
+                else ("yellow" if verdict.startswith("INCON") else "green")
+            )
+            out.print(f"[bold]{name}[/bold] vs its baseline: [{style}]{verdict}[/{style}]", highlight=False)
         out.print(f"Prompt loop: {prompts}")
         out.print(f"Production traffic: {online}")
         _open_the_ui(client, keep or not started_here)

@@ -1,4 +1,5 @@
-"""The comparison page: verdict banner, per-metric statistics with reasons, per-breakdown deltas."""
+"""The comparison page: verdict banner, the items that broke (must-pass ones first), per-metric
+statistics with reasons, per-breakdown deltas."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class Banner(BaseModel):
 
 class MetricLine(BaseModel):
     metric: str
+    secondary: bool = Field(default=False, description="Not in the gating family: exploratory")
     arrow: str = Field(description="↑ higher is better, ↓ lower is better, · informational (its spec)")
     baseline: float | None
     candidate: float | None
@@ -59,6 +61,7 @@ def metric_line(result: MetricResult) -> MetricLine:
     c = result.comparison
     return MetricLine(
         metric=result.metric,
+        secondary=result.role == "secondary",
         arrow=direction_arrow(result),
         baseline=c.baseline.mean,
         candidate=c.candidate.mean,
@@ -78,15 +81,16 @@ def metric_line(result: MetricResult) -> MetricLine:
 
 
 def banner(report: ComparisonReport) -> Banner:
-    if report.regression:
-        return Banner(tone="bad", title="Regression", detail=report.verdict)
-    if not report.gates_passed:
-        return Banner(tone="bad", title="Gate missed", detail=report.verdict)
+    """The verdict's headline as the title, the details beneath (older reports: the verdict alone)."""
+    headline = report.headline or report.verdict
+    detail = report.verdict[len(report.headline) :].strip() if report.headline else ""
+    if report.regression or not report.gates_passed:
+        return Banner(tone="bad", title=headline, detail=detail)
     if report.inconclusive:
-        return Banner(tone="warn", title="Too few items to detect any change", detail=report.verdict)
+        return Banner(tone="warn", title=headline, detail=detail)
     if report.improvements:
-        return Banner(tone="good", title="No regression", detail=report.verdict)
-    return Banner(tone="neutral", title="No regression", detail=report.verdict)
+        return Banner(tone="good", title=headline, detail=detail)
+    return Banner(tone="neutral", title=headline, detail=detail)
 
 
 def compare_page(report: ComparisonReport) -> ComparePage:

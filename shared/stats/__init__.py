@@ -1,4 +1,5 @@
-"""Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing, power.
+"""Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing (Holm,
+Westfall-Young), power.
 
 Pure NumPy / SciPy, vectorised; every function drops ``None`` / NaN and reports how many.
 Agreement between raters (a judge against people's labels): ``binary_agreement``,
@@ -52,6 +53,7 @@ from shared.stats.power import (
 )
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 from shared.stats.time_buckets import BucketMean, bucketed_means
+from shared.stats.westfall_young import WestfallYoungResult, westfall_young
 
 __all__ = [
     "DEFAULT_POWER",
@@ -81,6 +83,7 @@ __all__ = [
     "Summary",
     "TestName",
     "Values",
+    "WestfallYoungResult",
     "binary_agreement",
     "bootstrap_means",
     "bucketed_means",
@@ -118,5 +121,6 @@ __all__ = [
     "summarize",
     "t_interval",
     "tarone_size",
+    "westfall_young",
     "wilson_interval",
 ]

@@ -84,7 +84,7 @@ def westfall_young(
     candidate - baseline, NaN = missing), all rows flipped with the same sign patterns.
 
     ``resamples``: random patterns when there are more than ``exact_max_pairs`` active pairs; None
-    takes ``resamples_for(n)`` (10,000 up to 1,000 pairs, 2,000 beyond). ``seed`` seeds them.
+    takes ``resamples_for(n)`` of the n active pairs (10,000 up to 1,000, 2,000 beyond). ``seed`` seeds them.
     """
     rows = _check(differences, resamples, exact_max_pairs)
     m = rows.shape[0]

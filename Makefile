@@ -103,6 +103,7 @@ bench: bytecode ui-assets
 	$(BIN)/python bench/traces.py
 	$(BIN)/python bench/comparisons.py
 	$(BIN)/python bench/prediction_powered.py
+	$(BIN)/python bench/multiplicity.py
 
 stack-up: bytecode ui-assets
 	$(BIN)/yardstick stack up

@@ -55,7 +55,7 @@ from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
 from shared.contracts.metric_spec import MetricSpec
 from shared.stats import FloatArray, PairedComparison, compare_paired_groups
-from shared.stats.westfall_young import westfall_young
+from shared.stats import westfall_young
 
 LATENCY_P95 = "latency_p95_ms"
 
@@ -340,7 +340,7 @@ class ComparisonBuilder:
             [self._values[self.metrics[j]][1] - self._values[self.metrics[j]][0] for j in rows]
         )
         c = self.config
-        adjusted = westfall_young(differences, resamples=c.resamples, seed=c.seed).adjusted
+        adjusted = westfall_young(differences, seed=c.seed).adjusted
         return [
             None if comp.p_value is None else min(1.0, max(comp.p_value if a is None else a, comp.p_value))
             for a, comp in zip(adjusted, comps, strict=True)

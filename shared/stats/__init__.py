@@ -1,4 +1,5 @@
-"""Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing, power.
+"""Statistics for evaluation runs: summaries, paired tests, effect sizes, multiple testing (Holm,
+Westfall-Young), power.
 
 Pure NumPy / SciPy, vectorised; every function drops ``None`` / NaN and reports how many.
 Agreement between raters (a judge against people's labels): ``binary_agreement``,
@@ -55,6 +56,7 @@ from shared.stats.power import (
 from shared.stats.prediction_powered import ppi_mean_interval, prediction_powered_mean
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
 from shared.stats.time_buckets import BucketMean, bucketed_means
+from shared.stats.westfall_young import WestfallYoungResult, westfall_young
 
 __all__ = [
     "DEFAULT_POWER",
@@ -87,6 +89,7 @@ __all__ = [
     "Summary",
     "TestName",
     "Values",
+    "WestfallYoungResult",
     "binary_agreement",
     "bootstrap_means",
     "bucketed_means",
@@ -126,5 +129,6 @@ __all__ = [
     "summarize",
     "t_interval",
     "tarone_size",
+    "westfall_young",
     "wilson_interval",
 ]

@@ -54,8 +54,7 @@ from shared.contracts.comparison_report import (
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
 from shared.contracts.metric_spec import MetricSpec
-from shared.stats import FloatArray, PairedComparison, compare_paired_groups
-from shared.stats import westfall_young
+from shared.stats import FloatArray, PairedComparison, compare_paired_groups, westfall_young
 
 LATENCY_P95 = "latency_p95_ms"
 

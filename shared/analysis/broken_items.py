@@ -216,6 +216,19 @@ def item_changes(
     )
 
 
+def first_reason(
+    item_errors: Mapping[int, str | None], score_reasons: Mapping[int, str | None]
+) -> str | None:
+    """Why an item failed a metric in one run: over its trials in order, the first that has a reason:
+    the item's error when that trial did not run, else the evaluator's error or comment."""
+    for trial in sorted(item_errors.keys() | score_reasons.keys()):
+        if trial in item_errors:
+            return f"the item did not run: {item_errors[trial] or 'no reason recorded'}"
+        if score_reasons.get(trial):
+            return score_reasons[trial]
+    return None
+
+
 def with_reasons(
     changes: list[ItemChange], reasons: Mapping[tuple[str, str], str | None]
 ) -> list[ItemChange]:
@@ -232,6 +245,7 @@ __all__ = [
     "ITEM_KEYS",
     "MUST_PASS_KEY",
     "ItemChanges",
+    "first_reason",
     "item_changes",
     "must_pass_mask",
     "passes",

@@ -35,7 +35,14 @@ from typing import Literal
 
 import numpy as np
 
-from shared.analysis.broken_items import ITEM_KEYS, ItemChanges, item_changes, must_pass_mask, with_reasons
+from shared.analysis.broken_items import (
+    ITEM_KEYS,
+    ItemChanges,
+    first_reason,
+    item_changes,
+    must_pass_mask,
+    with_reasons,
+)
 from shared.analysis.columns import IndexArray
 from shared.analysis.detectability import tarone_family, too_few_items, with_power
 from shared.analysis.errors import ComparisonError
@@ -48,6 +55,7 @@ from shared.contracts.comparison_report import (
     BreakdownResult,
     ComparisonReport,
     ErrorCounts,
+    ItemChange,
     MetricResult,
     RunScoreDelta,
 )
@@ -523,26 +531,30 @@ def compare_runs(
     report = compare_columns(paired, values, config, specs, baseline_specs)
     return report.model_copy(
         update={
-            "broken_items": with_reasons(report.broken_items, run_reasons(candidate)),
-            "fixed_items": with_reasons(report.fixed_items, run_reasons(baseline)),
+            "broken_items": with_reasons(report.broken_items, run_reasons(candidate, report.broken_items)),
+            "fixed_items": with_reasons(report.fixed_items, run_reasons(baseline, report.fixed_items)),
         }
     )
 
 
-def run_reasons(run: RunData) -> dict[tuple[str, str], str | None]:
-    """(item_id, metric) -> why the item failed it in ``run``: its error, the evaluator's error or
-    comment (the first trial that has one)."""
-    out: dict[tuple[str, str], str | None] = {}
-    for item in sorted(run.items, key=lambda i: i.trial):
+def run_reasons(run: RunData, wanted: list[ItemChange]) -> dict[tuple[str, str], str | None]:
+    """(item_id, metric) of each of ``wanted`` -> why ``run`` failed it (``first_reason`` over its
+    trials)."""
+    item_errors: dict[str, dict[int, str | None]] = {}
+    score_reasons: dict[tuple[str, str], dict[int, str | None]] = {}
+    for item in run.items:
+        if item.status == "error":
+            item_errors.setdefault(item.item_id, {})[item.trial] = item.error
         for name in item.scores:
-            if out.get((item.item_id, name)) is None:
-                out[item.item_id, name] = (
-                    f"the item did not run: {item.error}" if item.status == "error" else None
-                )
+            score_reasons.setdefault((item.item_id, name), {}).setdefault(item.trial, None)
         for e in item.evaluations:
-            if out.get((item.item_id, e.name)) is None:
-                out[item.item_id, e.name] = e.error or e.comment
-    return out
+            score_reasons.setdefault((item.item_id, e.name), {})[item.trial] = e.error or e.comment
+    return {
+        (c.item_id, c.metric): first_reason(
+            item_errors.get(c.item_id, {}), score_reasons.get((c.item_id, c.metric), {})
+        )
+        for c in wanted
+    }
 
 
 __all__ = [

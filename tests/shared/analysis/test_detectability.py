@@ -37,7 +37,9 @@ def test_no_significant_change_carries_its_mde_and_sparse_changes_leave_the_fami
     cand = [{"order_correctness": 1.0, "tool_call_accuracy": 1.0}] * 20 + [
         {"order_correctness": x, "tool_call_accuracy": 1.0} for x in (0.4, 0.5, 0.45, 0.6, 0.33)
     ]
-    report = compare_runs(_run("b", base), _run("c", cand), ComparisonConfig(breakdown_keys=[]))
+    report = compare_runs(
+        _run("b", base), _run("c", cand), ComparisonConfig(breakdown_keys=[], multiplicity="holm")
+    )
     order, tool, _errors = report.metrics
     assert order.status == "no_significant_change"
     assert order.mde is not None and order.mde.basis == "paired_differences"

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 def test_a_regression_reads_as_one_banner_with_every_metric_coloured_and_explained() -> None:
     report = compare_runs(make_run("base"), make_run("cand", zero_items=15))
     page = compare_page(report)
-    assert page.banner.tone == "bad" and page.banner.title == "Regression"
+    assert page.banner.tone == "bad" and page.banner.title.startswith("FAIL: 2 primary metrics regressed")
     assert page.banner.detail == report.verdict
     lines = {line.metric: line for line in page.metrics}
     assert lines["faithfulness"].tone == "bad" and lines["faithfulness"].status == "regression"
@@ -29,7 +29,7 @@ def test_a_regression_reads_as_one_banner_with_every_metric_coloured_and_explain
 def test_no_change_is_neutral_and_the_diff_orders_by_item_metrics() -> None:
     report = compare_runs(make_run("base"), make_run("same"))
     page = compare_page(report)
-    assert page.banner.tone == "neutral" and page.banner.title == "No regression"
+    assert page.banner.tone == "neutral" and page.banner.title.startswith("PASS: no primary metric regressed")
     assert "latency_ms" not in diff_metrics(report)
     assert lower_is_better(report, "latency_ms") and not lower_is_better(report, "faithfulness")
 

@@ -16,10 +16,11 @@ def test_a_regression_reads_as_one_banner_with_every_metric_coloured_and_explain
     report = compare_runs(make_run("base"), make_run("cand", zero_items=15))
     page = compare_page(report)
     assert page.banner.tone == "bad" and page.banner.title.startswith("FAIL: 2 primary metrics regressed")
-    assert page.banner.detail == report.verdict
+    assert f"{page.banner.title} {page.banner.detail}" == report.verdict
     lines = {line.metric: line for line in page.metrics}
     assert lines["faithfulness"].tone == "bad" and lines["faithfulness"].status == "regression"
-    assert lines["latency_ms"].tone == "neutral" and lines["latency_ms"].status == "no significant change"
+    assert lines["latency_ms"].tone == "neutral" and lines["latency_ms"].status == "informational"
+    assert lines["latency_ms"].secondary and not lines["faithfulness"].secondary
     assert all(line.reason for line in page.metrics)
     assert lines["order_correctness"].test == "mcnemar exact"
     assert lines["faithfulness"].delta_ci.startswith("[-")

@@ -76,15 +76,15 @@ def convert_request(request: ExportTraceServiceRequest, limits: SpanLimits) -> C
     out = Conversion()
     for resource_spans in request.resource_spans:
         try:
-            resource = _attributes(resource_spans.resource.attributes, limits, "resource")
+            resource = checked_attributes(resource_spans.resource.attributes, limits, "resource")
         except SpanRuleBroken as exc:
             for scope in resource_spans.scope_spans:
                 out.rejections.extend(_rejected(scope.spans, exc))
             continue
         for scope in resource_spans.scope_spans:
             try:
-                name = _text(scope.scope.name, limits, "scope name")
-                version = _text(scope.scope.version, limits, "scope version")
+                name = checked_text(scope.scope.name, limits, "scope name")
+                version = checked_text(scope.scope.version, limits, "scope version")
             except SpanRuleBroken as exc:
                 out.rejections.extend(_rejected(scope.spans, exc))
                 continue
@@ -127,20 +127,20 @@ def _span(span: trace_pb2.Span, limits: SpanLimits) -> Span:
         trace_id=trace_id.hex(),
         span_id=span_id.hex(),
         parent_span_id=parent.hex() if parent and parent != _ZERO_SPAN else None,
-        name=_text(span.name, limits, "span name"),
+        name=checked_text(span.name, limits, "span name"),
         kind=_KINDS[span.kind] if 0 <= span.kind < len(_KINDS) else SpanKind.UNSPECIFIED,
         start_unix_nano=span.start_time_unix_nano,
         end_unix_nano=span.end_time_unix_nano,
         status=SpanStatus.model_construct(
             code=_STATUS[span.status.code] if 0 <= span.status.code < len(_STATUS) else StatusCode.UNSET,
-            message=_text(span.status.message, limits, "status message"),
+            message=checked_text(span.status.message, limits, "status message"),
         ),
-        attributes=_attributes(span.attributes, limits, "span"),
+        attributes=checked_attributes(span.attributes, limits, "span"),
         events=[
             SpanEvent.model_construct(
-                name=_text(event.name, limits, "event name"),
+                name=checked_text(event.name, limits, "event name"),
                 time_unix_nano=event.time_unix_nano,
-                attributes=_attributes(event.attributes, limits, f"event {event.name[:40]!r}"),
+                attributes=checked_attributes(event.attributes, limits, f"event {event.name[:40]!r}"),
             )
             for event in span.events
         ],
@@ -152,18 +152,18 @@ def _span(span: trace_pb2.Span, limits: SpanLimits) -> Span:
     )
 
 
-def _attributes(pairs: Sequence[KeyValue], limits: SpanLimits, where: str) -> Attributes:
+def checked_attributes(pairs: Sequence[KeyValue], limits: SpanLimits, where: str) -> Attributes:
     if len(pairs) > limits.max_attributes:
         raise SpanRuleBroken(f"{where} has {len(pairs)} attributes, at most {limits.max_attributes}")
     out: Attributes = {}
     for pair in pairs:
-        key = _text(pair.key, limits, f"{where} attribute key")
+        key = checked_text(pair.key, limits, f"{where} attribute key")
         budget = [limits.max_value_bytes]
-        out[key] = _value(pair.value, budget, limits, key)
+        out[key] = checked_value(pair.value, budget, limits, key)
     return out
 
 
-def _value(value: AnyValue, budget: list[int], limits: SpanLimits, key: str) -> JsonValue:
+def checked_value(value: AnyValue, budget: list[int], limits: SpanLimits, key: str) -> JsonValue:
     """One attribute value as JSON; ``budget`` is what the attribute may still use, in bytes."""
     kind = value.WhichOneof("value")
     if kind == "string_value":
@@ -186,10 +186,12 @@ def _value(value: AnyValue, budget: list[int], limits: SpanLimits, key: str) -> 
         _spend(budget, len(value.bytes_value), limits, key)
         return base64.b64encode(value.bytes_value).decode()
     if kind == "array_value":
-        return [_value(item, budget, limits, key) for item in value.array_value.values]
+        return [checked_value(item, budget, limits, key) for item in value.array_value.values]
     if kind == "kvlist_value":
         return {
-            _text(item.key, limits, f"attribute {key!r} key"): _value(item.value, budget, limits, key)
+            checked_text(item.key, limits, f"attribute {key!r} key"): checked_value(
+                item.value, budget, limits, key
+            )
             for item in value.kvlist_value.values
         }
     return None  # an empty AnyValue (or a string-table index, which spans never use)
@@ -201,7 +203,7 @@ def _spend(budget: list[int], size: int, limits: SpanLimits, key: str) -> None:
         raise SpanRuleBroken(f"attribute {key!r} is longer than {limits.max_value_bytes} bytes")
 
 
-def _text(value: str, limits: SpanLimits, what: str) -> str:
+def checked_text(value: str, limits: SpanLimits, what: str) -> str:
     if "\x00" in value:
         raise SpanRuleBroken(f"{what} contains NUL (\\u0000)")
     if len(value) > limits.max_value_bytes:

@@ -52,6 +52,7 @@ def ingest_settings(database_url: str, nats_url: str, topology: Topology, **extr
             "nats_url": nats_url,
             "nats_namespace": topology.namespace,
             "YARDSTICK_API_KEY_SECRET": SECRET,
+            "ingest_grpc_port": 0,  # a free port: tests run side by side
             **extra,
         }
     )

@@ -98,9 +98,13 @@ def _carrier(record: logs_pb2.LogRecord, limits: SpanLimits) -> Span:
     attributes = checked_attributes(record.attributes, limits, "log record")
     event = record.event_name or attributes.get("event.name")
     if not isinstance(event, str) or not event.startswith(GENAI_PREFIX):
+        named = (
+            f"event {event[:60]!r}"
+            if isinstance(event, str) and event
+            else "a log record without an event name"
+        )
         raise SpanRuleBroken(
-            f"log record {str(event)[:60]!r} is not a GenAI event (gen_ai.*): only those are kept, "
-            "joined to their spans"
+            f"{named} is not a GenAI event (gen_ai.*): only those are kept, joined to their spans"
         )
     event = checked_text(event, limits, "event name")
     trace_id, parent = record.trace_id, record.span_id

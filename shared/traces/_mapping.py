@@ -9,7 +9,7 @@ of its forms); a span that follows none is still in the tree. Then, for the trac
 - trajectory: the tool spans in start order, with the arguments of the model's request of the
   same call id when the span has none or only a bare value (a one-argument tool's input); without
   tool spans, the tool calls the models asked for, each with the result a later call was given
-  (matched by call id);
+  (matched by call id; a result without one answers the oldest unanswered call);
 - tokens summed over the LLM calls; latency from the first start to the last end; every span with
   an ERROR status listed; conversation and user ids from the top-most span that has them; Langfuse's
   trace tags and metadata from any span.
@@ -162,12 +162,7 @@ def _trajectory(tools: list[ToolCall], calls: list[LlmCall]) -> list[ToolCall]:
             else tool
             for tool in tools
         ]
-    results = {
-        message.tool_call_id: message.content
-        for call in calls
-        for message in call.input_messages
-        if message.role == "tool" and message.tool_call_id
-    }
+    results = _tool_results(calls)
     seen: set[str] = set()
     out: list[ToolCall] = []
     for req in requested:
@@ -178,6 +173,25 @@ def _trajectory(tools: list[ToolCall], calls: list[LlmCall]) -> list[ToolCall]:
         result = results.get(req.id) if req.id is not None else None
         out.append(ToolCall(name=req.name, call_id=req.id, arguments=req.arguments, result=result))
     return out
+
+
+def _tool_results(calls: list[LlmCall]) -> dict[str, str]:
+    """Tool results by the call id they answer, from the models' input messages. A tool message
+    without an id (OpenLLMetry's events leave it out) answers the oldest call still unanswered in
+    the same input."""
+    results: dict[str, str] = {}
+    for call in calls:
+        pending: list[str] = []
+        for message in call.input_messages:
+            if message.role == "assistant":
+                pending.extend(req.id for req in message.tool_calls if req.id)
+            elif message.role == "tool":
+                answered = message.tool_call_id or (pending[0] if pending else None)
+                if answered is not None:
+                    results.setdefault(answered, message.content)
+                    if answered in pending:
+                        pending.remove(answered)
+    return results
 
 
 def _usage(calls: list[LlmCall]) -> TokenUsage:

@@ -20,7 +20,6 @@ OTLP partial-success answer):
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.logs.v1 import logs_pb2
@@ -28,18 +27,17 @@ from opentelemetry.proto.logs.v1 import logs_pb2
 from services.ingest.errors import TooManySpans
 from services.ingest.span_conversion import (
     Conversion,
-    Rejection,
     SpanLimits,
     SpanRuleBroken,
     checked_attributes,
     checked_text,
     checked_value,
+    convert_groups,
 )
 from shared.contracts.span_messages import (
     LOG_BODY_ATTRIBUTE,
     LOG_RECORD_ATTRIBUTE,
     Attributes,
-    ResourceSpans,
     Span,
     SpanEvent,
     SpanKind,
@@ -59,39 +57,11 @@ def convert_logs(request: ExportLogsServiceRequest, limits: SpanLimits) -> Conve
             f"{total} log records in one request, at most {limits.max_spans}: send smaller batches "
             "(OTEL_BLRP_MAX_EXPORT_BATCH_SIZE)"
         )
-    out = Conversion()
-    for resource_logs in request.resource_logs:
-        try:
-            resource = checked_attributes(resource_logs.resource.attributes, limits, "resource")
-        except SpanRuleBroken as exc:
-            for scope in resource_logs.scope_logs:
-                out.rejections.extend(_rejected(scope.log_records, exc))
-            continue
-        for scope in resource_logs.scope_logs:
-            try:
-                name = checked_text(scope.scope.name, limits, "scope name")
-                version = checked_text(scope.scope.version, limits, "scope version")
-            except SpanRuleBroken as exc:
-                out.rejections.extend(_rejected(scope.log_records, exc))
-                continue
-            spans: list[Span] = []
-            for record in scope.log_records:
-                try:
-                    spans.append(_carrier(record, limits))
-                except SpanRuleBroken as exc:
-                    out.rejections.append(Rejection(span_id=record.span_id.hex(), reason=str(exc)))
-            if spans:
-                out.accepted += len(spans)
-                out.groups.append(
-                    ResourceSpans.model_construct(
-                        resource=resource, scope_name=name, scope_version=version, spans=spans
-                    )
-                )
-    return out
-
-
-def _rejected(records: Iterable[logs_pb2.LogRecord], exc: SpanRuleBroken) -> list[Rejection]:
-    return [Rejection(span_id=record.span_id.hex(), reason=str(exc)) for record in records]
+    groups = (
+        (rl.resource, [(scope.scope, scope.log_records) for scope in rl.scope_logs])
+        for rl in request.resource_logs
+    )
+    return convert_groups(groups, limits, _carrier)
 
 
 def _carrier(record: logs_pb2.LogRecord, limits: SpanLimits) -> Span:

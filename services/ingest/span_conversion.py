@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, TypeVar
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
 from pydantic import BaseModel, Field, JsonValue
 
@@ -73,44 +75,61 @@ def convert_request(request: ExportTraceServiceRequest, limits: SpanLimits) -> C
             f"{total} spans in one request, at most {limits.max_spans}: send smaller batches "
             "(OTEL_BSP_MAX_EXPORT_BATCH_SIZE)"
         )
+    groups = (
+        (rs.resource, [(scope.scope, scope.spans) for scope in rs.scope_spans])
+        for rs in request.resource_spans
+    )
+    return convert_groups(groups, limits, _span)
+
+
+class _Item(Protocol):
+    @property
+    def span_id(self) -> bytes: ...
+
+
+Item = TypeVar("Item", bound=_Item)
+
+
+def convert_groups(
+    groups: Iterable[tuple[Resource, Sequence[tuple[InstrumentationScope, Sequence[Item]]]]],
+    limits: SpanLimits,
+    convert: Callable[[Item, SpanLimits], Span],
+) -> Conversion:
+    """Items (spans, log records) of OTLP's resource and scope groups, each converted by ``convert``
+    or left out with the rule it broke; a resource or scope that breaks one leaves out all its items."""
     out = Conversion()
-    for resource_spans in request.resource_spans:
+    for resource, scopes in groups:
         try:
-            resource = checked_attributes(resource_spans.resource.attributes, limits, "resource")
+            attributes = checked_attributes(resource.attributes, limits, "resource")
         except SpanRuleBroken as exc:
-            for scope in resource_spans.scope_spans:
-                out.rejections.extend(_rejected(scope.spans, exc))
+            for _, items in scopes:
+                out.rejections.extend(_rejected(items, exc))
             continue
-        for scope in resource_spans.scope_spans:
+        for scope, items in scopes:
             try:
-                name = checked_text(scope.scope.name, limits, "scope name")
-                version = checked_text(scope.scope.version, limits, "scope version")
+                name = checked_text(scope.name, limits, "scope name")
+                version = checked_text(scope.version, limits, "scope version")
             except SpanRuleBroken as exc:
-                out.rejections.extend(_rejected(scope.spans, exc))
+                out.rejections.extend(_rejected(items, exc))
                 continue
-            spans = _spans(scope.spans, limits, out.rejections)
-            if spans:
-                out.accepted += len(spans)
+            kept: list[Span] = []
+            for item in items:
+                try:
+                    kept.append(convert(item, limits))
+                except SpanRuleBroken as exc:
+                    out.rejections.append(Rejection(span_id=item.span_id.hex(), reason=str(exc)))
+            if kept:
+                out.accepted += len(kept)
                 out.groups.append(
                     ResourceSpans.model_construct(
-                        resource=resource, scope_name=name, scope_version=version, spans=spans
+                        resource=attributes, scope_name=name, scope_version=version, spans=kept
                     )
                 )
     return out
 
 
-def _rejected(spans: Iterable[trace_pb2.Span], exc: SpanRuleBroken) -> list[Rejection]:
-    return [Rejection(span_id=span.span_id.hex(), reason=str(exc)) for span in spans]
-
-
-def _spans(spans: Iterable[trace_pb2.Span], limits: SpanLimits, rejected: list[Rejection]) -> list[Span]:
-    kept: list[Span] = []
-    for span in spans:
-        try:
-            kept.append(_span(span, limits))
-        except SpanRuleBroken as exc:
-            rejected.append(Rejection(span_id=span.span_id.hex(), reason=str(exc)))
-    return kept
+def _rejected(items: Iterable[_Item], exc: SpanRuleBroken) -> list[Rejection]:
+    return [Rejection(span_id=item.span_id.hex(), reason=str(exc)) for item in items]
 
 
 def _span(span: trace_pb2.Span, limits: SpanLimits) -> Span:

@@ -13,7 +13,6 @@ import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import openai
 import pytest
 from nats.aio.client import Client as NatsClient
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -27,28 +26,15 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from shared.contracts.roles import Role
 from shared.contracts.span_messages import LOG_RECORD_ATTRIBUTE
 from shared.contracts.topology import Topology
-from shared.db.api_keys import create_key_sync
 from shared.traces import Convention, Message, TraceAssembler, TraceRecord
-from tests.services.ingest.harness import SECRET, Ingest, ingest_settings, serve_ingest, stored_batches
-from tests.shared.traces.fake_openai import MODEL, TOOLS, fake_openai  # noqa: F401  (a fixture)
+from tests.services.ingest.harness import Ingest, stored_batches
+from tests.shared.traces.fake_openai import MODEL, fake_openai, tool_turn  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 Instrument = Callable[[TracerProvider, LoggerProvider], Any]
-
-
-@pytest.fixture
-def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Ingest]:
-    with serve_ingest(ingest_settings(database_url, nats_url, topology)) as served:
-        yield served
-
-
-@pytest.fixture
-def key(database_url: str) -> str:
-    return create_key_sync(database_url, SECRET, "burger-bot", Role.INGEST)
 
 
 @pytest.fixture
@@ -87,20 +73,7 @@ def _turn(base_url: str, ingest: Ingest, key: str, instrument: Instrument) -> No
     )
     instrumentor = instrument(tracer_provider, logger_provider)
     try:
-        client = openai.OpenAI(base_url=base_url, api_key="test-key", max_retries=0)
-        messages: list[Any] = [
-            {"role": "system", "content": "You sell burgers."},
-            {"role": "user", "content": "How much is a burger?"},
-        ]
-        with tracer_provider.get_tracer("burger-bot").start_as_current_span("turn"):
-            first = client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
-            asked = first.choices[0].message
-            assert asked.tool_calls is not None
-            messages += [
-                asked.model_dump(exclude_none=True),
-                {"role": "tool", "tool_call_id": asked.tool_calls[0].id, "content": "5 dollars"},
-            ]
-            client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
+        tool_turn(base_url, tracer_provider)
     finally:
         instrumentor.uninstrument()
         tracer_provider.shutdown()

@@ -47,11 +47,6 @@ def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: Na
         yield served
 
 
-@pytest.fixture
-def key(database_url: str) -> str:
-    return create_key_sync(database_url, SECRET, "grpc app", Role.INGEST)
-
-
 def _metadata(key: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {key}"),)
 

@@ -12,7 +12,7 @@ import base64
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -21,18 +21,12 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.project_configs import ProjectConfigs
-from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
-from shared.db.api_keys import create_key_sync
 from shared.db.trace_models import Trace
-from shared.evaluators.loading import process_registry
-from shared.online.sampling_config import SamplingSettings, save_config
-from shared.traces import AssemblyPolicy, Convention, TraceRecord
-from tests.services.ingest.harness import SECRET, Ingest, ingest_settings, serve_ingest
+from shared.traces import Convention, TraceRecord
+from tests.services.ingest.harness import Ingest
+from tests.services.sampler.consuming import set_rate, tracing_sampler
 from tests.shared.traces.langfuse_app import ANSWER, MODEL, QUESTION
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -42,36 +36,13 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
-def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Ingest]:
-    with serve_ingest(ingest_settings(database_url, nats_url, topology)) as served:
-        yield served
-
-
-@pytest.fixture
-def key(database_url: str) -> str:
-    return create_key_sync(database_url, SECRET, "langfuse app", Role.INGEST)
-
-
-@pytest.fixture
 async def sampler(
     nats_client: NatsClient, topology: Topology, session_factory: Sessions
 ) -> AsyncIterator[TraceHandler]:
     """The sampler's span consumer, sampling every trace of the default project."""
-    async with session_factory() as session:
-        spec = EvaluatorSpec(name="latency_budget", args={"max_ms": 60_000})
-        await save_config(session, "default", SamplingSettings(rate=1.0, evaluators=[spec]))
-        await session.commit()
-    handler = TraceHandler(
-        session_factory, ProjectConfigs(session_factory, refresh_s=0.0), process_registry()
-    )
-    consumer = SpanConsumer(
-        nats_client, topology, handler, AssemblyPolicy(settle_s=0.3), fetch_timeout_s=0.2, tick_s=0.05
-    )
-    await consumer.start()
-    try:
+    await set_rate(session_factory, 1.0)
+    async with tracing_sampler(nats_client, topology, session_factory) as handler:
         yield handler
-    finally:
-        await consumer.stop()
 
 
 def _run_langfuse_app(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

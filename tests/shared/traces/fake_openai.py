@@ -10,7 +10,9 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import openai
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
 
 TOOLS: Any = [{"type": "function", "function": {"name": "get_price", "parameters": {"type": "object"}}}]
 MODEL = "gpt-fake-2026"
@@ -62,3 +64,22 @@ def fake_openai() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_port}/v1"
     server.shutdown()
     thread.join(5)
+
+
+def tool_turn(base_url: str, provider: TracerProvider) -> None:
+    """One agent turn with the real ``openai`` client, in a ``turn`` span: the model asks for
+    ``get_price``, is given its result and answers."""
+    client = openai.OpenAI(base_url=base_url, api_key="test-key", max_retries=0)
+    messages: list[Any] = [
+        {"role": "system", "content": "You sell burgers."},
+        {"role": "user", "content": "How much is a burger?"},
+    ]
+    with provider.get_tracer("shop").start_as_current_span("turn"):
+        first = client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
+        asked = first.choices[0].message
+        assert asked.tool_calls is not None
+        messages += [
+            asked.model_dump(exclude_none=True),
+            {"role": "tool", "tool_call_id": asked.tool_calls[0].id, "content": "5 dollars"},
+        ]
+        client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)

@@ -5,16 +5,14 @@ One agent turn with a tool call, as the instrumentation reports it, into one rec
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-import openai
 import pytest
 from opentelemetry.instrumentation import _semconv
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.sdk.trace import TracerProvider
 
 from shared.traces import Convention, Message, ToolCall
-from tests.shared.traces.fake_openai import TOOLS, fake_openai  # noqa: F401  (a fixture)
+from tests.shared.traces.fake_openai import fake_openai, tool_turn  # noqa: F401  (a fixture)
 from tests.shared.traces.sdk_spans import record_of
 
 pytestmark = pytest.mark.unit
@@ -40,20 +38,7 @@ def test_an_openai_v2_instrumented_agent_turn(
         instrumentor = OpenAIInstrumentor()  # type: ignore[no-untyped-call]
         instrumentor.instrument(tracer_provider=provider)
         try:
-            client = openai.OpenAI(base_url=fake_openai, api_key="test-key", max_retries=0)
-            messages: list[Any] = [
-                {"role": "system", "content": "You sell burgers."},
-                {"role": "user", "content": "How much is a burger?"},
-            ]
-            with provider.get_tracer("shop").start_as_current_span("turn"):
-                first = client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
-                asked = first.choices[0].message
-                assert asked.tool_calls is not None
-                messages += [
-                    asked.model_dump(exclude_none=True),
-                    {"role": "tool", "tool_call_id": asked.tool_calls[0].id, "content": "5 dollars"},
-                ]
-                client.chat.completions.create(model="gpt-fake", messages=messages, tools=TOOLS)
+            tool_turn(fake_openai, provider)
         finally:
             instrumentor.uninstrument()
 

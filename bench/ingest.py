@@ -231,7 +231,8 @@ class Environment:
         raise RuntimeError(f"{module} on {port} did not start: see {STATE}/{log_name}.log")
 
     def ingest(self, port: int) -> subprocess.Popen[bytes]:
-        return self.start("services.ingest.main", port, f"ingest-{port}")
+        # several processes: each its own free OTLP/gRPC port (the bench drives HTTP only)
+        return self.start("services.ingest.main", port, f"ingest-{port}", {"INGEST_GRPC_PORT": "0"})
 
     def stored(self) -> tuple[int, int]:
         """(messages, distinct span ids) in the stream."""

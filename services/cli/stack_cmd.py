@@ -39,7 +39,7 @@ def up(
             raise typer.Exit(1) from exc
     console.print(
         f"[green]stack up[/green]: {len(state.processes)} processes, API {state.api_url}, "
-        f"OTLP {state.otlp_url}, logs in {DEFAULT_STATE_DIR / 'logs'}"
+        f"OTLP {state.otlp_url} (gRPC {state.otlp_grpc_url}), logs in {DEFAULT_STATE_DIR / 'logs'}"
     )
     _print_status(state)
 

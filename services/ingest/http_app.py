@@ -1,4 +1,6 @@
-"""The ingest process: the OTLP receiver, its NATS connection and key store, and /healthz."""
+"""The ingest process: the OTLP receivers (HTTP, and gRPC beside it), their NATS connection and key
+store, and /healthz. Every error answer is problem details: a path the ingest does not serve (404)
+names the ones it does, a method it does not take (405) says which one it does."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.admission import Admission
 from services.ingest.errors import IngestError
+from services.ingest.grpc_server import GrpcReceiver
 from services.ingest.key_check import KeyChecker
-from services.ingest.receiver import TraceReceiver, receiver_router
+from services.ingest.receiver import EXPORT_PATHS, TraceReceiver, receiver_router
 from services.ingest.settings import IngestSettings
 from services.ingest.span_publisher import SpanPublisher
 from shared.db import make_engine, make_session_factory
@@ -28,6 +32,7 @@ def create_app(settings: IngestSettings) -> FastAPI:
     nats_health = ConnectionHealth()
     engine = make_engine(settings.database_url)
     state: dict[str, TraceReceiver] = {}
+    grpc_state: dict[str, GrpcReceiver] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -47,16 +52,22 @@ def create_app(settings: IngestSettings) -> FastAPI:
         receiver = TraceReceiver(settings, keys, publisher, admission)
         app.include_router(receiver_router(receiver))
         state["receiver"] = receiver
+        if settings.ingest_grpc_enabled:
+            grpc_receiver = GrpcReceiver(receiver, settings)
+            await grpc_receiver.start()
+            grpc_state["grpc"] = grpc_receiver
         try:
             yield
         finally:
+            if (served := grpc_state.pop("grpc", None)) is not None:
+                await served.stop()
             if nc.is_connected:
                 await nc.drain()  # acknowledged publishes are already stored; drain flushes the rest
             else:
                 await nc.close()
             await engine.dispose()
 
-    app = FastAPI(title="Yardstick ingest (OTLP/HTTP traces)", lifespan=lifespan)
+    app = FastAPI(title="Yardstick ingest (OTLP traces and GenAI events)", lifespan=lifespan)
 
     @app.exception_handler(IngestError)
     async def refused(request: Request, exc: IngestError) -> JSONResponse:
@@ -72,6 +83,22 @@ def create_app(settings: IngestSettings) -> FastAPI:
         if exc.status == 413:
             headers["Connection"] = "close"  # the body is left unread: do not reuse the connection
         return problem_response(exc.status, exc.detail, error=type(exc).__name__, headers=headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def not_served(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        paths = ", ".join(f"POST {path}" for path in EXPORT_PATHS)
+        if exc.status_code == 404:
+            detail = (
+                f"{request.method} {request.url.path} is not served here: the ingest takes {paths} "
+                "(OTEL_EXPORTER_OTLP_ENDPOINT is the base URL, without /v1/traces; a Langfuse SDK's "
+                "base URL is the same URL) and GET /healthz, GET /metrics"
+            )
+            return problem_response(404, detail, error="NotFound")
+        if exc.status_code == 405:
+            allowed = "POST" if request.url.path in EXPORT_PATHS else "GET"
+            detail = f"{request.method} is not allowed on {request.url.path}: use {allowed}"
+            return problem_response(405, detail, error="MethodNotAllowed", headers={"Allow": allowed})
+        return problem_response(exc.status_code, str(exc.detail), headers=exc.headers)
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:
@@ -90,6 +117,7 @@ def create_app(settings: IngestSettings) -> FastAPI:
             "in_flight": {"requests": receiver.admission.requests, "bytes": receiver.admission.bytes}
             if receiver
             else {},
+            "grpc_port": served.port if (served := grpc_state.get("grpc")) is not None else None,
         }
         return JSONResponse(body, status_code=200 if ok else 503)
 

@@ -1,5 +1,10 @@
 """Who may send traffic: an active API key whose role grants ``ingest``, and its project.
 
+The key comes as ``Authorization: Bearer <key>`` (OTLP exporters, gRPC metadata included) or as
+the password of HTTP Basic auth, ``Basic base64(<anything>:<key>)``: the Langfuse SDKs send their
+public key as the user name and their secret key as the password, so a Langfuse user sets the
+secret key to a Yardstick ingest key (the user name is not checked).
+
 Keys are verified against PostgreSQL (``shared.db.api_keys.verify_key``). A verified key is then
 trusted for ``cache_s`` seconds without asking again (by its HMAC digest, never the key itself):
 an exporter sends many requests a second, and a revoked key stops working within ``cache_s``.
@@ -11,6 +16,8 @@ the cache is 503 (retry), not 401.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import time
 
 from pydantic import BaseModel, Field
@@ -33,6 +40,31 @@ class Caller(BaseModel, frozen=True):
     project_id: str = Field(description="Where the spans this key sends belong")
 
 
+MISSING_KEY = (
+    "missing API key: send 'Authorization: Bearer <key>' (OTEL_EXPORTER_OTLP_HEADERS="
+    "Authorization=Bearer%20<key>) or Basic auth with the key as password (a Langfuse SDK: "
+    "LANGFUSE_SECRET_KEY=<key>); create one: yardstick keys create --role ingest"
+)
+
+
+def presented_key(authorization: str | None) -> str:
+    """The key in an ``Authorization`` value: Bearer, or Basic's password; 401 otherwise."""
+    scheme, _, credentials = (authorization or "").strip().partition(" ")
+    credentials = credentials.strip()
+    if scheme.lower() == "bearer" and credentials:
+        return credentials
+    if scheme.lower() == "basic" and credentials:
+        try:
+            decoded = base64.b64decode(credentials, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise Unauthorized(f"the Basic credentials are not base64 of 'user:key': {MISSING_KEY}") from exc
+        _, colon, password = decoded.partition(":")
+        if colon and password.strip():
+            return password.strip()
+        raise Unauthorized(f"the Basic credentials carry no password (the ingest key): {MISSING_KEY}")
+    raise Unauthorized(MISSING_KEY)
+
+
 class KeyChecker:
     def __init__(
         self, sessions: async_sessionmaker[AsyncSession], secret: str, cache_s: float = 10.0
@@ -45,14 +77,7 @@ class KeyChecker:
 
     async def caller(self, authorization: str | None) -> Caller:
         """The caller behind an ``Authorization`` header, if it may send traffic."""
-        scheme, _, key = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer" or not key.strip():
-            raise Unauthorized(
-                "missing API key: send 'Authorization: Bearer <key>' "
-                "(OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key>; "
-                "create one: yardstick keys create --role ingest)"
-            )
-        caller = await self._verified(key.strip())
+        caller = await self._verified(presented_key(authorization))
         if not caller.role.grants(Role.INGEST):
             raise Forbidden(
                 f"this is a {caller.role} key and sending traffic needs the ingest role "

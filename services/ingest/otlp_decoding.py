@@ -1,10 +1,12 @@
-"""An OTLP/HTTP request body into an ``ExportTraceServiceRequest``: protobuf or JSON, gzip or not.
+"""An OTLP/HTTP request body into an ``ExportTraceServiceRequest`` (``/v1/traces``) or an
+``ExportLogsServiceRequest`` (``/v1/logs``): protobuf or JSON, gzip or not.
 
 - ``Content-Type``: ``application/x-protobuf`` or ``application/json`` (anything else: 415);
 - ``Content-Encoding``: ``gzip`` or none (``identity``); the inflated body is bounded, so a small
   gzip bomb is refused (413) without inflating it all;
-- OTLP/JSON differs from protobuf's JSON mapping in one point: trace and span ids are hex, not
-  base64. They are converted before parsing; unknown fields are ignored, as OTLP asks of receivers.
+- OTLP/JSON differs from protobuf's JSON mapping in one point: trace and span ids (of spans, links
+  and log records) are hex, not base64. They are converted before parsing; unknown fields are
+  ignored, as OTLP asks of receivers.
 
 Pure functions (no I/O); the receiver runs them in a worker thread.
 """
@@ -13,12 +15,14 @@ from __future__ import annotations
 
 import base64
 import zlib
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
 import orjson
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from services.ingest.errors import BodyTooLarge, MalformedExport, UnsupportedMediaType
@@ -79,33 +83,50 @@ def inflate(body: bytes, max_bytes: int) -> bytes:
 
 
 def decode_request(body: bytes, encoding: Encoding) -> ExportTraceServiceRequest:
-    """Parse an (inflated) body; 400 naming what is wrong when it is not an export request."""
+    """Parse an (inflated) traces body; 400 naming what is wrong when it is not an export request."""
     request = ExportTraceServiceRequest()
+    _parse(body, encoding, request, _hex_ids_to_base64, "trace_service.proto", '{"resourceSpans": [...]}')
+    return request
+
+
+def decode_logs_request(body: bytes, encoding: Encoding) -> ExportLogsServiceRequest:
+    """Parse an (inflated) logs body; 400 naming what is wrong when it is not an export request."""
+    request = ExportLogsServiceRequest()
+    _parse(body, encoding, request, _log_ids_to_base64, "logs_service.proto", '{"resourceLogs": [...]}')
+    return request
+
+
+def _parse(
+    body: bytes,
+    encoding: Encoding,
+    request: Message,
+    convert_ids: Callable[[dict[str, Any]], dict[str, Any]],
+    proto: str,
+    example: str,
+) -> None:
+    name = type(request).__name__
     if encoding is Encoding.PROTOBUF:
         try:
             request.ParseFromString(body)
         except DecodeError as exc:
             raise MalformedExport(
-                f"the body is not a protobuf ExportTraceServiceRequest ({exc}): "
+                f"the body is not a protobuf {name} ({exc}): "
                 "send what the OTLP exporter encodes, or use Content-Type application/json for JSON"
             ) from exc
-        return request
+        return
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        raise MalformedExport(
-            f"the body is not JSON ({exc}): send an OTLP/JSON ExportTraceServiceRequest"
-        ) from exc
+        raise MalformedExport(f"the body is not JSON ({exc}): send an OTLP/JSON {name}") from exc
     if not isinstance(document, dict):
-        raise MalformedExport('the JSON body must be an object such as {"resourceSpans": [...]}')
+        raise MalformedExport(f"the JSON body must be an object such as {example}")
     try:
-        json_format.ParseDict(_hex_ids_to_base64(document), request, ignore_unknown_fields=True)
+        json_format.ParseDict(convert_ids(document), request, ignore_unknown_fields=True)
     except json_format.ParseError as exc:
         raise MalformedExport(
-            f"the JSON body is not an OTLP ExportTraceServiceRequest ({exc}): send what an OTLP/JSON "
-            "exporter encodes (opentelemetry-proto's trace_service.proto)"
+            f"the JSON body is not an OTLP {name} ({exc}): send what an OTLP/JSON "
+            f"exporter encodes (opentelemetry-proto's {proto})"
         ) from exc
-    return request
 
 
 def _hex_ids_to_base64(document: dict[str, Any]) -> dict[str, Any]:
@@ -116,6 +137,14 @@ def _hex_ids_to_base64(document: dict[str, Any]) -> dict[str, Any]:
                 _convert_ids(span)
                 for link in _items(span, "links"):
                     _convert_ids(link)
+    return document
+
+
+def _log_ids_to_base64(document: dict[str, Any]) -> dict[str, Any]:
+    for resource in _items(document, "resourceLogs", "resource_logs"):
+        for scope in _items(resource, "scopeLogs", "scope_logs"):
+            for record in _items(scope, "logRecords", "log_records"):
+                _convert_ids(record)
     return document
 
 
@@ -149,6 +178,7 @@ __all__ = [
     "PROTOBUF",
     "Encoding",
     "check_content_encoding",
+    "decode_logs_request",
     "decode_request",
     "encoding_of",
     "inflate",

@@ -1,4 +1,6 @@
-"""``POST /v1/traces``: the OTLP/HTTP trace receiver.
+"""The OTLP/HTTP receiver: ``POST /v1/traces`` and ``POST /v1/logs`` (GenAI events), and the paths
+the Langfuse SDKs post to (``/api/public/otel/v1/traces``: a Langfuse user points the SDK's base URL
+at the ingest, with an ingest key as secret key).
 
 In order, each step refusing with its own status (``errors``): a declared body larger than the
 limit (413), the in-flight bound (429), the API key (401/403, 503 when it cannot be checked), NATS
@@ -12,14 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Request, Response
 
 from services.ingest.admission import Admission
 from services.ingest.errors import BodyTooLarge, IngestError, Overloaded
-from services.ingest.export_preparation import ExportBody, PreparedExport, prepare_export
-from services.ingest.key_check import KeyChecker
+from services.ingest.export_preparation import ExportBody, PreparedExport, Signal, prepare_export
+from services.ingest.key_check import Caller, KeyChecker
 from services.ingest.otlp_decoding import (
     JSON,
     PROTOBUF,
@@ -35,6 +38,15 @@ from shared.metrics import EXPORTS_REFUSED, SPANS_INGESTED
 log = logging.getLogger(__name__)
 
 OTLP_TRACES_PATH = "/v1/traces"
+OTLP_LOGS_PATH = "/v1/logs"
+LANGFUSE_OTEL_PATH = "/api/public/otel"
+"""The Langfuse SDKs export OTLP/HTTP to ``{base_url}/api/public/otel/v1/traces``."""
+EXPORT_PATHS: dict[str, Signal] = {
+    OTLP_TRACES_PATH: Signal.TRACES,
+    OTLP_LOGS_PATH: Signal.LOGS,
+    LANGFUSE_OTEL_PATH + OTLP_TRACES_PATH: Signal.TRACES,
+    LANGFUSE_OTEL_PATH + OTLP_LOGS_PATH: Signal.LOGS,
+}
 
 
 class TraceReceiver:
@@ -44,14 +56,14 @@ class TraceReceiver:
         self, settings: IngestSettings, keys: KeyChecker, publisher: SpanPublisher, admission: Admission
     ) -> None:
         self._settings = settings
-        self._keys = keys
+        self.keys = keys
         self.publisher = publisher
         self.admission = admission
         self.spans_accepted = 0
         self.spans_rejected = 0
         self.answers: Counter[int] = Counter()
 
-    async def handle(self, request: Request) -> Response:
+    async def handle(self, request: Request, signal: Signal = Signal.TRACES) -> Response:
         declared = _content_length(request)
         if declared is not None and declared > self._settings.max_body_bytes:
             raise self._too_large()
@@ -61,7 +73,7 @@ class TraceReceiver:
             await self._discard(request)  # answered on a connection the client can still read
             raise
         with hold:
-            caller = await self._keys.caller(request.headers.get("authorization"))
+            caller = await self.keys.caller(request.headers.get("authorization"))
             self.publisher.ensure_connected()
             encoding = encoding_of(request.headers.get("content-type"))
             gzip = check_content_encoding(request.headers.get("content-encoding"))
@@ -69,20 +81,29 @@ class TraceReceiver:
             if gzip:
                 body = await asyncio.to_thread(inflate, body, self._settings.ingest_max_decompressed_bytes)
                 hold.grow(len(body))
-            export = ExportBody(
-                body=body, encoding=encoding, project_id=caller.project_id, received_at=datetime.now(UTC)
-            )
-            prepared = await asyncio.to_thread(
-                prepare_export, export, self._settings.span_limits, self.publisher.max_message_bytes
-            )
-            if prepared.batches:
-                await self.publisher.publish(prepared.batches)
-        self._count(prepared, caller.key_id)
+            prepared = await self.accept(caller, body, encoding, signal)
         return Response(
             prepared.response(encoding),
             status_code=200,
             media_type=PROTOBUF if encoding is Encoding.PROTOBUF else JSON,
         )
+
+    async def accept(self, caller: Caller, body: bytes, encoding: Encoding, signal: Signal) -> PreparedExport:
+        """An (inflated) body from ``caller`` checked, converted and stored: 200's work, for HTTP and gRPC."""
+        export = ExportBody(
+            body=body,
+            encoding=encoding,
+            project_id=caller.project_id,
+            received_at=datetime.now(UTC),
+            signal=signal,
+        )
+        prepared = await asyncio.to_thread(
+            prepare_export, export, self._settings.span_limits, self.publisher.max_message_bytes
+        )
+        if prepared.batches:
+            await self.publisher.publish(prepared.batches)
+        self._count(prepared, caller.key_id)
+        return prepared
 
     def refused(self, error: IngestError) -> None:
         self.answers[error.status] += 1
@@ -140,23 +161,48 @@ def _content_length(request: Request) -> int | None:
 
 def receiver_router(receiver: TraceReceiver) -> APIRouter:
     router = APIRouter(tags=["otlp"])
-
-    @router.post(
-        OTLP_TRACES_PATH,
-        summary="Receive OpenTelemetry traces (OTLP/HTTP, protobuf or JSON, gzip)",
-        response_class=Response,
-        responses={
-            200: {"description": "ExportTraceServiceResponse (partial_success lists rejected spans)"},
-            400: {"description": "Not an OTLP export request"},
-            401: {"description": "No valid API key"},
-            403: {"description": "The key's role does not grant ingest"},
-            413: {"description": "Body or span count over the limit"},
-            415: {"description": "Content-Type or Content-Encoding not supported"},
-            429: {"description": "Busy: retry after Retry-After"},
-            503: {"description": "NATS or PostgreSQL unavailable: retry after Retry-After"},
-        },
-    )
-    async def export_traces(request: Request) -> Response:
-        return await receiver.handle(request)
-
+    for path, signal in EXPORT_PATHS.items():
+        router.add_api_route(
+            path,
+            _endpoint(receiver, signal),
+            methods=["POST"],
+            summary=_SUMMARIES[path],
+            response_class=Response,
+            responses=_RESPONSES[signal],
+        )
     return router
+
+
+_SUMMARIES = {
+    OTLP_TRACES_PATH: "Receive OpenTelemetry traces (OTLP/HTTP, protobuf or JSON, gzip)",
+    OTLP_LOGS_PATH: "Receive GenAI events sent as OpenTelemetry logs, joined to their spans",
+    LANGFUSE_OTEL_PATH
+    + OTLP_TRACES_PATH: "Receive traces from a Langfuse SDK (Basic auth, secret key = key)",
+    LANGFUSE_OTEL_PATH + OTLP_LOGS_PATH: "The same as /v1/logs, under the Langfuse OTLP endpoint",
+}
+_REFUSALS: dict[int | str, dict[str, str]] = {
+    400: {"description": "Not an OTLP export request"},
+    401: {"description": "No valid API key"},
+    403: {"description": "The key's role does not grant ingest"},
+    413: {"description": "Body or item count over the limit"},
+    415: {"description": "Content-Type or Content-Encoding not supported"},
+    429: {"description": "Busy: retry after Retry-After"},
+    503: {"description": "NATS or PostgreSQL unavailable: retry after Retry-After"},
+}
+_RESPONSES: dict[Signal, dict[int | str, dict[str, str]]] = {
+    Signal.TRACES: {
+        200: {"description": "ExportTraceServiceResponse (partial_success lists rejected spans)"},
+        **_REFUSALS,
+    },
+    Signal.LOGS: {
+        200: {"description": "ExportLogsServiceResponse (partial_success lists rejected log records)"},
+        **_REFUSALS,
+    },
+}
+
+
+def _endpoint(receiver: TraceReceiver, signal: Signal) -> Callable[[Request], Awaitable[Response]]:
+    async def export(request: Request) -> Response:
+        return await receiver.handle(request, signal)
+
+    return export

@@ -18,6 +18,10 @@ class IngestSettings(CommonSettings):
         validation_alias="YARDSTICK_API_KEY_SECRET", description="HMAC secret for API key hashes (no default)"
     )
     http_port: int = 8704
+    ingest_grpc_port: int = Field(
+        default=4317, ge=0, le=65535, description="OTLP/gRPC port (on HTTP_HOST); 0: any free port"
+    )
+    ingest_grpc_enabled: bool = Field(default=True, description="Serve OTLP over gRPC beside HTTP")
     max_body_bytes: int = Field(
         default=8 * 2**20, ge=1024, description="Larger request bodies (as sent, compressed or not): 413"
     )

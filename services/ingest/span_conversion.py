@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, TypeVar
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, InstrumentationScope, KeyValue
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1 import trace_pb2
 from pydantic import BaseModel, Field, JsonValue
 
@@ -73,44 +75,61 @@ def convert_request(request: ExportTraceServiceRequest, limits: SpanLimits) -> C
             f"{total} spans in one request, at most {limits.max_spans}: send smaller batches "
             "(OTEL_BSP_MAX_EXPORT_BATCH_SIZE)"
         )
+    groups = (
+        (rs.resource, [(scope.scope, scope.spans) for scope in rs.scope_spans])
+        for rs in request.resource_spans
+    )
+    return convert_groups(groups, limits, _span)
+
+
+class _Item(Protocol):
+    @property
+    def span_id(self) -> bytes: ...
+
+
+Item = TypeVar("Item", bound=_Item)
+
+
+def convert_groups(
+    groups: Iterable[tuple[Resource, Sequence[tuple[InstrumentationScope, Sequence[Item]]]]],
+    limits: SpanLimits,
+    convert: Callable[[Item, SpanLimits], Span],
+) -> Conversion:
+    """Items (spans, log records) of OTLP's resource and scope groups, each converted by ``convert``
+    or left out with the rule it broke; a resource or scope that breaks one leaves out all its items."""
     out = Conversion()
-    for resource_spans in request.resource_spans:
+    for resource, scopes in groups:
         try:
-            resource = _attributes(resource_spans.resource.attributes, limits, "resource")
+            attributes = checked_attributes(resource.attributes, limits, "resource")
         except SpanRuleBroken as exc:
-            for scope in resource_spans.scope_spans:
-                out.rejections.extend(_rejected(scope.spans, exc))
+            for _, items in scopes:
+                out.rejections.extend(_rejected(items, exc))
             continue
-        for scope in resource_spans.scope_spans:
+        for scope, items in scopes:
             try:
-                name = _text(scope.scope.name, limits, "scope name")
-                version = _text(scope.scope.version, limits, "scope version")
+                name = checked_text(scope.name, limits, "scope name")
+                version = checked_text(scope.version, limits, "scope version")
             except SpanRuleBroken as exc:
-                out.rejections.extend(_rejected(scope.spans, exc))
+                out.rejections.extend(_rejected(items, exc))
                 continue
-            spans = _spans(scope.spans, limits, out.rejections)
-            if spans:
-                out.accepted += len(spans)
+            kept: list[Span] = []
+            for item in items:
+                try:
+                    kept.append(convert(item, limits))
+                except SpanRuleBroken as exc:
+                    out.rejections.append(Rejection(span_id=item.span_id.hex(), reason=str(exc)))
+            if kept:
+                out.accepted += len(kept)
                 out.groups.append(
                     ResourceSpans.model_construct(
-                        resource=resource, scope_name=name, scope_version=version, spans=spans
+                        resource=attributes, scope_name=name, scope_version=version, spans=kept
                     )
                 )
     return out
 
 
-def _rejected(spans: Iterable[trace_pb2.Span], exc: SpanRuleBroken) -> list[Rejection]:
-    return [Rejection(span_id=span.span_id.hex(), reason=str(exc)) for span in spans]
-
-
-def _spans(spans: Iterable[trace_pb2.Span], limits: SpanLimits, rejected: list[Rejection]) -> list[Span]:
-    kept: list[Span] = []
-    for span in spans:
-        try:
-            kept.append(_span(span, limits))
-        except SpanRuleBroken as exc:
-            rejected.append(Rejection(span_id=span.span_id.hex(), reason=str(exc)))
-    return kept
+def _rejected(items: Iterable[_Item], exc: SpanRuleBroken) -> list[Rejection]:
+    return [Rejection(span_id=item.span_id.hex(), reason=str(exc)) for item in items]
 
 
 def _span(span: trace_pb2.Span, limits: SpanLimits) -> Span:
@@ -127,20 +146,20 @@ def _span(span: trace_pb2.Span, limits: SpanLimits) -> Span:
         trace_id=trace_id.hex(),
         span_id=span_id.hex(),
         parent_span_id=parent.hex() if parent and parent != _ZERO_SPAN else None,
-        name=_text(span.name, limits, "span name"),
+        name=checked_text(span.name, limits, "span name"),
         kind=_KINDS[span.kind] if 0 <= span.kind < len(_KINDS) else SpanKind.UNSPECIFIED,
         start_unix_nano=span.start_time_unix_nano,
         end_unix_nano=span.end_time_unix_nano,
         status=SpanStatus.model_construct(
             code=_STATUS[span.status.code] if 0 <= span.status.code < len(_STATUS) else StatusCode.UNSET,
-            message=_text(span.status.message, limits, "status message"),
+            message=checked_text(span.status.message, limits, "status message"),
         ),
-        attributes=_attributes(span.attributes, limits, "span"),
+        attributes=checked_attributes(span.attributes, limits, "span"),
         events=[
             SpanEvent.model_construct(
-                name=_text(event.name, limits, "event name"),
+                name=checked_text(event.name, limits, "event name"),
                 time_unix_nano=event.time_unix_nano,
-                attributes=_attributes(event.attributes, limits, f"event {event.name[:40]!r}"),
+                attributes=checked_attributes(event.attributes, limits, f"event {event.name[:40]!r}"),
             )
             for event in span.events
         ],
@@ -152,18 +171,18 @@ def _span(span: trace_pb2.Span, limits: SpanLimits) -> Span:
     )
 
 
-def _attributes(pairs: Sequence[KeyValue], limits: SpanLimits, where: str) -> Attributes:
+def checked_attributes(pairs: Sequence[KeyValue], limits: SpanLimits, where: str) -> Attributes:
     if len(pairs) > limits.max_attributes:
         raise SpanRuleBroken(f"{where} has {len(pairs)} attributes, at most {limits.max_attributes}")
     out: Attributes = {}
     for pair in pairs:
-        key = _text(pair.key, limits, f"{where} attribute key")
+        key = checked_text(pair.key, limits, f"{where} attribute key")
         budget = [limits.max_value_bytes]
-        out[key] = _value(pair.value, budget, limits, key)
+        out[key] = checked_value(pair.value, budget, limits, key)
     return out
 
 
-def _value(value: AnyValue, budget: list[int], limits: SpanLimits, key: str) -> JsonValue:
+def checked_value(value: AnyValue, budget: list[int], limits: SpanLimits, key: str) -> JsonValue:
     """One attribute value as JSON; ``budget`` is what the attribute may still use, in bytes."""
     kind = value.WhichOneof("value")
     if kind == "string_value":
@@ -186,10 +205,12 @@ def _value(value: AnyValue, budget: list[int], limits: SpanLimits, key: str) -> 
         _spend(budget, len(value.bytes_value), limits, key)
         return base64.b64encode(value.bytes_value).decode()
     if kind == "array_value":
-        return [_value(item, budget, limits, key) for item in value.array_value.values]
+        return [checked_value(item, budget, limits, key) for item in value.array_value.values]
     if kind == "kvlist_value":
         return {
-            _text(item.key, limits, f"attribute {key!r} key"): _value(item.value, budget, limits, key)
+            checked_text(item.key, limits, f"attribute {key!r} key"): checked_value(
+                item.value, budget, limits, key
+            )
             for item in value.kvlist_value.values
         }
     return None  # an empty AnyValue (or a string-table index, which spans never use)
@@ -201,7 +222,7 @@ def _spend(budget: list[int], size: int, limits: SpanLimits, key: str) -> None:
         raise SpanRuleBroken(f"attribute {key!r} is longer than {limits.max_value_bytes} bytes")
 
 
-def _text(value: str, limits: SpanLimits, what: str) -> str:
+def checked_text(value: str, limits: SpanLimits, what: str) -> str:
     if "\x00" in value:
         raise SpanRuleBroken(f"{what} contains NUL (\\u0000)")
     if len(value) > limits.max_value_bytes:

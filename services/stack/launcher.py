@@ -26,7 +26,14 @@ from services.stack.servers import (
     start_postgres,
     tail,
 )
-from services.stack.services_spec import ServiceSpec, nats_port, port_base, service_port, service_specs
+from services.stack.services_spec import (
+    ServiceSpec,
+    nats_port,
+    port_base,
+    service_grpc_port,
+    service_port,
+    service_specs,
+)
 from services.stack.state import DEFAULT_STATE_DIR, LOCAL_ALLOWED_NETWORKS, ProcessRecord, StackState
 from shared.contracts.roles import Role
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
@@ -79,6 +86,8 @@ def service_env(state: StackState, spec: ServiceSpec, port: int, secret: str, in
     )
     if spec.name == "agent" and state.otlp_url and state.agent_ingest_key:
         env.update(agent_otlp_env(state.otlp_url, state.agent_ingest_key))
+    if spec.grpc_port_offset is not None:
+        env["INGEST_GRPC_PORT"] = str(port_base() + spec.grpc_port_offset + index)
     return env
 
 
@@ -193,6 +202,7 @@ def up(
         state.agent_url = f"http://127.0.0.1:{port_base() + 1}"
         state.api_url = f"http://127.0.0.1:{port_base()}"
         state.otlp_url = f"http://127.0.0.1:{service_port('ingest')}"
+        state.otlp_grpc_url = f"http://127.0.0.1:{service_grpc_port('ingest')}"
         state.api_key = _stack_key(state.database_url, secret, "cli (local stack)", Role.OWNER)
         state.agent_ingest_key = _stack_key(
             state.database_url, secret, "drive-thru agent (local stack)", Role.INGEST

@@ -13,6 +13,8 @@ class ServiceSpec:
     module: str
     port_offset: int
     replicas: int = 1
+    grpc_port_offset: int | None = None
+    """A second port, for OTLP over gRPC (the ingest; one replica)."""
 
     def exists(self) -> bool:
         try:
@@ -41,7 +43,7 @@ def service_specs() -> list[ServiceSpec]:
         ServiceSpec("evaluator", "services.evaluator.main", 10, replicas=eval_worker_replicas()),
         ServiceSpec("coordinator", "services.coordinator.main", 0),
         ServiceSpec("sampler", "services.sampler.main", 3),
-        ServiceSpec("ingest", "services.ingest.main", 4),
+        ServiceSpec("ingest", "services.ingest.main", 4, grpc_port_offset=5),
     ]
 
 
@@ -49,3 +51,9 @@ def service_port(name: str) -> int:
     """The port of the (first replica of the) service ``name`` in this environment."""
     spec = next(spec for spec in service_specs() if spec.name == name)
     return port_base() + spec.port_offset
+
+
+def service_grpc_port(name: str) -> int | None:
+    """The gRPC port of the service ``name`` (None when it serves none)."""
+    spec = next(spec for spec in service_specs() if spec.name == name)
+    return None if spec.grpc_port_offset is None else port_base() + spec.grpc_port_offset

@@ -67,6 +67,10 @@ class StackState(BaseModel):
         default=None,
         description="The ingest service: OTEL_EXPORTER_OTLP_ENDPOINT of an instrumented app (+ /v1/traces)",
     )
+    otlp_grpc_url: str | None = Field(
+        default=None,
+        description="The ingest's OTLP/gRPC receiver (OTEL_EXPORTER_OTLP_PROTOCOL=grpc)",
+    )
     agent_ingest_key: str | None = Field(
         default=None, description="The drive-thru agent's ingest key: it reports its chat turns as traces"
     )

@@ -91,10 +91,17 @@ def otlp_note(state: StackState) -> str | None:
     """Where instrumented applications send their traces, with the variables that say so."""
     if state.otlp_url is None:
         return None
-    return (
-        f"traces: OTEL_EXPORTER_OTLP_ENDPOINT={state.otlp_url} (OTLP/HTTP, POST /v1/traces) with "
+    note = (
+        f"traces: OTEL_EXPORTER_OTLP_ENDPOINT={state.otlp_url} (OTLP/HTTP, POST /v1/traces and /v1/logs; "
+        f"a Langfuse SDK: LANGFUSE_BASE_URL={state.otlp_url}, LANGFUSE_SECRET_KEY=<key>) with "
         "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key> (yardstick keys create --role ingest)"
     )
+    if state.otlp_grpc_url is not None:
+        note += (
+            f"; OTLP/gRPC: OTEL_EXPORTER_OTLP_ENDPOINT={state.otlp_grpc_url} "
+            "with OTEL_EXPORTER_OTLP_PROTOCOL=grpc"
+        )
+    return note
 
 
 def _node_status(state: StackState) -> list[ComponentStatus]:

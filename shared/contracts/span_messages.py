@@ -4,6 +4,13 @@ One :class:`SpanBatch` holds the spans of one OTLP export request (several batch
 is larger than a NATS message), grouped as OTLP groups them: by resource and instrumentation scope.
 Identifiers are lower-case hex, times are Unix nanoseconds, attribute values are JSON values
 (OTLP ``bytesValue`` becomes base64 text). Readers take it from here: nothing is decoded twice.
+
+OTLP *log records* (the GenAI events an instrumentation sends as logs, ``POST /v1/logs``) travel in
+the same stream, so they reach the trace they belong to by the same path as its spans: each is a
+zero-length span whose parent is the span it was emitted in, named after the event, with the
+attribute :data:`LOG_RECORD_ATTRIBUTE` ``true`` and the record as its only event (the body's fields
+among the event's attributes). Its span id is a digest of the record (a resent record is the same
+span); :func:`shared.traces.trace_record` folds it back into its span.
 """
 
 from __future__ import annotations
@@ -18,6 +25,10 @@ from pydantic import BaseModel, Field, JsonValue, TypeAdapter
 SCHEMA_VERSION = 1
 
 Attributes = dict[str, JsonValue]
+LOG_RECORD_ATTRIBUTE = "yardstick.log_record"
+"""Marks a span that carries one OTLP log record (see the module's docstring)."""
+LOG_BODY_ATTRIBUTE = "body"
+"""The event attribute holding a log record's body when the body is not a map."""
 
 
 class SpanKind(StrEnum):

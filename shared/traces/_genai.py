@@ -3,10 +3,12 @@
 - attributes (v1.37+): ``gen_ai.input.messages`` / ``gen_ai.output.messages`` /
   ``gen_ai.system_instructions`` as JSON with typed parts; ``execute_tool`` spans with
   ``gen_ai.tool.call.arguments`` / ``.result``;
-- span events (older): ``gen_ai.system.message``, ``gen_ai.user.message``,
-  ``gen_ai.assistant.message``, ``gen_ai.tool.message`` and ``gen_ai.choice``, or
-  ``gen_ai.content.prompt`` / ``gen_ai.content.completion`` holding ``gen_ai.prompt`` /
-  ``gen_ai.completion``;
+- events, on the span or sent as OTLP logs (folded into the span, ``_log_records``):
+  ``gen_ai.client.inference.operation.details`` holding the attribute form's keys (the span's own
+  attributes win); the older ``gen_ai.system.message``, ``gen_ai.user.message``,
+  ``gen_ai.assistant.message``, ``gen_ai.tool.message`` and ``gen_ai.choice`` (its ``message``, with
+  ``tool_calls`` inside it or beside it), or ``gen_ai.content.prompt`` / ``gen_ai.content.completion``
+  holding ``gen_ai.prompt`` / ``gen_ai.completion``;
 - OpenLLMetry's flattened ``gen_ai.prompt.N.role|content`` / ``gen_ai.completion.N.…``.
 """
 
@@ -21,6 +23,7 @@ from shared.traces._reading import SpanReading, duration_ms, error_text
 from shared.traces._record import Convention, LlmCall, Message, TokenUsage, ToolCall
 
 LLM_OPERATIONS = {"chat", "text_completion", "generate_content", "completion"}
+DETAILS_EVENT = "gen_ai.client.inference.operation.details"
 _EVENT_ROLES = {
     "gen_ai.system.message": "system",
     "gen_ai.user.message": "user",
@@ -31,7 +34,7 @@ _EVENT_ROLES = {
 
 def read_genai(span: Span) -> SpanReading | None:
     """The span's GenAI reading, or None when it carries no ``gen_ai.*`` attribute or event."""
-    attrs = span.attributes
+    attrs = _with_details(span)
     has_events = any(e.name.startswith("gen_ai.") for e in span.events)
     if not has_events and not any(key.startswith("gen_ai.") for key in attrs):
         return None
@@ -84,6 +87,18 @@ def read_genai(span: Span) -> SpanReading | None:
     return reading
 
 
+def _with_details(span: Span) -> Attrs:
+    """The span's attributes, completed by its ``…operation.details`` events' (the span's win)."""
+    details = [event.attributes for event in span.events if event.name == DETAILS_EVENT]
+    if not details:
+        return span.attributes
+    merged: dict[str, JsonValue] = {}
+    for found in details:
+        merged.update(found)
+    merged.update(span.attributes)
+    return merged
+
+
 def _messages(attrs: Attrs, key: str, reading: SpanReading, *, system: bool = False) -> list[Message]:
     value = attrs.get(key)
     if value is None:
@@ -119,7 +134,10 @@ def _event_messages(events: list[SpanEvent], reading: SpanReading) -> tuple[list
         elif event.name == "gen_ai.choice":
             message = maybe_json(attrs.get("message"))
             body = dict(message) if isinstance(message, dict) else {"content": attrs.get("content")}
-            body.setdefault("role", "assistant")
+            if not body.get("role"):
+                body["role"] = "assistant"
+            if not body.get("tool_calls") and attrs.get("tool_calls"):  # OpenLLMetry puts them beside
+                body["tool_calls"] = attrs.get("tool_calls")
             body["finish_reason"] = attrs.get("finish_reason")
             outputs.append(message_from_dict(body))
         elif event.name in ("gen_ai.content.prompt", "gen_ai.content.completion"):

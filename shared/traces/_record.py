@@ -17,6 +17,7 @@ class Convention(StrEnum):
     GEN_AI_EVENTS = "gen_ai_events"  # the older form: content in span events
     OPENLLMETRY = "openllmetry"  # gen_ai.prompt.N.* / gen_ai.completion.N.* (Traceloop)
     OPENINFERENCE = "openinference"  # llm.*, input.value, tool.* (Arize Phoenix)
+    LANGFUSE = "langfuse"  # langfuse.observation.*, langfuse.trace.* (the Langfuse SDKs)
 
 
 class Completeness(StrEnum):
@@ -108,6 +109,10 @@ class TraceRecord(BaseModel):
         default=None, description="gen_ai.conversation.id / session.id: turns of one conversation share it"
     )
     user_id: str | None = Field(default=None, description="user.id / enduser.id when reported")
+    tags: list[str] = Field(default_factory=list, description="langfuse.trace.tags, when reported")
+    metadata: dict[str, JsonValue] = Field(
+        default_factory=dict, description="langfuse.trace.metadata.*, when reported (values decoded)"
+    )
     model: str | None = Field(default=None, description="Model of the last LLM call")
     provider: str | None = None
     models: list[str] = Field(default_factory=list, description="Every model called, in order, once each")

@@ -82,7 +82,8 @@ async def post_trace_to_dataset(
     trace_id: TraceId, body: AddTraceToDataset, session: SessionDep, caller: CallerDep
 ) -> UpsertResult:
     """Add the trace to a generic dataset as a new version marked ``needs_review``; its own output is
-    the draft expectation. A dataset of another kind is refused (409)."""
+    the draft expectation. A dataset of another kind is refused (409); a trace with no readable input
+    (no message with content: see its record's notes) is refused (422)."""
     result = await add_to_dataset(session, trace_id, body.dataset)
     audit.record_trace_to_dataset(session, audit.actor(caller), trace_id, result)
     await session.commit()

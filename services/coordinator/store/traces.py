@@ -24,6 +24,7 @@ from shared.contracts.review import HUMAN_SOURCE
 from shared.datasets.files import DatasetItemIn
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from shared.traces import TraceRecord
 
 TRACE_DATASET_KIND = "generic"
 _BELOW = re.compile(r"^(?P<name>[A-Za-z0-9_.:/-]{1,100})=(?P<value>-?\d+(?:\.\d+)?)$")
@@ -39,6 +40,17 @@ class InvalidTraceQuery(CoordinatorError):
 
 class AddToDatasetRefused(CoordinatorError):
     status_code = 409
+
+
+class TraceInputUnreadable(CoordinatorError):
+    """The trace has no input an item could hold (no message with content): nothing to evaluate."""
+
+    status_code = 422
+
+
+def readable_input(record: TraceRecord) -> bool:
+    """Whether the record has an input message with text or tool calls."""
+    return any(message.content or message.tool_calls for message in record.input_messages)
 
 
 class ScoreBelow(BaseModel, frozen=True):
@@ -217,6 +229,12 @@ async def add_to_dataset(session: AsyncSession, trace_id: str, dataset_name: str
     version keep the latest accepted one). A dataset of another kind is refused (409). The caller
     commits."""
     row = await _trace(session, trace_id)
+    if not readable_input(row.record):
+        why = "; ".join(row.record.notes) or "its spans carry no input messages"
+        raise TraceInputUnreadable(
+            f"trace {trace_id} has no readable input, so it cannot become a dataset item ({why}); "
+            "see GET /traces/{trace_id} for what was read"
+        )
     dataset = await dataset_store.find_dataset(session, dataset_name)
     if dataset is None:
         dataset = await dataset_store.create_or_get(

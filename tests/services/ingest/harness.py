@@ -16,6 +16,8 @@ from nats.aio.client import Client as NatsClient
 from nats.js.errors import NotFoundError
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -39,6 +41,15 @@ class Ingest:
     def traces_url(self) -> str:
         return f"{self.url}/v1/traces"
 
+    @property
+    def logs_url(self) -> str:
+        return f"{self.url}/v1/logs"
+
+    @property
+    def grpc_address(self) -> str:
+        """``127.0.0.1:PORT`` of the OTLP/gRPC receiver (its port from /healthz)."""
+        return f"127.0.0.1:{self.health()['grpc_port']}"
+
     def health(self) -> dict[str, Any]:
         body: dict[str, Any] = httpx.get(f"{self.url}/healthz", timeout=5).json()
         return body
@@ -52,6 +63,7 @@ def ingest_settings(database_url: str, nats_url: str, topology: Topology, **extr
             "nats_url": nats_url,
             "nats_namespace": topology.namespace,
             "YARDSTICK_API_KEY_SECRET": SECRET,
+            "ingest_grpc_port": 0,  # a free port: tests run side by side
             **extra,
         }
     )
@@ -75,6 +87,22 @@ def make_spans(
     build(provider)
     provider.shutdown()
     return list(memory.get_finished_spans())
+
+
+def make_spans_and_logs(
+    build: Callable[[TracerProvider, LoggerProvider], None], service: str = "shop-assistant"
+) -> tuple[list[ReadableSpan], list[ReadableLogRecord]]:
+    """The spans and log records ``build`` makes with real SDK providers, as exporters would get them."""
+    resource = Resource.create({"service.name": service})
+    spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
+    tracer_provider = TracerProvider(resource=resource)
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    logger_provider = LoggerProvider(resource=resource)
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    build(tracer_provider, logger_provider)
+    tracer_provider.shutdown()
+    logger_provider.shutdown()
+    return list(spans.get_finished_spans()), list(logs.get_finished_logs())
 
 
 def chat_trace(provider: TracerProvider, turns: int = 1) -> None:

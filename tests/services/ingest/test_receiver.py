@@ -11,8 +11,13 @@ import httpx
 import pytest
 from google.protobuf import json_format
 from nats.aio.client import Client as NatsClient
+from opentelemetry._logs import LogRecord
+from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import LogRecordExportResult
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExportResult
 
@@ -27,6 +32,7 @@ from tests.services.ingest.harness import (
     exporter,
     ingest_settings,
     make_spans,
+    make_spans_and_logs,
     serve_ingest,
     span_ids,
     stored_batches,
@@ -206,3 +212,42 @@ async def test_oversized_requests_are_413_and_bad_spans_are_a_partial_success(
     assert "contains NUL" in answer.partial_success.error_message
     assert "longer than 262144 bytes" in answer.partial_success.error_message
     assert [span.name for span in await stored_spans(nats_client, topology)] == ["fine"]
+
+
+async def test_logs_are_checked_like_traces_and_a_resent_export_is_stored_once(
+    ingest: Ingest, key: str, nats_client: NatsClient, topology: Topology, client: httpx.AsyncClient
+) -> None:
+    def turn(tracer_provider: TracerProvider, logger_provider: LoggerProvider) -> None:
+        with tracer_provider.get_tracer("test").start_as_current_span("chat"):
+            for n in range(3):
+                logger_provider.get_logger("genai").emit(
+                    LogRecord(event_name="gen_ai.user.message", body={"content": f"message {n}"})
+                )
+
+    _, logs = make_spans_and_logs(turn)
+    sdk = OTLPLogExporter(endpoint=ingest.logs_url, headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    assert await asyncio.to_thread(sdk.export, logs) is LogRecordExportResult.SUCCESS
+    assert await asyncio.to_thread(sdk.export, logs) is LogRecordExportResult.SUCCESS  # a retry
+    stored = await stored_spans(nats_client, topology)
+    assert sorted(s.events[0].attributes["content"] for s in stored) == [
+        "message 0",
+        "message 1",
+        "message 2",
+    ]
+    assert (await asyncio.to_thread(ingest.health))["duplicates"] == 1
+
+    body = encode_logs(logs).SerializeToString()
+    protobuf = {"Content-Type": "application/x-protobuf"}
+    missing = await client.post(ingest.logs_url, content=body, headers=protobuf)
+    malformed = await client.post(
+        ingest.logs_url, content=b"\xff\xff nope", headers=protobuf | {"Authorization": f"Bearer {key}"}
+    )
+    too_many = encode_logs(logs * 20).SerializeToString()  # 60 records, at most 50
+    refused = await client.post(
+        ingest.logs_url, content=too_many, headers=protobuf | {"Authorization": f"Bearer {key}"}
+    )
+    assert (missing.status_code, malformed.status_code, refused.status_code) == (401, 400, 413)
+    assert "ExportLogsServiceRequest" in malformed.json()["detail"]
+    assert "60 log records in one request, at most 50" in refused.json()["detail"]
+    assert all(r.headers["content-type"] == "application/problem+json" for r in (missing, malformed, refused))
+    assert len(await stored_spans(nats_client, topology)) == 3

@@ -3,8 +3,7 @@ sampler on the spans: what the agent's online tests share."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,16 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.agent.http_app import create_app as create_agent_app
 from services.agent.settings import AgentSettings
 from services.cli.traffic_cmd import SimulationResult, load_menu_items, simulate
-from services.sampler.project_configs import ProjectConfigs
-from services.sampler.span_consumer import SpanConsumer
-from services.sampler.trace_handler import TraceHandler
 from shared.contracts.agent_messages import OfflineBehaviour
 from shared.contracts.topology import Topology
-from shared.evaluators.loading import process_registry
-from shared.traces import AssemblyPolicy
 from tests.services.agent.app_client import running
 from tests.services.agent.conftest import offline_settings
 from tests.services.ingest.harness import Ingest, ingest_settings, serve_ingest
+from tests.services.sampler.consuming import tracing_sampler
+
+__all__ = ["agent_conversations", "ingest", "traced_agent_settings", "tracing_sampler"]
 
 Sessions = async_sessionmaker[AsyncSession]
 ITEMS = load_menu_items()
@@ -71,20 +68,3 @@ async def agent_conversations(
     assert result.errors == 0, result.error_messages
     assert result.conversations == conversations
     return result
-
-
-@asynccontextmanager
-async def tracing_sampler(
-    nc: NatsClient, topology: Topology, sessions: Sessions
-) -> AsyncIterator[TraceHandler]:
-    """The sampler's span consumer on the test's ``traffic.spans``; yields its handler
-    (``wait_handled`` tells when the traces are settled)."""
-    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
-    consumer = SpanConsumer(
-        nc, topology, handler, AssemblyPolicy(settle_s=0.3), fetch_timeout_s=0.2, tick_s=0.05
-    )
-    await consumer.start()
-    try:
-        yield handler
-    finally:
-        await consumer.stop()

@@ -57,7 +57,8 @@ def _offsets() -> dict[str, int]:
 
 def _free_port_base() -> int:
     """A base below the kernel's ephemeral range whose every service port is free right now."""
-    offsets = _offsets().values()
+    grpc = [spec.grpc_port_offset for spec in service_specs() if spec.grpc_port_offset is not None]
+    offsets = [*_offsets().values(), *grpc]
     for _ in range(200):
         base = random.randrange(20_000, 32_000)
         if all(port_is_free(base + offset) for offset in offsets):
@@ -126,6 +127,7 @@ def test_up_status_restart_down(
     assert saved.api_url == f"http://127.0.0.1:{stack_env.port('coordinator')}"
     assert saved.agent_url == f"http://127.0.0.1:{stack_env.port('agent')}"
     assert saved.otlp_url == f"http://127.0.0.1:{stack_env.port('ingest')}"
+    assert saved.otlp_grpc_url == f"http://127.0.0.1:{stack_env.port_base + 5}"
     assert saved.api_key and saved.api_key == state.api_key
     assert {p.name: p.port for p in saved.processes} == {label: stack_env.port(label) for label in labels}
     assert all(psutil.Process(p.pid).is_running() for p in saved.processes)

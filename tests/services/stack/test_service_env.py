@@ -43,6 +43,14 @@ def test_only_the_agent_reports_to_the_ingest_service_with_its_key() -> None:
     for name in ("sampler", "coordinator", "ingest"):
         env = service_env(_state("ys_key_123"), specs[name], 8700, "secret", 0)
         assert "ys_key_123" not in env.get("OTEL_EXPORTER_OTLP_HEADERS", ""), name
+        assert ("INGEST_GRPC_PORT" in env) is (name == "ingest"), name
+
+
+def test_the_ingest_gets_its_grpc_port_beside_its_http_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YARDSTICK_PORT_BASE", "9100")
+    ingest = {spec.name: spec for spec in service_specs()}["ingest"]
+    env = service_env(_state(None), ingest, 9104, "secret", 0)
+    assert (env["HTTP_PORT"], env["INGEST_GRPC_PORT"]) == ("9104", "9105")
 
 
 def test_a_stack_without_an_agent_key_sets_no_exporter() -> None:

@@ -44,3 +44,9 @@ def test_status_says_where_traces_go_and_with_which_variables() -> None:
     assert "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8704" in note
     assert "OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key>" in note
     assert "--role ingest" in note
+    assert "LANGFUSE_BASE_URL=http://127.0.0.1:8704" in note and "gRPC" not in note
+    with_grpc = otlp_note(state(otlp_url="http://127.0.0.1:8704", otlp_grpc_url="http://127.0.0.1:8705"))
+    assert with_grpc is not None
+    assert with_grpc.endswith(
+        "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8705 with OTEL_EXPORTER_OTLP_PROTOCOL=grpc"
+    )

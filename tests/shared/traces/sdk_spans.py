@@ -1,5 +1,5 @@
-"""Spans made by the real OpenTelemetry SDK, through the SDK's own OTLP encoder and the ingest
-service's decoding, as the sampler will read them from ``traffic.spans``."""
+"""Spans (and log records) made by the real OpenTelemetry SDK, through the SDK's own OTLP encoder and
+the ingest service's decoding, as the sampler will read them from ``traffic.spans``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk._logs import ReadableLogRecord
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
+from services.ingest.log_conversion import convert_logs
 from services.ingest.span_conversion import SpanLimits, convert_request
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.traces import Completeness, TraceAssembler, TraceRecord
@@ -19,6 +22,12 @@ from tests.services.ingest.harness import make_spans
 def received(spans: list[ReadableSpan]) -> list[tuple[ResourceSpans, Span]]:
     conversion = convert_request(encode_spans(spans), SpanLimits())
     assert conversion.rejections == []
+    return [(group, span) for group in conversion.groups for span in group.spans]
+
+
+def received_logs(logs: list[ReadableLogRecord]) -> list[tuple[ResourceSpans, Span]]:
+    """GenAI events sent as OTLP logs, as the ingest passes them on (carrier spans)."""
+    conversion = convert_logs(encode_logs(logs), SpanLimits())
     return [(group, span) for group in conversion.groups for span in group.spans]
 
 

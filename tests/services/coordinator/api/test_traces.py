@@ -126,3 +126,33 @@ async def test_another_projects_trace_is_not_found(coordinator: Coordinator) -> 
     assert (await c.get("/traces")).json()["total"] == 0
     added = await c.post(f"/traces/{trace_hex(5)}/dataset", json={"dataset": "x"})
     assert added.status_code == 404
+
+
+async def test_a_trace_with_no_readable_input_is_stored_with_a_note_and_refused_as_an_item(
+    coordinator: Coordinator,
+) -> None:
+    c = coordinator.client
+    assert (await c.put("/online/config", json={"rate": 1.0})).status_code == 200
+    handler = TraceHandler(
+        coordinator.runtime.sessions,
+        ProjectConfigs(coordinator.runtime.sessions, refresh_s=0.0),
+        process_registry(),
+    )
+    span = trace_spans(7)[0].model_copy(
+        update={"name": "handle_request", "attributes": {"http.route": "/ask"}}
+    )
+    group = batch([span], service="legacy-app").groups[0]
+    part = TracePart("default", span.trace_id, [(group, span)], Completeness.ROOT_ENDED)
+    assert await handler.handle(part) == "stored"
+
+    record = (await c.get(f"/traces/{trace_hex(7)}")).json()["record"]
+    assert record["input_messages"] == [] and record["output_messages"] == []
+    [note] = record["notes"]
+    assert note.startswith("not understood: none of the 1 spans follows a convention Yardstick reads")
+    assert note.endswith("attributes seen: http.route")
+
+    refused = await c.post(f"/traces/{trace_hex(7)}/dataset", json={"dataset": "from-prod"})
+    assert refused.status_code == 422, refused.text
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert "no readable input" in refused.json()["detail"] and "not understood" in refused.json()["detail"]
+    assert (await c.get("/datasets/from-prod/versions")).status_code == 404  # nothing was created

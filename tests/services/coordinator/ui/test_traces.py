@@ -8,8 +8,7 @@ screenshots under .yardstick/screens/), and one is added to a dataset from its p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,23 +23,16 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.project_configs import ProjectConfigs
-from services.sampler.span_consumer import SpanConsumer
-from services.sampler.trace_handler import TraceHandler
 from shared.contracts.roles import Role
 from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
-from shared.evaluators.loading import process_registry
-from shared.traces import AssemblyPolicy
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.test_sign_in import one_time_link
 from tests.services.ingest.harness import SECRET, Ingest, ingest_settings, serve_ingest
 from tests.services.live_api import Api
-from tests.shared.traces.test_openai_instrumentation import (  # noqa: F401  (fixtures)
-    TOOLS,
-    fake_openai,
-    latest_genai_conventions,
-)
+from tests.services.sampler.consuming import tracing_sampler
+from tests.shared.traces.fake_openai import TOOLS, fake_openai  # noqa: F401  (a fixture)
+from tests.shared.traces.test_openai_instrumentation import latest_genai_conventions  # noqa: F401
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -66,19 +58,6 @@ CONFIG = {
 def ingest(database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient) -> Iterator[Ingest]:
     with serve_ingest(ingest_settings(database_url, nats_url, topology)) as served:
         yield served
-
-
-@asynccontextmanager
-async def sampler(nc: NatsClient, topology: Topology, sessions: Sessions) -> AsyncIterator[TraceHandler]:
-    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
-    consumer = SpanConsumer(
-        nc, topology, handler, AssemblyPolicy(settle_s=0.3), fetch_timeout_s=0.2, tick_s=0.05
-    )
-    await consumer.start()
-    try:
-        yield handler
-    finally:
-        await consumer.stop()
 
 
 def run_instrumented_app(traces_url: str, key: str, llm_url: str) -> None:
@@ -133,7 +112,7 @@ async def test_instrumented_traffic_is_sampled_scored_shown_and_added_to_a_datas
     async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as c:
         assert (await c.put("/online/config", json=CONFIG)).status_code == 200
         key = await asyncio.to_thread(create_key_sync, database_url, SECRET, APP, Role.INGEST)
-        async with sampler(nats_client, topology, session_factory) as handler:
+        async with tracing_sampler(nats_client, topology, session_factory) as handler:
             await asyncio.to_thread(run_instrumented_app, ingest.traces_url, key, fake_openai)
             await asyncio.wait_for(handler.wait_handled(2, "stored"), 60)
 

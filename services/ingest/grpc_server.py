@@ -1,0 +1,125 @@
+"""OTLP over gRPC (``TraceService/Export`` and ``LogsService/Export``, port 4317 by default) beside
+OTLP/HTTP, on the same event loop, with the same keys, limits and storage as the HTTP receiver.
+
+- The key: ``authorization`` metadata, ``Bearer <key>`` (``OTEL_EXPORTER_OTLP_HEADERS=authorization=
+  Bearer%20<key>``) or Basic, as over HTTP.
+- Limits: a message larger than ``max_body_bytes`` is refused by gRPC itself (RESOURCE_EXHAUSTED
+  from the client's side; gRPC inflates a gzip message before the check); at most
+  ``ingest_max_inflight_requests`` calls at once (more are refused by gRPC, RESOURCE_EXHAUSTED) and
+  the in-flight byte bound of :class:`~services.ingest.admission.Admission`.
+- The request is kept as bytes (no deserializer) and decoded by the same code as an HTTP protobuf
+  body, in a worker thread.
+- Refusals map onto the status codes OTLP exporters understand: a refusal worth retrying (429, 503)
+  is ``RESOURCE_EXHAUSTED`` / ``UNAVAILABLE`` with ``google.rpc.RetryInfo`` (the exporter waits that
+  long); a permanent one is ``INVALID_ARGUMENT`` (400, 413), ``UNAUTHENTICATED`` (401) or
+  ``PERMISSION_DENIED`` (403), which exporters do not retry. The detail is the same sentence as
+  the HTTP answer's.
+- The port is bound without ``SO_REUSEPORT``: a second process on the same port fails to start
+  instead of silently sharing it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+import grpc
+from google.protobuf.duration_pb2 import Duration
+from google.rpc.error_details_pb2 import RetryInfo
+
+from services.ingest.errors import IngestError
+from services.ingest.export_preparation import Signal
+from services.ingest.otlp_decoding import Encoding
+from services.ingest.receiver import TraceReceiver
+from services.ingest.settings import IngestSettings
+
+log = logging.getLogger(__name__)
+
+TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
+RETRY_INFO_KEY = "google.rpc.retryinfo-bin"
+
+_CODES = {
+    400: grpc.StatusCode.INVALID_ARGUMENT,
+    401: grpc.StatusCode.UNAUTHENTICATED,
+    403: grpc.StatusCode.PERMISSION_DENIED,
+    413: grpc.StatusCode.INVALID_ARGUMENT,  # RESOURCE_EXHAUSTED would be retried: the same body again
+    415: grpc.StatusCode.INVALID_ARGUMENT,
+    429: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    503: grpc.StatusCode.UNAVAILABLE,
+}
+
+Export = Callable[[bytes, grpc.aio.ServicerContext[bytes, bytes]], Awaitable[bytes]]
+
+
+def grpc_status(error: IngestError) -> grpc.StatusCode:
+    return _CODES.get(error.status, grpc.StatusCode.INVALID_ARGUMENT)
+
+
+class GrpcReceiver:
+    """The gRPC server; :meth:`start` binds ``host:port`` (port 0: a free one, see :attr:`port`)."""
+
+    def __init__(self, receiver: TraceReceiver, settings: IngestSettings) -> None:
+        self._receiver = receiver
+        self._address = f"{settings.http_host}:{settings.ingest_grpc_port}"
+        self._retry_after_s = settings.ingest_retry_after_s
+        self._server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", settings.max_body_bytes),
+                ("grpc.so_reuseport", 0),
+            ],
+            maximum_concurrent_rpcs=receiver.admission.max_requests,
+        )
+        self._server.add_generic_rpc_handlers(
+            [
+                grpc.method_handlers_generic_handler(
+                    TRACE_SERVICE,
+                    {"Export": grpc.unary_unary_rpc_method_handler(self._export(Signal.TRACES))},
+                ),
+                grpc.method_handlers_generic_handler(
+                    LOGS_SERVICE, {"Export": grpc.unary_unary_rpc_method_handler(self._export(Signal.LOGS))}
+                ),
+            ]
+        )
+        self.port = 0
+
+    async def start(self) -> None:
+        try:
+            self.port = self._server.add_insecure_port(self._address)
+        except RuntimeError as exc:  # grpc says only "Failed to bind"
+            raise RuntimeError(
+                f"the OTLP/gRPC port {self._address} cannot be bound (in use?): set INGEST_GRPC_PORT "
+                "to a free port, or 0 for any"
+            ) from exc
+        await self._server.start()
+        log.info("OTLP/gRPC receiver listening", extra={"address": self._address, "port": self.port})
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        await self._server.stop(grace_s)
+
+    def _export(self, signal: Signal) -> Export:
+        async def export(body: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+            try:
+                return await self._accept(body, signal, context)
+            except IngestError as exc:
+                self._receiver.refused(exc)
+                if exc.retry:
+                    delay = RetryInfo(retry_delay=Duration(seconds=self._retry_after_s))
+                    context.set_trailing_metadata(((RETRY_INFO_KEY, delay.SerializeToString()),))
+                await context.abort(grpc_status(exc), exc.detail)
+                raise  # abort raises; this line is never reached
+
+        return export
+
+    async def _accept(
+        self, body: bytes, signal: Signal, context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> bytes:
+        with self._receiver.admission.hold(len(body)):
+            metadata = {key: value for key, value in context.invocation_metadata() or ()}
+            authorization = metadata.get("authorization")
+            caller = await self._receiver.keys.caller(
+                authorization if isinstance(authorization, str) else None
+            )
+            self._receiver.publisher.ensure_connected()
+            prepared = await self._receiver.accept(caller, body, Encoding.PROTOBUF, signal)
+        return bytes(prepared.answer().SerializeToString())

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.reports.item_changes_markdown import change_row
+from shared.reports.item_changes_markdown import change_row, latency_note
 from shared.reports.markdown import direction_arrow, fmt_mde
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
@@ -64,6 +64,8 @@ def _reasons(report: ComparisonReport) -> Text:
     for g in report.gates:
         text.append(f"  gate {g.gate}: ", style="green" if g.passed else "bold red")
         text.append(f"{g.reason}\n")
+    if (latency := latency_note(report)) is not None:
+        text.append(f"  {latency}\n", style="dim")
     return text
 
 

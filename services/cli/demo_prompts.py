@@ -20,7 +20,9 @@ RunExperiment = Callable[["Client", dict[str, Any]], dict[str, Any]]
 
 def prompt_loop(client: Client, run: RunExperiment, out: Console, offline: bool) -> str:
     """Push the production prompt and a candidate version (label staging), run both, compare, and
-    move the production label to the candidate only when the comparison finds no regression."""
+    move the production label to the candidate only when the comparison finds no regression. The
+    staging run is interleaved: production's configuration runs again beside it, and the two are
+    compared, so neither is measured on a busier minute than the other."""
     out.print(Rule("Drive-thru prompt loop: staging vs production, promote if it passes"))
     for path, label in (("orchestrator-v1.txt", "production"), ("orchestrator-v2.txt", "staging")):
         row = client.prompts.push(NAME, (PROMPTS / path).read_text(), labels=[label], source=path)
@@ -42,6 +44,7 @@ def prompt_loop(client: Client, run: RunExperiment, out: Console, offline: bool)
         | {
             "name": "demo-prompt-staging",
             "baseline_id": production["id"],
+            "interleave": True,  # production's configuration runs again beside it: same minutes
             "target": {"kind": "agent", "prompt": f"{NAME}@staging"},
         },
     )

@@ -112,6 +112,12 @@ def run_command(
         help="Reuse LLM judges' verdicts from the project's judge cache (default); --no-judge-cache: "
         "every judge asks its model",
     ),
+    interleave: bool = typer.Option(
+        False,
+        "--interleave",
+        help="With --baseline: run the baseline's configuration again beside this run, both in the "
+        "same minutes, and compare with that run (latency then compares fairly)",
+    ),
     primary: list[str] = typer.Option(
         [],
         "--primary",
@@ -147,6 +153,7 @@ def run_command(
             "max_error_rate": max_error_rate,
             "gates": gate,
             "must_pass_categories": must_pass_category,
+            "interleave": interleave,
         }
         if primary:
             body["primary_metrics"] = primary

@@ -117,6 +117,8 @@ class ExperimentCreate(ExperimentSettings):
     def _one_baseline(self) -> ExperimentCreate:
         if self.baseline_id and self.baseline_name:
             raise ValueError("give baseline_id or baseline_name, not both")
+        if self.interleave and not (self.baseline_id or self.baseline_name):
+            raise ValueError("interleave runs the baseline again beside this run: give a baseline too")
         return self
 
 

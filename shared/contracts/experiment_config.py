@@ -77,6 +77,12 @@ class ExperimentSettings(BaseModel):
     gates: list[Gate] = Field(
         default_factory=list, description="Absolute gates on the run's means: 'order_correctness>=0.9'"
     )
+    interleave: bool = Field(
+        default=False,
+        description="With a baseline: run the baseline's configuration again beside this run, both "
+        "dispatched together in one time window, and compare with that run instead, so latency "
+        "compares fairly (the same machine, the same minutes)",
+    )
     primary_metrics: list[str] | None = Field(
         default=None,
         max_length=100,

@@ -70,3 +70,15 @@ def item_change_lines(report: ComparisonReport) -> list[str]:
     if report.fixed_items:
         out += ["", f"## Fixed items ({report.fixed_total})", "", *_table(report.fixed_items)]
     return out
+
+
+def latency_note(report: ComparisonReport) -> str | None:
+    """How the two runs' latencies were measured, when the report knows (None: it does not)."""
+    if report.latency_interleaved is None or not any(r.metric == "latency_ms" for r in report.metrics):
+        return None
+    if report.latency_interleaved:
+        return "latency_ms was measured interleaved: both runs in the same minutes, on the same machine"
+    return (
+        "latency_ms was measured in two runs apart in time: a difference may be the machine's load; "
+        "`yardstick run --baseline X --interleave` runs both side by side"
+    )

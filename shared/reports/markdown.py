@@ -7,7 +7,7 @@ from shared.analysis.run_data import RunData
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.contracts.gates import GateResult
 from shared.contracts.run_aggregates import ExperimentAggregates
-from shared.reports.item_changes_markdown import item_change_lines
+from shared.reports.item_changes_markdown import item_change_lines, latency_note
 from shared.reports.pairwise_markdown import pairwise_lines
 from shared.reports.spend_markdown import spend_lines
 
@@ -172,6 +172,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
         "",
         *[f"- **{cell(r.metric)}** ({r.status.replace('_', ' ')}): {cell(r.reason)}" for r in report.metrics],
         *_gates(report.gates),
+        *(["", f"_{note}_"] if (note := latency_note(report)) else []),
         *_underpowered(report),
         *_power_table(report),
     ]

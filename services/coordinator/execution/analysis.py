@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.store.failure_reasons import with_failure_reasons
 from services.coordinator.store.full_run import load_run
+from services.coordinator.store.interleaving import measured_interleaved
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics
 from services.coordinator.store.run_columns import load_metrics, load_run_columns
 from services.coordinator.store.spend import recorded_spend
@@ -89,6 +90,7 @@ async def compare_experiments(
     prices = configured_prices()
     return report.model_copy(
         update={
+            "latency_interleaved": measured_interleaved(baseline, candidate),
             "broken_items": await with_failure_reasons(session, candidate.id, report.broken_items),
             "fixed_items": await with_failure_reasons(session, baseline.id, report.fixed_items),
             "baseline_spend": await recorded_spend(session, baseline.id, prices),

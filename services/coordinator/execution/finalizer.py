@@ -1,5 +1,6 @@
 """Finalizer: when every item of an experiment is terminal, run the run-level evaluators, aggregate,
-compare against the baseline, and mark it completed (its status changes are ``lifecycle``'s).
+compare against the baseline, and mark it completed (its status changes are ``lifecycle``'s). An
+interleaved run waits until its baseline, the run beside it, is finished too.
 Idempotent and resumable after a restart. Its memory does not grow with the item count
 (``run_analysis``: compact columns, one metric at a time)."""
 
@@ -19,6 +20,7 @@ from services.coordinator.execution.lifecycle import (
     complete,
     fail_finalization,
 )
+from services.coordinator.store.interleaving import interleaved_dependents, waits_for_twin
 from services.coordinator.store.output_cache import store_outputs
 from services.coordinator.store.run_columns import refresh_statistics
 from services.coordinator.store.spend import recorded_spend
@@ -77,6 +79,8 @@ class Finalizer:
 
     async def finalize(self, experiment_id: str) -> None:
         async with self.sessions() as session:
+            if await waits_for_twin(session, experiment_id):
+                return  # resubmitted when its interleaved baseline is finalized (``_release``)
             experiment = await claim_for_finalizing(session, experiment_id)
             if experiment is None:
                 return
@@ -130,6 +134,14 @@ class Finalizer:
         log.info("experiment %s", final.value, extra={"experiment_id": experiment_id})
         kind: EventKind = "budget_exhausted" if final == ExperimentStatus.BUDGET_EXHAUSTED else "completed"
         await self._event(experiment_id, kind)
+        await self._release(experiment_id)
+
+    async def _release(self, experiment_id: str) -> None:
+        """Resubmit the interleaved runs that waited for this one, their baseline, to finish."""
+        async with self.sessions() as session:
+            waiting = await interleaved_dependents(session, experiment_id)
+        for dependent in waiting:
+            self.submit(dependent)
 
     async def _event(self, experiment_id: str, kind: EventKind) -> None:
         async with self.sessions() as session:

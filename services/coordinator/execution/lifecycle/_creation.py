@@ -72,6 +72,36 @@ async def _baseline(session: AsyncSession, body: ExperimentCreate) -> str | None
     return None
 
 
+async def _interleaved_twin(
+    session: AsyncSession,
+    body: ExperimentCreate,
+    baseline_id: str,
+    max_tasks: int | None,
+    fleet: Sequence[WorkerEvaluators] | None,
+) -> str:
+    """With ``interleave``: a new run of the baseline's configuration (target, evaluators, settings)
+    over the candidate's items, created beside it so both are dispatched in the same minutes; the
+    candidate is compared with it. Returns its id."""
+    baseline = await rows.get_experiment(session, baseline_id)
+    settings = baseline.config.model_dump(include=set(ExperimentSettings.model_fields))
+    twin = ExperimentCreate(
+        **settings
+        | {
+            "item_filter": body.item_filter,
+            "item_ids": body.item_ids,
+            "repetitions": body.repetitions,
+            "interleave": False,
+            "max_cost": body.max_cost,
+        },
+        name=f"{baseline.name}~{body.name}"[:200],
+        dataset=body.dataset,
+        dataset_version=body.dataset_version,
+        evaluators=baseline.config.evaluators,
+        run_evaluators=baseline.config.run_evaluators,
+    )
+    return (await create_experiment(session, twin, max_tasks, fleet)).id
+
+
 async def _check_item_ids(session: AsyncSession, body: ExperimentCreate, version_id: str) -> None:
     """Every requested id exists in the version (a typo is a 422, not an empty run)."""
     missing = await rows.missing_item_ids(session, version_id, body.item_ids or [])
@@ -106,6 +136,8 @@ async def create_experiment(
     evaluators, run_evaluators = _chosen_evaluators(body, dataset.kind)
     metric_specs = validate_evaluators(evaluators, run_evaluators, fleet)
     baseline_id = await _baseline(session, body)
+    if body.interleave and baseline_id is not None:  # the body requires a baseline with interleave
+        baseline_id = await _interleaved_twin(session, body, baseline_id, max_tasks, fleet)
     if body.item_ids:
         await _check_item_ids(session, body, version.id)
     if max_tasks is not None:

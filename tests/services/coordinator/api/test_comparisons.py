@@ -53,3 +53,29 @@ async def test_synthetic_regression_is_flagged_and_a_a_is_not(
     assert flagged.exit_code == 1, flagged.output
     quiet = runner.invoke(cli, ["compare", str(base_file), str(same_file), "--fail-on-regression"])
     assert quiet.exit_code == 0, quiet.output
+
+
+async def test_an_interleaved_run_is_compared_with_its_baseline_run_again_beside_it(
+    coordinator: Coordinator, workers: list[EvalWorker], agent: ScriptedAgent
+) -> None:
+    """``interleave``: the baseline's configuration runs again in the same minutes as the candidate,
+    the candidate is finalized only once that run has finished, and compared with it."""
+    await coordinator.push("syn", synthetic_items(30))
+    baseline = await _run(coordinator, name="base", concurrency=10)
+    refused = await coordinator.client.post("/experiments", json=experiment_body(name="x", interleave=True))
+    assert refused.status_code == 422 and "give a baseline too" in refused.text
+    candidate = await _run(
+        coordinator, name="cand", concurrency=10, baseline_id=baseline["id"], interleave=True
+    )
+    twin_id = str(candidate["baseline_id"])
+    assert twin_id != baseline["id"]
+    twin = (await coordinator.client.get(f"/experiments/{twin_id}")).json()
+    assert twin["name"] == "base~cand" and twin["status"] == "completed"
+    assert twin["progress"]["total"] == candidate["progress"]["total"] == 30
+    # side by side: each started before the other was done
+    assert twin["started_at"] < candidate["completed_at"] and candidate["started_at"] < twin["completed_at"]
+    report = (await coordinator.client.get(f"/comparisons/{candidate['comparison_id']}")).json()["report"]
+    assert report["baseline_id"] == twin_id and report["latency_interleaved"] is True
+    plain = await _run(coordinator, name="apart", concurrency=10, baseline_id=baseline["id"])
+    apart = (await coordinator.client.get(f"/comparisons/{plain['comparison_id']}")).json()["report"]
+    assert apart["latency_interleaved"] is False

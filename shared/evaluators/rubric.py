@@ -29,7 +29,8 @@ from shared.evaluators.judging import Judging, run_judge
 from shared.evaluators.registry import register
 from shared.llm import ProviderChoice
 
-LLM_RUBRIC_VERSION = "llm-rubric-v1"
+LLM_RUBRIC_VERSION = "llm-rubric-v2"
+"""v2: the verdict's schema bounds ``score`` to the scale (and says so in its description)."""
 DEFAULT_METRIC = "llm_rubric"
 RENDERED_CHARS = 6000
 """Input, output and reference are each cut to this many characters in the prompt."""

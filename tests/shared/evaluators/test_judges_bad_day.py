@@ -76,7 +76,7 @@ async def test_a_rubric_experiment_on_a_bad_day(
             assert ev.comment is not None and ev.comment.startswith("not measured:"), (name, ev.comment)
             assert reason in ev.comment or reason in ev.metadata["reason"], (name, ev.comment)
         assert ev.metadata["judge_provider"] == "openai" and ev.metadata["judge_model"] == "bad-day-model"
-        assert ev.metadata["prompt_version"] == "llm-rubric-v1"
+        assert ev.metadata["prompt_version"] == "llm-rubric-v2"
     assert results["good"].metadata["format_fallbacks"] == 1  # json_schema refused once, then remembered
     # the json_object request carries the verdict's schema (a grammar on llama-cpp-python's server):
     # both fields required, the score bounded to the scale

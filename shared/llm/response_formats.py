@@ -10,9 +10,10 @@ Three ways, tried in order (``LLM_STRUCTURED_OUTPUT=auto``, the default):
 3. ``text``: no ``response_format`` at all; the prompt alone asks for JSON (every prompt does).
 
 The schema sent is the answer model's JSON schema made *strict* (:func:`strict_schema`): every
-object lists all its properties as required and allows no others, as OpenAI's strict mode needs,
-and a grammar built from it cannot leave a field out. Replies are parsed tolerantly and validated
-against the pydantic model in every way (:mod:`shared.llm.json_reply`).
+object lists all its properties as required and allows no others, without defaults or string
+lengths, as OpenAI's strict mode needs; a grammar built from it cannot leave a field out. Replies
+are parsed tolerantly and validated against the pydantic model in every way
+(:mod:`shared.llm.json_reply`).
 
 When an endpoint refuses a way and a simpler one then works, :class:`FormatMemory` remembers the
 simpler one for that endpoint and model, so later calls start there and skip the refusal. The
@@ -54,12 +55,17 @@ _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMAS = ("items", "additionalProperties", "not", "if", "then", "else")
 
 
+_NOT_IN_STRICT = frozenset({"default", "minLength", "maxLength"})
+"""Keywords OpenAI's strict mode refuses (400 "… is not permitted"); the answer model still checks
+string lengths when the reply is validated."""
+
+
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` (a JSON schema) with every object closed and all its properties required, and no
-    ``default`` values (strict mode rejects them); a copy, sub-schemas included."""
+    """``schema`` (a JSON schema) with every object closed and all its properties required, without
+    ``default`` values or string lengths (strict mode refuses them); a copy, sub-schemas included."""
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "default":
+        if key in _NOT_IN_STRICT:
             continue
         if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
             value = {name: _strict(sub) for name, sub in value.items()}

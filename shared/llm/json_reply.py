@@ -4,6 +4,8 @@ Real models wrap JSON in prose or code fences, or write it after a preamble. :fu
 tries, in order: the whole text as JSON; each fenced block (```json … ```); the first decodable
 JSON object (or array) starting at any ``{`` (or ``[``). The first candidate that validates against
 the schema wins; when none does, the reason names what was wrong with the best candidate.
+Control characters inside strings (a raw line break in a ``reason``) are accepted: llama-cpp-python's
+grammar for a JSON string lets a model write them, and they change nothing the judge reads.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(strict=False)
 MAX_SCANNED_STARTS = 200
 """At most this many ``{`` positions are tried in a long reply."""
 
@@ -32,7 +34,7 @@ _NOT_JSON = object()
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text.strip())
+        return _DECODER.decode(text.strip())
     except json.JSONDecodeError:
         return _NOT_JSON
 

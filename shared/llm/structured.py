@@ -27,6 +27,7 @@ from shared.llm.response_formats import (
     ResponseFormat,
     json_instruction,
     response_format_field,
+    strict_schema,
 )
 from shared.llm.transport import FormatRefused, ProviderUnavailable, post_chat
 
@@ -42,6 +43,14 @@ class StructuredReply(Generic[T]):
     reason: str | None = None
     stats: LlmCallStats = field(default_factory=LlmCallStats)
     latency_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class _Schema:
+    """The answer model's name and strict JSON schema, as sent in the request and the prompt."""
+
+    name: str
+    json: dict[str, Any]
 
 
 class _NoReply(Exception):
@@ -73,16 +82,14 @@ class StructuredLlm:
         self.config = config
         self._formats = formats
 
-    def _body(
-        self, messages: list[dict[str, str]], schema: type[BaseModel], way: ResponseFormat
-    ) -> dict[str, Any]:
+    def _body(self, messages: list[dict[str, str]], schema: _Schema, way: ResponseFormat) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.config.model,
             "temperature": self.config.temperature,
             "max_tokens": self.config.max_output_tokens,
             "messages": messages,
         }
-        response_format = response_format_field(way, schema)
+        response_format = response_format_field(way, schema.name, schema.json)
         if response_format is not None:
             body["response_format"] = response_format
         return body
@@ -91,7 +98,7 @@ class StructuredLlm:
         self,
         session: aiohttp.ClientSession,
         messages: list[dict[str, str]],
-        schema: type[BaseModel],
+        schema: _Schema,
         stats: LlmCallStats,
     ) -> tuple[str, LlmCallStats]:
         """The text of one reply, falling back through the response formats the endpoint refuses."""
@@ -104,11 +111,14 @@ class StructuredLlm:
                 spent = LlmCallStats(requests=exc.requests, retries=exc.retries, waited_s=exc.waited_s)
                 raise _NoReply(f"provider unavailable: {exc}", stats + spent) from exc
             except FormatRefused as exc:
-                stats = stats + LlmCallStats(
-                    requests=exc.requests, retries=exc.retries, waited_s=exc.waited_s, format_fallbacks=1
-                )
                 refusals.append(f"{way.value}: {exc}")
-                way = way.simpler()
+                way = self._formats.next_way(self.config, way)
+                stats = stats + LlmCallStats(
+                    requests=exc.requests,
+                    retries=exc.retries,
+                    waited_s=exc.waited_s,
+                    format_fallbacks=int(way is not None),
+                )
                 continue
             self._formats.accepted(self.config, way)
             spent = LlmCallStats(
@@ -125,6 +135,8 @@ class StructuredLlm:
             return completion.text, stats + spent + LlmCallStats(
                 input_tokens=tokens_in, output_tokens=tokens_out
             )
+        if self.config.structured_output != "auto":
+            refusals.append(f"LLM_STRUCTURED_OUTPUT={self.config.structured_output} allows no other way")
         raise _NoReply("every response format was refused: " + " | ".join(refusals), stats)
 
     async def ask(self, schema: type[T], prompt: str) -> StructuredReply[T]:
@@ -133,11 +145,12 @@ class StructuredLlm:
         stats = LlmCallStats()
         raw: str | None = None
         reason = ""
-        messages = [{"role": "user", "content": prompt + json_instruction(schema)}]
+        sent = _Schema(schema.__name__, strict_schema(schema.model_json_schema()))
+        messages = [{"role": "user", "content": prompt + json_instruction(sent.json)}]
         async with aiohttp.ClientSession() as session:
             for _ in range(self.config.max_parse_attempts):
                 try:
-                    raw, stats = await self._one_reply(session, messages, schema, stats)
+                    raw, stats = await self._one_reply(session, messages, sent, stats)
                 except _NoReply as exc:
                     return self._reply(None, raw, str(exc), exc.stats, started)
                 try:

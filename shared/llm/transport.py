@@ -5,9 +5,11 @@
   Without the header they back off like other failures.
 - Other 5xx, a timeout, a refused or dropped connection, a body that is not JSON: exponential
   backoff, at most ``max_retries`` re-sends (:class:`~shared.llm.retry_budget.RetryBudget`).
-- A request that carries a ``response_format`` and gets 400, 422, 500 or 501 is *refused*
-  (:class:`FormatRefused`) without retrying: llama.cpp's server answers 500 to ``json_schema``;
-  the caller then tries a simpler format.
+- A request that carries a ``response_format`` is *refused* (:class:`FormatRefused`, not retried;
+  the caller then tries a simpler format) by a 501, or a 400, 422 or 500 whose body names the
+  format or says a parameter is unsupported (:func:`names_the_format`): llama-cpp-python's server
+  answers ``json_schema`` with a 500 naming ``response_format``. A 500 that names nothing of the
+  kind is an outage like any other 5xx, retried below.
 - Other 4xx (401, 403, 404, …) are not retried: :class:`ProviderUnavailable` with the body.
 
 Inside an eval worker every request goes through the worker's provider gate
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +34,17 @@ from shared.llm.retry_budget import RetryBudget
 
 REFUSAL_STATUSES = frozenset({400, 422, 500, 501})
 BODY_EXCERPT = 300
+_FORMAT_WORDS = re.compile(
+    r"response_format|json_schema|json_object|schema|grammar|structured output|not supported|unsupported"
+    r"|not implemented|unknown (?:field|parameter|argument)|unrecognized|extra (?:inputs|fields)"
+    r"|not permitted",
+    re.IGNORECASE,
+)
+
+
+def names_the_format(status: int, text: str) -> bool:
+    """Whether a ``status`` answer with body ``text`` refuses the request's ``response_format``."""
+    return status == 501 or (status in REFUSAL_STATUSES and _FORMAT_WORDS.search(text) is not None)
 
 
 class ProviderUnavailable(RuntimeError):
@@ -150,7 +164,7 @@ async def post_chat(session: aiohttp.ClientSession, config: LlmConfig, body: dic
             await attempts.wait("HTTP 200 with a JSON body that is not an object")
             continue
         reason = f"HTTP {status}: {_excerpt(text)}"
-        if "response_format" in body and status in REFUSAL_STATUSES:
+        if "response_format" in body and names_the_format(status, text):
             raise FormatRefused(reason, attempts.retries, attempts.waited_s, attempts.requests)
         if status in RETRY_AFTER_STATUSES:
             await attempts.wait(reason, retry_after_s(header))

@@ -76,8 +76,19 @@ async def test_a_rubric_experiment_on_a_bad_day(
             assert ev.comment is not None and ev.comment.startswith("not measured:"), (name, ev.comment)
             assert reason in ev.comment or reason in ev.metadata["reason"], (name, ev.comment)
         assert ev.metadata["judge_provider"] == "openai" and ev.metadata["judge_model"] == "bad-day-model"
-        assert ev.metadata["prompt_version"] == "llm-rubric-v1"
+        assert ev.metadata["prompt_version"] == "llm-rubric-v2"
     assert results["good"].metadata["format_fallbacks"] == 1  # json_schema refused once, then remembered
+    # the json_object request carries the verdict's schema (a grammar on llama-cpp-python's server):
+    # both fields required, the score bounded to the scale
+    sent = provider.seen[1].body["response_format"]
+    assert sent["type"] == "json_object" and sent["schema"]["required"] == ["reason", "score"]
+    assert sent["schema"]["properties"]["score"] | {"description": ""} == {
+        "description": "",
+        "title": "Score",
+        "type": "number",
+        "minimum": 1.0,
+        "maximum": 5.0,
+    }
     assert results["prose around JSON"].metadata["format_fallbacks"] == 0
     assert all(r.metadata["response_format"] in ("json_object", None) for r in results.values())
     assert results["malformed twice"].metadata["raw_reply"] == "4/5"

@@ -10,7 +10,7 @@ import pytest
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.arguments import EvaluatorArgumentsError
 from shared.evaluators.judge_model import set_judge_factory
-from shared.evaluators.rubric import LLM_RUBRIC_VERSION, llm_rubric, rubric_prompt
+from shared.evaluators.rubric import LLM_RUBRIC_VERSION, llm_rubric, rubric_prompt, verdict_model
 from tests.evaluator_registry import REGISTRY, get, run_item_evaluators, validate_specs
 from tests.shared.evaluators.test_judges import FakeJudge
 
@@ -51,6 +51,16 @@ async def test_other_scales_and_a_named_metric(judge: FakeJudge) -> None:
     assert (ev.name, ev.value) == ("politeness", 0.6)
     judge.answers["RubricVerdict"] = {"reason": "perfect", "score": 10}
     assert (await llm_rubric(output="x", criteria=CRITERIA, scale=(1, 10))).value == 1.0
+
+
+def test_the_verdict_schema_bounds_the_score_but_validation_leaves_that_to_the_judge() -> None:
+    model = verdict_model(1.0, 5.0)
+    assert model is verdict_model(1.0, 5.0) and model.__name__ == "RubricVerdict"
+    schema = model.model_json_schema()
+    assert list(schema["properties"]) == ["reason", "score"] and schema["required"] == ["reason", "score"]
+    score = schema["properties"]["score"]
+    assert (score["minimum"], score["maximum"], score["description"]) == (1, 5, "The score from 1 to 5")
+    assert model.model_validate({"reason": "x", "score": 10}).score == 10  # on_scale says why it is off
 
 
 async def test_out_of_scale_is_not_measured_with_the_reason(judge: FakeJudge) -> None:

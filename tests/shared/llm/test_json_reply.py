@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import BaseModel
 
@@ -26,6 +28,17 @@ class Verdict(BaseModel):
 )
 def test_json_is_found_in_prose_and_fences(text: str) -> None:
     assert parse_reply(text, Verdict) == Verdict(reason="ok", score=4)
+
+
+def test_a_raw_line_break_inside_a_string_is_read() -> None:
+    """llama-cpp-python 0.3.36's grammar for a JSON string allows control characters: SmolLM2-135M
+    wrote a reason with raw line breaks in it (strict JSON would refuse it)."""
+    text = '{ "reason": "It meets the criteria:\n\n1. The item is named." ,"score": 5}'  # raw line breaks
+    with pytest.raises(ValueError, match="Invalid control character"):
+        json.loads(text)
+    assert parse_reply(text, Verdict) == Verdict(
+        reason="It meets the criteria:\n\n1. The item is named.", score=5
+    )
 
 
 def test_the_first_candidate_that_fits_the_schema_wins() -> None:

@@ -23,6 +23,16 @@ class Verdict(BaseModel):
 
 
 GOOD = {"reason": "fine", "score": 4}
+STRICT = {
+    "type": "object",
+    "title": "Verdict",
+    "properties": {
+        "reason": {"title": "Reason", "type": "string"},
+        "score": {"title": "Score", "type": "number"},
+    },
+    "required": ["reason", "score"],
+    "additionalProperties": False,
+}
 
 
 def client(**limits: float) -> StructuredLlm:
@@ -38,15 +48,18 @@ async def test_a_good_day_uses_json_schema_and_reports_tokens(provider: BadDayPr
         requests=1, input_tokens=120, output_tokens=30, response_format="json_schema"
     )
     [seen] = provider.seen
-    assert seen.response_format == "json_schema"
-    assert seen.body["response_format"]["json_schema"]["schema"]["required"] == ["reason", "score"]
+    assert seen.body["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "Verdict", "schema": STRICT, "strict": True},
+    }
     assert "JSON" in seen.body["messages"][0]["content"] and seen.body["model"] == "bad-day-model"
 
 
-async def test_json_schema_refused_falls_back_to_json_object_and_is_remembered(
-    provider: BadDayProvider,
+@pytest.mark.parametrize("status", [400, 422, 500])
+async def test_json_schema_refused_falls_back_to_json_object_with_the_schema_and_is_remembered(
+    provider: BadDayProvider, status: int
 ) -> None:
-    provider.refuse = {"json_schema"}
+    provider.refuse, provider.refuse_status = {"json_schema"}, status
     provider.then(Reply.json(GOOD), Reply.json(GOOD))
     first = await client().ask(Verdict, "Grade this.")
     assert first.value is not None and first.stats.format_fallbacks == 1
@@ -54,7 +67,69 @@ async def test_json_schema_refused_falls_back_to_json_object_and_is_remembered(
     second = await client().ask(Verdict, "Grade that.")
     assert second.value is not None and second.stats.format_fallbacks == 0 and second.stats.requests == 1
     assert [s.response_format for s in provider.seen] == ["json_schema", "json_object", "json_object"]
-    assert provider.statuses() == [500, 200, 200]
+    assert provider.statuses() == [status, 200, 200]
+    # llama-cpp-python's server makes this schema a grammar: the reply cannot leave a field out
+    assert provider.seen[1].body["response_format"] == {"type": "json_object", "schema": STRICT}
+
+
+async def test_the_remembered_way_belongs_to_one_endpoint_and_model(provider: BadDayProvider) -> None:
+    provider.refuse = {"json_schema"}
+    provider.then(Reply.json(GOOD), Reply.json(GOOD))
+    await client().ask(Verdict, "Grade this.")
+    other = StructuredLlm(llm_config("openai", "another-model"))
+    reply = await other.ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.format_fallbacks == 1
+    assert [s.response_format for s in provider.seen] == ["json_schema", "json_object"] * 2
+
+
+async def test_a_server_that_ignores_response_format_still_works(provider: BadDayProvider) -> None:
+    provider.then(Reply(content='Sure! Here is my verdict: {"reason": "fine", "score": 3} Hope it helps.'))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value == Verdict(reason="fine", score=3)
+    assert (reply.stats.format_fallbacks, reply.stats.parse_failures) == (0, 0)
+    assert reply.stats.response_format == "json_schema" and provider.statuses() == [200]
+
+
+async def test_a_500_that_does_not_name_the_format_is_an_outage_not_a_refusal(
+    provider: BadDayProvider,
+) -> None:
+    provider.then(Reply.error(500, body="upstream connect error"), Reply.json(GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None and (reply.stats.retries, reply.stats.format_fallbacks) == (1, 0)
+    assert [s.response_format for s in provider.seen] == ["json_schema", "json_schema"]
+
+
+async def test_a_400_that_does_not_name_the_format_is_not_retried_in_a_simpler_way(
+    provider: BadDayProvider,
+) -> None:
+    provider.then(Reply.error(400, body="maximum context length is 2048 tokens"))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None and "maximum context length" in reply.reason
+    assert (reply.stats.requests, reply.stats.format_fallbacks) == (1, 0)
+
+
+@pytest.mark.parametrize(("setting", "sent"), [("json_object", "json_object"), ("off", None)])
+async def test_the_setting_names_the_one_way_to_ask(
+    provider: BadDayProvider, monkeypatch: pytest.MonkeyPatch, setting: str, sent: str | None
+) -> None:
+    monkeypatch.setenv("LLM_STRUCTURED_OUTPUT", setting)
+    provider.then(Reply.json(GOOD))
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is not None and reply.stats.response_format == (sent or "text")
+    assert [s.response_format for s in provider.seen] == [sent]
+
+
+async def test_a_pinned_way_that_is_refused_is_not_measured_without_falling_back(
+    provider: BadDayProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_STRUCTURED_OUTPUT", "json_schema")
+    provider.refuse = {"json_schema"}
+    reply = await client().ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None
+    assert "json_schema: HTTP 500" in reply.reason
+    assert "LLM_STRUCTURED_OUTPUT=json_schema allows no other way" in reply.reason
+    assert (reply.stats.requests, reply.stats.format_fallbacks) == (1, 0)
+    assert PROCESS_FORMATS.first_way(llm_config("openai", "bad-day-model")) is ResponseFormat.JSON_SCHEMA
 
 
 async def test_every_format_refused_falls_back_to_plain_text(provider: BadDayProvider) -> None:
@@ -112,10 +187,18 @@ async def test_500s_are_retried_a_bounded_number_of_times(provider: BadDayProvid
     assert reply.value is None and reply.reason is not None
     assert reply.reason.startswith("provider unavailable:") and "HTTP 500" in reply.reason
     assert "after 2 retries" in reply.reason
-    # json_schema and json_object are refused once each, then plain text is sent 1 + 2 times
-    assert (reply.stats.format_fallbacks, reply.stats.retries, reply.stats.requests) == (2, 2, 5)
-    assert [s.response_format for s in provider.seen] == ["json_schema", "json_object", None, None, None]
+    # a 500 that does not name the format is an outage: json_schema is sent 1 + 2 times, no fallback
+    assert (reply.stats.format_fallbacks, reply.stats.retries, reply.stats.requests) == (0, 2, 3)
+    assert [s.response_format for s in provider.seen] == ["json_schema"] * 3
     assert reply.stats.parse_failures == 0  # an unavailable provider ends the call: no second reply asked
+
+
+async def test_500s_in_text_mode_after_every_format_was_refused(provider: BadDayProvider) -> None:
+    provider.refuse = {"json_schema", "json_object"}
+    reply = await client(max_retries=1).ask(Verdict, "Grade this.")
+    assert reply.value is None and reply.reason is not None and "after 1 retries" in reply.reason
+    assert (reply.stats.format_fallbacks, reply.stats.retries, reply.stats.requests) == (2, 1, 4)
+    assert [s.response_format for s in provider.seen] == ["json_schema", "json_object", None, None]
 
 
 async def test_a_transient_500_in_text_mode_is_retried(provider: BadDayProvider) -> None:

@@ -8,6 +8,7 @@ from services.search_proxy.answering.llm_answerer import LlmAnswer, LlmAnswerer
 from services.search_proxy.runtime import answering_model
 from services.search_proxy.settings import SearchProxySettings
 from shared.llm import LlmReplyInvalid
+from shared.llm.response_formats import strict_schema
 from tests.llm_provider import BadDayProvider, Reply
 from tests.services.search_proxy.answering.corpus_passages import passages
 
@@ -34,7 +35,8 @@ async def test_json_schema_refused_then_json_object_answers(provider: BadDayProv
     assert [s.source_ids for s in draft.sentences] == [["pr:redis-pool-limits"]]
     assert [s.response_format for s in provider.seen] == ["json_schema", "json_object"]
     sent = provider.seen[0].body["response_format"]["json_schema"]
-    assert sent["name"] == "LlmAnswer" and sent["schema"] == LlmAnswer.model_json_schema()
+    assert sent["name"] == "LlmAnswer" and sent["schema"] == strict_schema(LlmAnswer.model_json_schema())
+    assert provider.seen[1].body["response_format"]["schema"] == sent["schema"]
 
 
 async def test_a_reply_that_never_parses_fails_the_answer_with_the_reason(provider: BadDayProvider) -> None:

@@ -63,14 +63,15 @@ def compare_command(
     must_pass_category: list[str] = typer.Option(
         [], "--must-pass-category", help="Items of this category are must-pass (repeatable)"
     ),
-    multiplicity: str = typer.Option(
+    multiplicity: Literal["westfall_young", "holm"] = typer.Option(
         "westfall_young",
         help="westfall_young (correlated metrics cost little power) or holm",
     ),
     fail_on_regression: bool = typer.Option(
         False,
-        help="Exit 1 on a significant regression (for CI); exit 3 when some metric had too few items "
-        "to detect any change (the gate could not have failed)",
+        help="Exit 1 when the comparison fails (for CI): a must-pass item broke or a primary metric "
+        "regressed significantly; exit 3 when some primary metric had too few items to detect any "
+        "change (the gate could not have failed)",
     ),
     gate: list[str] = typer.Option(
         [],
@@ -96,7 +97,8 @@ def compare_command(
         "the model for every pair",
     ),
 ) -> None:
-    """Compare a candidate against a baseline: deltas, bootstrap CIs, p-values, effect sizes, verdict."""
+    """Compare a candidate against a baseline: the items that broke, then per metric the delta, its
+    interval, the paired test and the verdict."""
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
     from services.cli.comparison_view import comparison_view
     from services.cli.judging_view import compare_judged
@@ -115,7 +117,7 @@ def compare_command(
             thresholds=thresholds,
             primary=primary or None,
             must_pass_categories=must_pass_category,
-            multiplicity=multiplicity,  # type: ignore[arg-type]
+            multiplicity=multiplicity,
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc).splitlines()[-1].strip()) from exc

@@ -8,7 +8,8 @@ coordinator's runtime). Per phase, the minimum and median of ``--repeats`` timin
 warm-up:
 
 - ``load``: pairing the runs and reading every metric's paired values from Postgres;
-- ``stats``: the comparison itself on the loaded columns (bootstraps, sign flips, Holm, report);
+- ``stats``: the comparison itself on the loaded columns (bootstraps, sign flips, Westfall-Young,
+  broken items, report);
 - ``in process``: both, as the API calls them (``compare_experiments``);
 - ``POST /comparisons``: the coordinator's app in process (ASGI), request to stored report.
 """
@@ -39,7 +40,7 @@ from services.coordinator.execution.analysis import compare_experiments, run_spe
 from services.coordinator.settings import CoordinatorSettings  # noqa: E402
 from services.coordinator.store.paired_columns import load_paired_columns, load_paired_metrics  # noqa: E402
 from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres  # noqa: E402
-from shared.analysis.comparison import ComparisonBuilder  # noqa: E402
+from shared.analysis.comparison import ComparisonBuilder, paired_keys  # noqa: E402
 from shared.contracts.comparison_config import ComparisonConfig  # noqa: E402
 from shared.contracts.eval_messages import AgentTarget  # noqa: E402
 from shared.contracts.experiment_config import ExperimentConfig  # noqa: E402
@@ -184,7 +185,7 @@ async def in_process(url: str, baseline_id: str, candidate_id: str, repeats: int
         candidate = await session.get_one(Experiment, candidate_id)
 
         async def load() -> tuple[Any, dict[str, Any]]:
-            paired = await load_paired_columns(session, baseline, candidate, config.breakdown_keys)
+            paired = await load_paired_columns(session, baseline, candidate, paired_keys(config))
             metrics = sorted(paired.baseline.metric_names & paired.candidate.metric_names)
             return paired, await load_paired_metrics(
                 session, baseline_id, candidate_id, metrics, paired.n_pairs

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 from collections.abc import Iterable
 from datetime import timedelta
@@ -201,8 +202,12 @@ class Dispatcher:
         self._freed.set()
 
     async def publish_free(self) -> int:
-        """Publish read-ahead rows into every free slot; returns how many were published."""
-        taken = [(slots, row) for slots in list(self._slots.values()) for row in slots.take()]
+        """Publish read-ahead rows into every free slot; returns how many were published. The
+        experiments' rows alternate in the queue (one of each in turn), so experiments that run at
+        the same time, such as an interleaved run and its baseline, reach the workers side by side
+        rather than one batch after the other."""
+        batches = [[(slots, row) for row in slots.take()] for slots in list(self._slots.values())]
+        taken = [pair for turn in itertools.zip_longest(*batches) for pair in turn if pair is not None]
         if not taken:
             return 0
         publishing = {row.id for _, row in taken}

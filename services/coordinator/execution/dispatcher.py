@@ -29,6 +29,7 @@ import itertools
 import logging
 from collections.abc import Iterable
 from datetime import timedelta
+from typing import Any, TypeVar
 
 from nats.js import JetStreamContext
 from nats.js.errors import BucketNotFoundError
@@ -47,6 +48,8 @@ from shared.messaging import publish_once
 from shared.metrics import TASKS_PUBLISHED
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+_NONE: Any = object()
 
 
 def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
@@ -66,6 +69,11 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
         concurrency=config.concurrency,
         judge_cache=config.judge_cache,
     )
+
+
+def in_turn(batches: list[list[T]]) -> list[T]:
+    """The batches' elements one of each in turn: [[a1, a2, a3], [b1]] -> [a1, b1, a2, a3]."""
+    return [x for turn in itertools.zip_longest(*batches, fillvalue=_NONE) for x in turn if x is not _NONE]  # type: ignore[misc]
 
 
 class Dispatcher:
@@ -206,8 +214,7 @@ class Dispatcher:
         experiments' rows alternate in the queue (one of each in turn), so experiments that run at
         the same time, such as an interleaved run and its baseline, reach the workers side by side
         rather than one batch after the other."""
-        batches = [[(slots, row) for row in slots.take()] for slots in list(self._slots.values())]
-        taken = [pair for turn in itertools.zip_longest(*batches) for pair in turn if pair is not None]
+        taken = in_turn([[(slots, row) for row in slots.take()] for slots in list(self._slots.values())])
         if not taken:
             return 0
         publishing = {row.id for _, row in taken}

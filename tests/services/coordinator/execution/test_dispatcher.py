@@ -50,3 +50,12 @@ async def test_a_missing_credits_bucket_is_told_once_and_retried(caplog: pytest.
     told = [r for r in caplog.records if r.name == "services.coordinator.execution.dispatcher"]
     assert [r.levelno for r in told] == [logging.WARNING]  # once, without a traceback
     assert "does not exist" in told[0].getMessage() and told[0].exc_info is None
+
+
+def test_experiments_running_together_take_turns_in_the_task_queue() -> None:
+    """An interleaved run and its baseline reach the workers side by side, not one batch first."""
+    from services.coordinator.execution.dispatcher import in_turn
+
+    assert in_turn([["a1", "a2", "a3"], ["b1", "b2"], []]) == ["a1", "b1", "a2", "b2", "a3"]
+    assert in_turn([[None, 0], [False]]) == [None, False, 0]  # falsy rows are rows too
+    assert in_turn([]) == []

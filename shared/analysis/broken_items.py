@@ -136,7 +136,38 @@ def _value(x: float) -> float | None:
     return None if not np.isfinite(x) else float(x)
 
 
-def _changes(
+@dataclass(frozen=True)
+class _Moved:
+    """One metric's items that moved one way, as arrays (models are built only for listed ones)."""
+
+    metric: str
+    change: str
+    index: IntArray  # items that moved, in item order
+    k_base: IntArray
+    k_cand: IntArray
+    means: tuple[FloatArray, FloatArray]
+    p_raw: FloatArray
+    p_adj: FloatArray
+    significant: BoolArray
+
+    def model(self, items: _Items, must: BoolArray, i: int) -> ItemChange:
+        return ItemChange(
+            item_id=items.ids[i],
+            metric=self.metric,
+            change=self.change,  # type: ignore[arg-type]
+            must_pass=bool(must[i]),
+            trials=int(items.trials[i]),
+            baseline_passes=int(self.k_base[i]),
+            candidate_passes=int(self.k_cand[i]),
+            baseline=_value(self.means[0][i]),
+            candidate=_value(self.means[1][i]),
+            p_value=_value(self.p_raw[i]),
+            p_adjusted=_value(self.p_adj[i]),
+            significant=bool(self.significant[i]),
+        )
+
+
+def _moved(
     items: _Items,
     metric: str,
     change: str,
@@ -146,7 +177,7 @@ def _changes(
     must: BoolArray,
     alpha: float,
     repeated: bool,
-) -> list[ItemChange]:
+) -> _Moved:
     high, low = (k_base, k_cand) if change == "broken" else (k_cand, k_base)
     moved = low < high
     if not repeated:
@@ -156,23 +187,17 @@ def _changes(
         p_raw, floor = _fisher(high, low, items.trials)
         p_adj = np.where(must, _adjust(p_raw, floor, must, alpha), _adjust(p_raw, floor, ~must, alpha))
         significant = moved & (p_adj < alpha)
-    return [
-        ItemChange(
-            item_id=items.ids[i],
-            metric=metric,
-            change=change,  # type: ignore[arg-type]
-            must_pass=bool(must[i]),
-            trials=int(items.trials[i]),
-            baseline_passes=int(k_base[i]),
-            candidate_passes=int(k_cand[i]),
-            baseline=_value(means[0][i]),
-            candidate=_value(means[1][i]),
-            p_value=_value(p_raw[i]),
-            p_adjusted=_value(p_adj[i]),
-            significant=bool(significant[i]),
-        )
-        for i in np.flatnonzero(moved)
-    ]
+    return _Moved(metric, change, np.flatnonzero(moved), k_base, k_cand, means, p_raw, p_adj, significant)
+
+
+def _listed(items: _Items, must: BoolArray, moved: list[_Moved]) -> list[ItemChange]:
+    """At most ``MAX_LISTED_CHANGES``: must-pass items first, then in metric order, then item order."""
+    out: list[ItemChange] = []
+    for must_pass in (True, False):
+        for m in moved:
+            for i in m.index[must[m.index] == must_pass][: MAX_LISTED_CHANGES - len(out)]:
+                out.append(m.model(items, must, int(i)))
+    return out
 
 
 def item_changes(
@@ -188,8 +213,8 @@ def item_changes(
     repeated = bool(items.trials.size) and int(items.trials.max()) > 1
     must = np.zeros(len(items.ids), dtype=np.bool_)
     np.logical_or.at(must, items.index, must_pass)
-    broken: list[ItemChange] = []
-    fixed: list[ItemChange] = []
+    broken: list[_Moved] = []
+    fixed: list[_Moved] = []
     for metric, (base, cand) in values.items():
         spec = specs[metric]
         if not spec.criterion.gates:
@@ -201,16 +226,15 @@ def item_changes(
             items.mean(np.where(paired.candidate_ok, cand, np.nan)),
         )
         args = (k_base, k_cand, means, must, alpha, repeated)
-        broken += _changes(items, metric, "broken", *args)
-        fixed += _changes(items, metric, "fixed", *args)
-    broken.sort(key=lambda c: not c.must_pass)  # stable: metric, then item order within each
-    gating = dict.fromkeys(c.item_id for c in broken if c.gates)
+        broken.append(_moved(items, metric, "broken", *args))
+        fixed.append(_moved(items, metric, "fixed", *args))
+    gating = [items.ids[i] for m in broken for i in m.index if must[i] and m.significant[i]]
     return ItemChanges(
-        broken=broken[:MAX_LISTED_CHANGES],
-        fixed=fixed[:MAX_LISTED_CHANGES],
-        broken_total=len(broken),
-        fixed_total=len(fixed),
-        must_pass_broken=list(gating),
+        broken=_listed(items, must, broken),
+        fixed=_listed(items, must, fixed),
+        broken_total=sum(m.index.size for m in broken),
+        fixed_total=sum(m.index.size for m in fixed),
+        must_pass_broken=list(dict.fromkeys(gating)),
         must_pass_items=int(must.sum()),
         trials=repeated,
     )

@@ -542,7 +542,8 @@ def run_reasons(run: RunData, wanted: list[ItemChange]) -> dict[tuple[str, str],
     trials)."""
     item_errors: dict[str, dict[int, str | None]] = {}
     score_reasons: dict[tuple[str, str], dict[int, str | None]] = {}
-    for item in run.items:
+    listed = {c.item_id for c in wanted}
+    for item in (i for i in run.items if i.item_id in listed):
         if item.status == "error":
             item_errors.setdefault(item.item_id, {})[item.trial] = item.error
         for name in item.scores:

@@ -4,9 +4,13 @@ OTLP/HTTP, on the same event loop, with the same keys, limits and storage as the
 - The key: ``authorization`` metadata, ``Bearer <key>`` (``OTEL_EXPORTER_OTLP_HEADERS=authorization=
   Bearer%20<key>``) or Basic, as over HTTP.
 - Limits: a message larger than ``max_body_bytes`` is refused by gRPC itself (RESOURCE_EXHAUSTED
-  from the client's side; gRPC inflates a gzip message before the check); at most
-  ``ingest_max_inflight_requests`` calls at once (more are refused by gRPC, RESOURCE_EXHAUSTED) and
-  the in-flight byte bound of :class:`~services.ingest.admission.Admission`.
+  from the client's side; gRPC inflates a gzip message before the check); the in-flight bounds of
+  :class:`~services.ingest.admission.Admission`, shared with HTTP: a call takes its place *before*
+  its message is read (the method is served as client-streaming, which is the same on the wire as
+  the exporters' unary call), so a flood is refused at once, with the retry delay, and at most
+  ``ingest_max_inflight_requests`` messages are in memory. gRPC's own limit on calls at once (which
+  refuses without a retry delay: OTLP clients then drop the data) is only a backstop, at
+  ``BACKSTOP_FACTOR`` times that bound.
 - The request is kept as bytes (no deserializer) and decoded by the same code as an HTTP protobuf
   body, in a worker thread.
 - Refusals map onto the status codes OTLP exporters understand: a refusal worth retrying (429, 503)
@@ -21,7 +25,7 @@ OTLP/HTTP, on the same event loop, with the same keys, limits and storage as the
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 from google.protobuf.duration_pb2 import Duration
@@ -38,6 +42,8 @@ log = logging.getLogger(__name__)
 TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
 LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
 RETRY_INFO_KEY = "google.rpc.retryinfo-bin"
+BACKSTOP_FACTOR = 4
+"""gRPC's own limit on calls at once, in multiples of the in-flight bound (see the module docstring)."""
 
 _CODES = {
     400: grpc.StatusCode.INVALID_ARGUMENT,
@@ -49,7 +55,7 @@ _CODES = {
     503: grpc.StatusCode.UNAVAILABLE,
 }
 
-Export = Callable[[bytes, grpc.aio.ServicerContext[bytes, bytes]], Awaitable[bytes]]
+Export = Callable[[AsyncIterator[bytes], grpc.aio.ServicerContext[bytes, bytes]], Awaitable[bytes]]
 
 
 def grpc_status(error: IngestError) -> grpc.StatusCode:
@@ -63,21 +69,25 @@ class GrpcReceiver:
         self._receiver = receiver
         self._address = f"{settings.http_host}:{settings.ingest_grpc_port}"
         self._retry_after_s = settings.ingest_retry_after_s
+        self._no_message = (
+            "the call carried no export request: send one message, of at most "
+            f"{settings.max_body_bytes} bytes (gRPC refuses a larger one itself)"
+        )
         self._server = grpc.aio.server(
             options=[
                 ("grpc.max_receive_message_length", settings.max_body_bytes),
                 ("grpc.so_reuseport", 0),
             ],
-            maximum_concurrent_rpcs=receiver.admission.max_requests,
+            maximum_concurrent_rpcs=BACKSTOP_FACTOR * receiver.admission.max_requests,
         )
         self._server.add_generic_rpc_handlers(
             [
                 grpc.method_handlers_generic_handler(
                     TRACE_SERVICE,
-                    {"Export": grpc.unary_unary_rpc_method_handler(self._export(Signal.TRACES))},
+                    {"Export": grpc.stream_unary_rpc_method_handler(self._export(Signal.TRACES))},
                 ),
                 grpc.method_handlers_generic_handler(
-                    LOGS_SERVICE, {"Export": grpc.unary_unary_rpc_method_handler(self._export(Signal.LOGS))}
+                    LOGS_SERVICE, {"Export": grpc.stream_unary_rpc_method_handler(self._export(Signal.LOGS))}
                 ),
             ]
         )
@@ -98,9 +108,11 @@ class GrpcReceiver:
         await self._server.stop(grace_s)
 
     def _export(self, signal: Signal) -> Export:
-        async def export(body: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        async def export(
+            requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
+        ) -> bytes:
             try:
-                return await self._accept(body, signal, context)
+                return await self._accept(signal, requests, context)
             except IngestError as exc:
                 self._receiver.refused(exc)
                 if exc.retry:
@@ -112,9 +124,13 @@ class GrpcReceiver:
         return export
 
     async def _accept(
-        self, body: bytes, signal: Signal, context: grpc.aio.ServicerContext[bytes, bytes]
+        self, signal: Signal, messages: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
     ) -> bytes:
-        with self._receiver.admission.hold(len(body)):
+        with self._receiver.admission.hold(0) as hold:  # a place first: a refusal reads nothing
+            body = await anext(aiter(messages), None)  # no deserializer: the message as received
+            if body is None:  # not counted as a refusal: gRPC may have refused a message too large
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, self._no_message)
+            hold.grow(len(body))
             metadata = {key: value for key, value in context.invocation_metadata() or ()}
             authorization = metadata.get("authorization")
             caller = await self._receiver.keys.caller(

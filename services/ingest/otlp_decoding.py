@@ -119,7 +119,7 @@ def _parse(
     except orjson.JSONDecodeError as exc:
         raise MalformedExport(f"the body is not JSON ({exc}): send an OTLP/JSON {name}") from exc
     if not isinstance(document, dict):
-        raise MalformedExport(f"the JSON body must be an object such as {example}")
+        raise MalformedExport(f"the JSON body must be an object such as {example}: send an OTLP/JSON {name}")
     try:
         json_format.ParseDict(convert_ids(document), request, ignore_unknown_fields=True)
     except json_format.ParseError as exc:
@@ -168,7 +168,7 @@ def _convert_ids(obj: Any) -> None:
                 obj[field] = base64.b64encode(bytes.fromhex(value)).decode()
             except ValueError as exc:
                 raise MalformedExport(
-                    f"{field} {value[:40]!r} is not hex: OTLP/JSON ids are hex strings "
+                    f"{field} {value[:40]!r} is not hex: send ids as OTLP/JSON does, hex strings "
                     "(32 digits for a trace id, 16 for a span id)"
                 ) from exc
 

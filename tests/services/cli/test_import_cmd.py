@@ -1,5 +1,6 @@
-"""``yardstick import promptfoo|openai-evals``: refusals and files without a server (unit), then an
-import into a live coordinator whose printed run command runs, with real eval and task workers."""
+"""``yardstick import promptfoo|openai-evals``: refusals and files without a server (unit), then a
+promptfoo config and an OpenAI Evals samples file imported into a live coordinator, each run with the
+command the import printed, on real eval workers and an in-process task worker, and scored."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ FIXTURES = Path(__file__).parents[2] / "shared" / "datasets" / "importers" / "fi
 GETTING_STARTED = FIXTURES / "promptfoo" / "getting-started" / "promptfooconfig.yaml"
 GUIDE = FIXTURES / "promptfoo" / "configuration-guide" / "promptfooconfig.yaml"
 EVALS_REGISTRY = FIXTURES / "openai_evals" / "registry" / "evals" / "test-basic.yaml"
+EVALS_SAMPLES = FIXTURES / "openai_evals" / "registry" / "data" / "test_match" / "samples.jsonl"
 
 
 def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
@@ -111,9 +113,38 @@ def translate(item: dict[str, Any]) -> dict[str, Any]:
     return {"output": answers[item["language"]]}
 
 
+@task("complete")
+def complete(item: dict[str, Any]) -> dict[str, Any]:
+    """The application under test for the OpenAI Evals samples: completes each phrase from a fixed
+    list, right at the start (" time"), right but not at the start ("It was George Washington."), or
+    wrong ("16"), so Match and Includes score the same answers differently."""
+    answers = {"Once upon a ": " time", "The first US president was ": "It was George Washington.",
+               "OpenAI was founded in 20": "16"}  # fmt: skip
+    [question] = [m["content"] for m in item["messages"] if m["role"] == "user"]
+    return {"output": answers[question]}
+
+
 async def yardstick(api: Api, *args: str) -> Result:
     """The CLI blocks while it follows a run: off the loop, so the in-process workers keep going."""
     return await asyncio.to_thread(CliRunner().invoke, cli, list(args), env=api.env)
+
+
+async def get(api: Api, path: str) -> Any:
+    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as http:
+        response = await http.get(path)
+    response.raise_for_status()
+    return response.json()
+
+
+async def import_and_run(api: Api, *import_args: str) -> tuple[Result, dict[str, Any]]:
+    """``yardstick import …`` into the live coordinator, then the ``yardstick run`` line it printed;
+    the import's answer and the one experiment that ran."""
+    imported = await yardstick(api, "import", *import_args)
+    assert imported.exit_code == 0, imported.output
+    ran = await yardstick(api, *run_line(imported.stdout)[1:], "--json")
+    assert ran.exit_code == 0, ran.output
+    [experiment] = await get(api, "/experiments")
+    return imported, experiment
 
 
 @pytest.mark.integration
@@ -123,24 +154,38 @@ async def test_an_imported_promptfoo_config_runs_with_the_printed_command(
     api: Api, start_task_worker: StartTaskWorker
 ) -> None:
     await start_task_worker(translate)
-    imported = await yardstick(api, "import", "promptfoo", str(GETTING_STARTED), "--set", "name=translate")
-    assert imported.exit_code == 0, imported.output
+    args = ("promptfoo", str(GETTING_STARTED), "--set", "name=translate")
+    imported, experiment = await import_and_run(api, *args)
     said = " ".join(imported.stderr.split())  # the console wraps long lines where the path makes it
     assert "getting-started v1 (new version; 2 items)" in said
-    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as http:
-        versions = (await http.get("/datasets/getting-started/versions")).json()
+    versions = await get(api, "/datasets/getting-started/versions")
     assert [(v["version"], v["item_count"]) for v in versions] == [(1, 2)]
-
-    again = await yardstick(api, "import", "promptfoo", str(GETTING_STARTED), "--set", "name=translate")
-    assert "v1 (unchanged" in " ".join(again.stderr.split())
-
-    words = run_line(imported.stdout)
-    ran = await yardstick(api, *words[1:], "--json")
-    assert ran.exit_code == 0, ran.output
-    assert '"contains"' in ran.stdout and '"icontains"' in ran.stdout
-    async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}) as http:
-        experiments = (await http.get("/experiments")).json()
-    [experiment] = experiments
     metrics = experiment["aggregates"]["metrics"]
     assert metrics["contains"]["mean"] == 1.0 and metrics["icontains"]["mean"] == 1.0
     assert experiment["aggregates"]["pass_rate"] == 1.0
+
+    again = await yardstick(api, "import", *args)
+    assert "v1 (unchanged" in " ".join(again.stderr.split())
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+@pytest.mark.usefixtures("eval_workers")
+@pytest.mark.parametrize(
+    ("eval_class", "passed"),
+    [("match", ["sample-0001"]), ("includes", ["sample-0001", "sample-0002"])],
+)
+async def test_an_imported_openai_evals_samples_file_runs_with_the_printed_command(
+    api: Api, start_task_worker: StartTaskWorker, eval_class: str, passed: list[str]
+) -> None:
+    await start_task_worker(complete)
+    imported, experiment = await import_and_run(
+        api, "openai-evals", str(EVALS_SAMPLES), "--eval-class", eval_class, "--set", "name=complete"
+    )
+    assert "test-match v1 (new version; 3 items)" in " ".join(imported.stderr.split())
+    assert experiment["aggregates"]["metrics"][eval_class]["mean"] == pytest.approx(len(passed) / 3)
+    items = (await get(api, f"/experiments/{experiment['id']}/items"))["items"]
+    scores = {item["item_id"]: [(s["name"], s["value"]) for s in item["scores"]] for item in items}
+    assert scores == {
+        f"sample-000{n}": [(eval_class, 1.0 if f"sample-000{n}" in passed else 0.0)] for n in (1, 2, 3)
+    }

@@ -4,6 +4,7 @@ SDK, and reading back what landed in the ``traffic.spans`` stream."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -14,6 +15,9 @@ import httpx
 from fastapi import FastAPI
 from nats.aio.client import Client as NatsClient
 from nats.js.errors import NotFoundError
+from opentelemetry._logs import LogRecord
+from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
@@ -23,7 +27,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from services.ingest.export_preparation import Signal
 from services.ingest.http_app import create_app
+from services.ingest.receiver import LANGFUSE_OTEL_PATH, OTLP_LOGS_PATH, OTLP_TRACES_PATH
 from services.ingest.settings import IngestSettings
 from shared.contracts.span_messages import Span, SpanBatch
 from shared.contracts.topology import Topology
@@ -118,6 +124,72 @@ def chat_trace(provider: TracerProvider, turns: int = 1) -> None:
             with tracer.start_as_current_span("execute_tool lookup") as tool:
                 tool.set_attribute("gen_ai.operation.name", "execute_tool")
                 tool.set_attribute("gen_ai.tool.name", "lookup")
+
+
+def genai_events(tracer_provider: TracerProvider, logger_provider: LoggerProvider, count: int = 3) -> None:
+    """``count`` GenAI events (``gen_ai.user.message``) emitted inside one ``chat`` span."""
+    with tracer_provider.get_tracer("test").start_as_current_span("chat"):
+        for n in range(count):
+            logger_provider.get_logger("genai").emit(
+                LogRecord(event_name="gen_ai.user.message", body={"content": f"message {n}"})
+            )
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OTLP/HTTP export path as its clients post to it: the request it takes and how they send
+    the key (OTLP exporters: Bearer; the Langfuse SDKs: Basic, the key as password)."""
+
+    path: str
+    signal: Signal
+    basic_auth: bool = False
+
+    def __str__(self) -> str:
+        return self.path
+
+    def url(self, ingest: Ingest) -> str:
+        return f"{ingest.url}{self.path}"
+
+    def headers(self, key: str | None) -> dict[str, str]:
+        """Protobuf, with ``key`` as this endpoint's clients send it (none: no Authorization)."""
+        headers = {"Content-Type": "application/x-protobuf"}
+        if key is not None and self.basic_auth:
+            headers["Authorization"] = "Basic " + base64.b64encode(f"pk-lf-shop:{key}".encode()).decode()
+        elif key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    @property
+    def request_name(self) -> str:
+        return "ExportTraceServiceRequest" if self.signal is Signal.TRACES else "ExportLogsServiceRequest"
+
+    def body(self) -> bytes:
+        """A protobuf export request of three spans, or of three GenAI events (each stored as a span):
+        new ids each call."""
+        if self.signal is Signal.TRACES:
+            return bytes(encode_spans(make_spans(chat_trace)).SerializeToString())
+        _, logs = make_spans_and_logs(genai_events)
+        return bytes(encode_logs(logs).SerializeToString())
+
+    def misshapen_json(self) -> bytes:
+        """Valid JSON that is not this endpoint's request: a list where an object belongs."""
+        if self.signal is Signal.TRACES:
+            return b'{"resourceSpans": [{"scopeSpans": 3}]}'
+        return b'{"resourceLogs": [{"scopeLogs": 3}]}'
+
+    def non_hex_id_json(self) -> bytes:
+        """This endpoint's JSON request with a trace id that is not hex."""
+        if self.signal is Signal.TRACES:
+            return b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz"}]}]}]}'
+        return b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"traceId": "zz"}]}]}]}'
+
+
+HTTP_ENDPOINTS = [
+    Endpoint(OTLP_TRACES_PATH, Signal.TRACES),
+    Endpoint(OTLP_LOGS_PATH, Signal.LOGS),
+    Endpoint(LANGFUSE_OTEL_PATH + OTLP_TRACES_PATH, Signal.TRACES, basic_auth=True),
+]
+"""The export paths a client posts to (the Langfuse logs path is /v1/logs's twin, on the same code)."""
 
 
 def exporter(ingest: Ingest, key: str, *, gzip: bool = False, timeout: float = 10.0) -> OTLPSpanExporter:

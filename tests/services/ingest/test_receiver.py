@@ -11,12 +11,10 @@ import httpx
 import pytest
 from google.protobuf import json_format
 from nats.aio.client import Client as NatsClient
-from opentelemetry._logs import LogRecord
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
-from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import LogRecordExportResult
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExportResult
@@ -26,10 +24,13 @@ from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.traces import TraceAssembler
 from tests.services.ingest.harness import (
+    HTTP_ENDPOINTS,
     SECRET,
+    Endpoint,
     Ingest,
     chat_trace,
     exporter,
+    genai_events,
     ingest_settings,
     make_spans,
     make_spans_and_logs,
@@ -60,10 +61,6 @@ def key(database_url: str) -> str:
 async def client() -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(timeout=10) as http:
         yield http
-
-
-def _protobuf_body() -> bytes:
-    return bytes(encode_spans(make_spans(chat_trace)).SerializeToString())
 
 
 async def test_sdk_export_lands_once_and_a_resent_export_is_deduplicated(
@@ -129,48 +126,61 @@ def _b64_to_hex(value: str) -> str:
     return base64.b64decode(value).hex()
 
 
-async def test_a_malformed_body_is_400_and_nothing_is_published(
-    ingest: Ingest, key: str, nats_client: NatsClient, topology: Topology, client: httpx.AsyncClient
+@pytest.mark.parametrize("endpoint", HTTP_ENDPOINTS, ids=str)
+async def test_a_malformed_body_is_400_naming_what_is_wrong_and_nothing_is_published(
+    ingest: Ingest,
+    key: str,
+    nats_client: NatsClient,
+    topology: Topology,
+    client: httpx.AsyncClient,
+    endpoint: Endpoint,
 ) -> None:
-    auth = {"Authorization": f"Bearer {key}"}
+    protobuf = endpoint.headers(key)
+    json = protobuf | {"Content-Type": "application/json"}
     cases = [
-        ({"Content-Type": "application/x-protobuf"}, b"\xff\xff\xff\xff not protobuf"),
-        ({"Content-Type": "application/json"}, b'{"resourceSpans": [{"scopeSpans": 3}]}'),
-        ({"Content-Type": "application/json"}, b"{not json"),
-        ({"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"}, b"not gzip at all"),
+        (protobuf, b"\xff\xff\xff\xff not protobuf", f"not a protobuf {endpoint.request_name}"),
+        (json, endpoint.misshapen_json(), f"not an OTLP {endpoint.request_name}"),
+        (json, b"{not json", "not JSON"),
+        (json, b"[1, 2]", "must be an object"),
+        (json, endpoint.non_hex_id_json(), "traceId 'zz' is not hex"),
+        (protobuf | {"Content-Encoding": "gzip"}, b"not gzip at all", "not valid gzip"),
     ]
-    for headers, body in cases:
-        response = await client.post(ingest.traces_url, content=body, headers=auth | headers)
+    for headers, body, what in cases:
+        response = await client.post(endpoint.url(ingest), content=body, headers=headers)
         assert response.status_code == 400, (body, response.text)
         assert response.headers["content-type"] == "application/problem+json"
         assert response.json()["error"] == "MalformedExport"
+        assert what in response.json()["detail"], response.json()["detail"]
         assert "send" in response.json()["detail"]  # says what to do
     response = await client.post(
-        ingest.traces_url, content=b"x", headers=auth | {"Content-Type": "text/plain"}
+        endpoint.url(ingest), content=b"x", headers=protobuf | {"Content-Type": "text/plain"}
     )
     assert response.status_code == 415
+    assert "application/x-protobuf" in response.json()["detail"]
     assert await stored_spans(nats_client, topology) == []
 
 
+@pytest.mark.parametrize("endpoint", HTTP_ENDPOINTS, ids=str)
 async def test_keys_are_checked_401_without_and_403_for_a_role_without_ingest(
-    ingest: Ingest, database_url: str, nats_client: NatsClient, topology: Topology, client: httpx.AsyncClient
+    ingest: Ingest,
+    database_url: str,
+    nats_client: NatsClient,
+    topology: Topology,
+    client: httpx.AsyncClient,
+    endpoint: Endpoint,
 ) -> None:
-    body = _protobuf_body()
-    headers = {"Content-Type": "application/x-protobuf"}
-    missing = await client.post(ingest.traces_url, content=body, headers=headers)
-    wrong = await client.post(
-        ingest.traces_url, content=body, headers=headers | {"Authorization": "Bearer ys_not-a-key"}
-    )
+    body = endpoint.body()
+    missing = await client.post(endpoint.url(ingest), content=body, headers=endpoint.headers(None))
+    wrong = await client.post(endpoint.url(ingest), content=body, headers=endpoint.headers("ys_not-a-key"))
     viewer = create_key_sync(database_url, SECRET, "dashboards", Role.VIEWER)
-    forbidden = await client.post(
-        ingest.traces_url, content=body, headers=headers | {"Authorization": f"Bearer {viewer}"}
-    )
+    forbidden = await client.post(endpoint.url(ingest), content=body, headers=endpoint.headers(viewer))
     admin = create_key_sync(database_url, SECRET, "admin", Role.ADMIN)
-    allowed = await client.post(
-        ingest.traces_url, content=body, headers=headers | {"Authorization": f"Bearer {admin}"}
-    )
+    allowed = await client.post(endpoint.url(ingest), content=body, headers=endpoint.headers(admin))
     assert (missing.status_code, wrong.status_code, forbidden.status_code) == (401, 401, 403)
+    assert "missing API key" in missing.json()["detail"]
+    assert "invalid, expired or revoked" in wrong.json()["detail"]
     assert "ingest" in forbidden.json()["detail"]
+    assert all(r.headers["content-type"] == "application/problem+json" for r in (missing, wrong, forbidden))
     assert allowed.status_code == 200
     assert len(await stored_spans(nats_client, topology)) == 3
 
@@ -214,40 +224,28 @@ async def test_oversized_requests_are_413_and_bad_spans_are_a_partial_success(
     assert [span.name for span in await stored_spans(nats_client, topology)] == ["fine"]
 
 
-async def test_logs_are_checked_like_traces_and_a_resent_export_is_stored_once(
+async def test_logs_are_stored_once_on_a_resend_and_too_many_records_are_413(
     ingest: Ingest, key: str, nats_client: NatsClient, topology: Topology, client: httpx.AsyncClient
 ) -> None:
-    def turn(tracer_provider: TracerProvider, logger_provider: LoggerProvider) -> None:
-        with tracer_provider.get_tracer("test").start_as_current_span("chat"):
-            for n in range(3):
-                logger_provider.get_logger("genai").emit(
-                    LogRecord(event_name="gen_ai.user.message", body={"content": f"message {n}"})
-                )
-
-    _, logs = make_spans_and_logs(turn)
+    _, logs = make_spans_and_logs(genai_events)
     sdk = OTLPLogExporter(endpoint=ingest.logs_url, headers={"Authorization": f"Bearer {key}"}, timeout=10)
     assert await asyncio.to_thread(sdk.export, logs) is LogRecordExportResult.SUCCESS
     assert await asyncio.to_thread(sdk.export, logs) is LogRecordExportResult.SUCCESS  # a retry
     stored = await stored_spans(nats_client, topology)
-    assert sorted(s.events[0].attributes["content"] for s in stored) == [
+    assert sorted(str(s.events[0].attributes["content"]) for s in stored) == [
         "message 0",
         "message 1",
         "message 2",
     ]
     assert (await asyncio.to_thread(ingest.health))["duplicates"] == 1
 
-    body = encode_logs(logs).SerializeToString()
-    protobuf = {"Content-Type": "application/x-protobuf"}
-    missing = await client.post(ingest.logs_url, content=body, headers=protobuf)
-    malformed = await client.post(
-        ingest.logs_url, content=b"\xff\xff nope", headers=protobuf | {"Authorization": f"Bearer {key}"}
-    )
     too_many = encode_logs(logs * 20).SerializeToString()  # 60 records, at most 50
     refused = await client.post(
-        ingest.logs_url, content=too_many, headers=protobuf | {"Authorization": f"Bearer {key}"}
+        ingest.logs_url,
+        content=too_many,
+        headers={"Content-Type": "application/x-protobuf", "Authorization": f"Bearer {key}"},
     )
-    assert (missing.status_code, malformed.status_code, refused.status_code) == (401, 400, 413)
-    assert "ExportLogsServiceRequest" in malformed.json()["detail"]
+    assert refused.status_code == 413
+    assert refused.headers["content-type"] == "application/problem+json"
     assert "60 log records in one request, at most 50" in refused.json()["detail"]
-    assert all(r.headers["content-type"] == "application/problem+json" for r in (missing, malformed, refused))
     assert len(await stored_spans(nats_client, topology)) == 3

@@ -1,5 +1,6 @@
 """The receiver when NATS goes away (503 + Retry-After, then the exporter's own retry delivers,
-none lost, none doubled) and when it is flooded (429 + Retry-After, nothing queued)."""
+none lost, none doubled) and when it is flooded, on each export path (429 + Retry-After, nothing
+queued or held, the retry stored once)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.messaging.streams import declare
 from tests.services.ingest.harness import (
+    HTTP_ENDPOINTS,
     SECRET,
+    Endpoint,
     chat_trace,
     exporter,
     ingest_settings,
@@ -104,29 +107,42 @@ async def test_nats_down_is_503_with_retry_after_and_the_exporter_retry_delivers
     assert sorted(span.span_id for span in stored) == span_ids(spans)  # none lost, none doubled
 
 
-async def test_a_flood_past_the_in_flight_bound_is_429_with_retry_after(
-    database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient
+@pytest.mark.parametrize("endpoint", HTTP_ENDPOINTS, ids=str)
+async def test_a_flood_past_the_in_flight_bound_is_429_with_retry_after_and_the_resend_is_stored_once(
+    database_url: str, nats_url: str, topology: Topology, nats_client: NatsClient, endpoint: Endpoint
 ) -> None:
     key = create_key_sync(database_url, SECRET, "shop", Role.INGEST)
     settings = ingest_settings(database_url, nats_url, topology, ingest_max_inflight_requests=1)
-    body = encode_spans(make_spans(chat_trace)).SerializeToString()
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/x-protobuf"}
+    held_body, flood_body = endpoint.body(), endpoint.body()
+    headers = endpoint.headers(key)
     release = asyncio.Event()
 
     async def slow_body() -> AsyncIterator[bytes]:
-        yield body[:10]
-        await release.wait()  # the first request stays in flight until the second was answered
-        yield body[10:]
+        yield held_body[:10]
+        await release.wait()  # the first request stays in flight until the flood was answered
+        yield held_body[10:]
 
     with serve_ingest(settings) as ingest:
         async with httpx.AsyncClient(timeout=10) as http:
-            first = asyncio.create_task(http.post(ingest.traces_url, content=slow_body(), headers=headers))
+            url = endpoint.url(ingest)
+            held = asyncio.create_task(http.post(url, content=slow_body(), headers=headers))
             await until(lambda: ingest.health()["in_flight"]["requests"] == 1, what="first request held")
-            second = await http.post(ingest.traces_url, content=body, headers=headers)
+            flood = await asyncio.gather(
+                *(http.post(url, content=flood_body, headers=headers) for _ in range(5))
+            )
+            # the refused requests hold nothing: only the held one's place (no length: the body limit)
+            in_flight = await asyncio.to_thread(lambda: ingest.health()["in_flight"])
             release.set()
-            assert (await first).status_code == 200
-        assert second.status_code == 429
-        assert second.headers["Retry-After"] == "1"
-        assert "busy" in second.json()["detail"]
-        assert ingest.health()["in_flight"] == {"requests": 0, "bytes": 0}
-    assert len(await stored_spans(nats_client, topology)) == 3
+            assert (await held).status_code == 200
+            resent = [await http.post(url, content=flood_body, headers=headers) for _ in range(2)]
+        assert [answer.status_code for answer in flood] == [429] * 5
+        assert all(answer.headers["Retry-After"] == "1" for answer in flood)
+        assert all(answer.headers["content-type"] == "application/problem+json" for answer in flood)
+        assert "busy" in flood[0].json()["detail"]
+        assert in_flight == {"requests": 1, "bytes": settings.max_body_bytes}
+        assert [answer.status_code for answer in resent] == [200, 200]  # the exporter's retry, then a resend
+        health = ingest.health()
+        assert health["in_flight"] == {"requests": 0, "bytes": 0}
+        assert health["duplicates"] == 1
+    stored = await stored_spans(nats_client, topology)
+    assert len(stored) == len({span.span_id for span in stored}) == 6  # both requests' three, once each

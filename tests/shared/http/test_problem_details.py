@@ -16,6 +16,8 @@ from shared.http.problem_details import PROBLEM_MEDIA_TYPE, ProblemError, instal
 pytestmark = pytest.mark.unit
 
 SHAPE = {"type", "title", "status", "detail", "error", "errors"}
+Client = tuple[httpx.AsyncClient, list[ProblemError]]
+"""The app's client and the domain errors its ``on_problem`` saw."""
 
 
 class WidgetNotFound(ProblemError):
@@ -36,7 +38,7 @@ class Order(BaseModel):
 
 
 @pytest.fixture
-async def client() -> AsyncIterator[tuple[httpx.AsyncClient, list[ProblemError]]]:
+async def client() -> AsyncIterator[Client]:
     seen: list[ProblemError] = []
 
     def on_problem(exc: ProblemError) -> dict[str, str]:
@@ -75,9 +77,7 @@ def problem(response: httpx.Response, status: int) -> dict[str, object]:
     return body
 
 
-async def test_a_domain_error_answers_its_status_message_name_and_headers(
-    client: tuple[httpx.AsyncClient, list[ProblemError]],
-) -> None:
+async def test_a_domain_error_answers_its_status_message_name_and_headers(client: Client) -> None:
     http, seen = client
     missing = problem(await http.get("/widgets/nope"), 404)
     assert missing["detail"] == "no widget 'nope': list them with GET /widgets"
@@ -90,9 +90,7 @@ async def test_a_domain_error_answers_its_status_message_name_and_headers(
     assert [type(e) for e in seen] == [WidgetNotFound, Locked, Huge]
 
 
-async def test_validation_errors_name_each_field(
-    client: tuple[httpx.AsyncClient, list[ProblemError]],
-) -> None:
+async def test_validation_errors_name_each_field(client: Client) -> None:
     http, _ = client
     body = problem(await http.post("/orders", json={"quantity": 0}), 422)
     assert body["error"] == "RequestValidationError"
@@ -106,9 +104,7 @@ async def test_validation_errors_name_each_field(
     ]
 
 
-async def test_unknown_paths_and_methods_say_what_is_served(
-    client: tuple[httpx.AsyncClient, list[ProblemError]],
-) -> None:
+async def test_unknown_paths_and_methods_say_what_is_served(client: Client) -> None:
     http, _ = client
     unknown = problem(await http.get("/nowhere"), 404)
     assert unknown["error"] == "NotFound"
@@ -120,7 +116,7 @@ async def test_unknown_paths_and_methods_say_what_is_served(
 
 
 async def test_an_unexpected_failure_is_a_500_problem_without_its_traceback(
-    client: tuple[httpx.AsyncClient, list[ProblemError]], caplog: pytest.LogCaptureFixture
+    client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
     http, seen = client
     response = await http.get("/widgets/broken")

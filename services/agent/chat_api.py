@@ -1,24 +1,16 @@
-"""The chat API ("production" traffic): conversations with the drive-thru agent."""
+"""The chat API ("production" traffic): conversations with the drive-thru agent. Its errors are
+``ProblemError``s, each with its status, answered as problem details."""
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, Request, status
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field, field_validator
 
-from services.agent.chat_models import ModelUnavailableError
-from services.agent.conversation_lock import AgentOverloadedError, ConversationBusyError
-from services.agent.conversations import (
-    AgentTurnFailedError,
-    AgentTurnTimeoutError,
-    ConversationFinalizedError,
-    ConversationNotFoundError,
-    ConversationService,
-    TurnResult,
-)
+from services.agent.conversations import ConversationService, TurnResult
 from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
+from shared.http.problem_details import ProblemError
 
 MAX_UTTERANCE_CHARS = 2000
 
@@ -55,8 +47,10 @@ class ConversationOut(BaseModel):
     turn_count: int
 
 
-class ServiceNotReadyError(RuntimeError):
+class ServiceNotReadyError(ProblemError, RuntimeError):
     """The service has not finished starting (database / NATS not connected yet)."""
+
+    status_code = 503
 
 
 def get_conversations(request: Request) -> ConversationService:
@@ -109,25 +103,3 @@ async def get_conversation(
         finalized=view.finalized,
         turn_count=view.turn_count,
     )
-
-
-_STATUS: list[tuple[type[Exception], int]] = [
-    (ConversationNotFoundError, status.HTTP_404_NOT_FOUND),
-    (ConversationFinalizedError, status.HTTP_409_CONFLICT),
-    (ConversationBusyError, status.HTTP_409_CONFLICT),
-    (AgentOverloadedError, status.HTTP_503_SERVICE_UNAVAILABLE),
-    (ModelUnavailableError, status.HTTP_503_SERVICE_UNAVAILABLE),
-    (ServiceNotReadyError, status.HTTP_503_SERVICE_UNAVAILABLE),
-    (AgentTurnTimeoutError, status.HTTP_504_GATEWAY_TIMEOUT),
-    (AgentTurnFailedError, status.HTTP_502_BAD_GATEWAY),
-]
-
-
-def install_error_handlers(app: FastAPI) -> None:
-    """Map the domain errors to HTTP status codes once."""
-    for error_type, code in _STATUS:
-
-        async def handler(_: Request, exc: Exception, code: int = code) -> JSONResponse:
-            return JSONResponse(status_code=code, content={"detail": str(exc)})
-
-        app.add_exception_handler(error_type, handler)

@@ -16,11 +16,14 @@ from langchain_core.language_models import BaseChatModel
 from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
 from shared.contracts.agent_messages import ModelConfig
+from shared.http.problem_details import ProblemError
 from shared.llm import LlmConfig, LlmNotConfigured, LlmSettings, chat_model, llm_config
 
 
-class ModelUnavailableError(RuntimeError):
+class ModelUnavailableError(ProblemError, RuntimeError):
     """The requested model cannot be used in this deployment (e.g. no API key)."""
+
+    status_code = 503
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,12 @@ from psycopg.errors import LockNotAvailable
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from shared.db.session import plain_url
+from shared.http.problem_details import ProblemError
 
 
-class ConversationBusyError(RuntimeError):
+class ConversationBusyError(ProblemError, RuntimeError):
+    status_code = 409
+
     def __init__(self, conversation_id: str, waited_s: float) -> None:
         super().__init__(
             f"conversation {conversation_id!r} is still answering an earlier message "
@@ -34,8 +37,10 @@ class ConversationBusyError(RuntimeError):
         )
 
 
-class AgentOverloadedError(RuntimeError):
+class AgentOverloadedError(ProblemError, RuntimeError):
     """Every connection of the lock pool is held by a running turn."""
+
+    status_code = 503
 
 
 def lock_key(conversation_id: str) -> int:

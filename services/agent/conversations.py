@@ -27,32 +27,39 @@ from services.agent.tools import TOOLS
 from services.agent.transcript import order_lines, reply_text, to_trajectory, tool_call_names
 from services.agent.turn_spans import turn_trace
 from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
+from shared.http.problem_details import ProblemError
 
 logger = logging.getLogger(__name__)
 
 Graph = CompiledStateGraph[DriveThruState, AgentContext, DriveThruState, DriveThruState]
 
 
-class ConversationNotFoundError(LookupError):
+class ConversationNotFoundError(ProblemError, LookupError):
+    status_code = 404
+
     def __init__(self, conversation_id: str) -> None:
         super().__init__(
             f"conversation {conversation_id!r} does not exist: create one with POST /conversations"
         )
 
 
-class ConversationFinalizedError(RuntimeError):
+class ConversationFinalizedError(ProblemError, RuntimeError):
+    status_code = 409
+
     def __init__(self, conversation_id: str) -> None:
         super().__init__(
             f"conversation {conversation_id!r} is finalized: start a new one with POST /conversations"
         )
 
 
-class AgentTurnFailedError(RuntimeError):
+class AgentTurnFailedError(ProblemError, RuntimeError):
     """The model failed during a turn; the conversation was left as it was before the turn."""
+
+    status_code = 502
 
 
 class AgentTurnTimeoutError(AgentTurnFailedError):
-    pass
+    status_code = 504
 
 
 class TurnResult(BaseModel, frozen=True):

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import FastAPI, Response, status
 from opentelemetry.sdk.trace.export import SpanExporter
 
-from services.agent.chat_api import install_error_handlers, router
+from services.agent.chat_api import router
 from services.agent.chat_models import ModelFactory
 from services.agent.checkpointer import postgres_checkpointer
 from services.agent.conversation_lock import conversation_locks
@@ -25,6 +25,7 @@ from services.agent.telemetry import AgentTelemetry
 from shared.db.health import postgres_health
 from shared.db.session import make_engine
 from shared.http.input_guard import InputGuard
+from shared.http.problem_details import install_problem_handlers
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
 from shared.metrics import metrics_router, nats_probe, postgres_probe
@@ -78,7 +79,7 @@ def create_app(
     app.include_router(
         metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: app.state.engine))
     )
-    install_error_handlers(app)
+    install_problem_handlers(app, "agent")
 
     async def traces_health() -> dict[str, Any]:
         """The span outbox: traces held (batches, spans), whether the ingest answers, the last error."""

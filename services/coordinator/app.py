@@ -25,13 +25,13 @@ from services.coordinator.api import (
     sign_in_links,
     traces,
 )
-from services.coordinator.api.problems import install_problem_handlers
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
 from services.coordinator.ui.router import install_ui, refusal_page
 from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
 from shared.http.input_guard import InputGuard
+from shared.http.problem_details import install_problem_handlers
 from shared.messaging.streams import consumer_configs
 from shared.metrics import consumer_lag_probe, metrics_router, nats_probe, postgres_probe
 
@@ -56,7 +56,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
         lifespan=lifespan,
     )
     app.state.runtime = runtime
-    install_problem_handlers(app)
+    install_problem_handlers(app, "coordinator")
     app.add_middleware(
         InputGuard,
         max_body_bytes=settings.max_body_bytes,

@@ -1,14 +1,16 @@
-"""Domain errors, each with its HTTP status; ``api/problems.py`` renders them (one error shape)."""
+"""Domain errors, each with its HTTP status: problem details, rendered by the handlers
+``shared.http.problem_details.install_problem_handlers`` installs on every HTTP service."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar
 
-class CoordinatorError(Exception):
-    status_code = 400
+from shared.http.problem_details import ProblemError
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+
+class CoordinatorError(ProblemError):
+    """A request the coordinator refuses (its status and a sentence saying what to do)."""
 
 
 class DatasetNotFound(CoordinatorError):
@@ -77,6 +79,7 @@ class InvalidPlan(CoordinatorError):
 
 class Unauthorized(CoordinatorError):
     status_code = 401
+    headers: ClassVar[Mapping[str, str]] = {"WWW-Authenticate": "Bearer"}
 
 
 class Forbidden(CoordinatorError):

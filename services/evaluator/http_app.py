@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI, Response, status
 
 from services.evaluator.worker import EvalWorker, WorkerStatus
 from shared.contracts.topology import EVAL_WORKERS_CONSUMER
+from shared.http.problem_details import install_problem_handlers
 from shared.metrics import consumer_lag_probe, metrics_router, nats_probe, postgres_probe
 
 
@@ -33,6 +34,7 @@ def build_app(worker: EvalWorker) -> FastAPI:
         return current
 
     app = FastAPI(title="Yardstick eval worker", lifespan=lifespan)
+    install_problem_handlers(app, "eval worker")
     app.include_router(router)
     app.include_router(
         metrics_router(

@@ -1,53 +1,54 @@
-"""What the receiver refuses, each mapped once to its HTTP status (``http_app`` renders them as
-problem details; 429 and 503 carry ``Retry-After``, on which OpenTelemetry exporters retry)."""
+"""What the receiver refuses, each mapped once to its HTTP status (problem details, by the handlers
+every HTTP service installs; 429 and 503 carry ``Retry-After``, on which OpenTelemetry exporters
+retry; the gRPC receiver maps the same statuses to its codes)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
 
-class IngestError(Exception):
-    """A refused export request: ``status`` and a message saying what was wrong and what to do."""
+from shared.http.problem_details import ProblemError
 
-    status = 400
-    retry: bool = False
 
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
+class IngestError(ProblemError):
+    """A refused export request: ``status_code`` and a message saying what was wrong and what to do;
+    ``retry`` when the client should send it again later."""
+
+    retry: ClassVar[bool] = False
 
 
 class Unauthorized(IngestError):
-    status = 401
+    status_code = 401
 
 
 class Forbidden(IngestError):
-    status = 403
+    status_code = 403
 
 
 class BodyTooLarge(IngestError):
-    status = 413
+    status_code = 413
 
 
 class TooManySpans(IngestError):
-    status = 413
+    status_code = 413
 
 
 class UnsupportedMediaType(IngestError):
-    status = 415
+    status_code = 415
 
 
 class MalformedExport(IngestError):
     """The body is not an OTLP ExportTraceServiceRequest in the encoding it claims."""
 
-    status = 400
+    status_code = 400
 
 
 class Overloaded(IngestError):
-    status = 429
+    status_code = 429
     retry = True
 
 
 class Unavailable(IngestError):
     """NATS (or PostgreSQL, for a key not seen lately) is not answering: nothing was stored."""
 
-    status = 503
+    status_code = 503
     retry = True

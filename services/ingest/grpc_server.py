@@ -59,7 +59,7 @@ Export = Callable[[AsyncIterator[bytes], grpc.aio.ServicerContext[bytes, bytes]]
 
 
 def grpc_status(error: IngestError) -> grpc.StatusCode:
-    return _CODES.get(error.status, grpc.StatusCode.INVALID_ARGUMENT)
+    return _CODES.get(error.status_code, grpc.StatusCode.INVALID_ARGUMENT)
 
 
 class GrpcReceiver:
@@ -118,7 +118,7 @@ class GrpcReceiver:
                 if exc.retry:
                     delay = RetryInfo(retry_delay=Duration(seconds=self._retry_after_s))
                     context.set_trailing_metadata(((RETRY_INFO_KEY, delay.SerializeToString()),))
-                await context.abort(grpc_status(exc), exc.detail)
+                await context.abort(grpc_status(exc), exc.message)
                 raise  # abort raises; this line is never reached
 
         return export

@@ -1,6 +1,7 @@
 """The ingest process: the OTLP receivers (HTTP, and gRPC beside it), their NATS connection and key
-store, and /healthz. Every error answer is problem details: a path the ingest does not serve (404)
-names the ones it does, a method it does not take (405) says which one it does."""
+store, and /healthz. Every error answer is problem details (``install_problem_handlers``): a path
+the ingest does not serve (404) names the ones it does, a method it does not take (405) says which
+one it does."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.responses import JSONResponse
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.admission import Admission
 from services.ingest.errors import IngestError
@@ -21,7 +21,7 @@ from services.ingest.settings import IngestSettings
 from services.ingest.span_publisher import SpanPublisher
 from shared.db import make_engine, make_session_factory
 from shared.db.health import postgres_health
-from shared.http.problem_details import problem_response
+from shared.http.problem_details import ProblemError, install_problem_handlers
 from shared.messaging import ConnectionHealth, connect_nats
 from shared.metrics import metrics_router, nats_probe, postgres_probe
 
@@ -69,36 +69,30 @@ def create_app(settings: IngestSettings) -> FastAPI:
 
     app = FastAPI(title="Yardstick ingest (OTLP traces and GenAI events)", lifespan=lifespan)
 
-    @app.exception_handler(IngestError)
-    async def refused(request: Request, exc: IngestError) -> JSONResponse:
+    def refused(exc: ProblemError) -> dict[str, str]:
+        """Counts and logs a refused export; a retryable one says when to send it again."""
+        if not isinstance(exc, IngestError):
+            return {}
         if (receiver := state.get("receiver")) is not None:
             receiver.refused(exc)
-        level = logging.DEBUG if exc.status == 429 else logging.WARNING if exc.retry else logging.INFO
+        level = logging.DEBUG if exc.status_code == 429 else logging.WARNING if exc.retry else logging.INFO
         log.log(
             level,
             "export refused",
-            extra={"status": exc.status, "error": type(exc).__name__, "detail": exc.detail},
+            extra={"status": exc.status_code, "error": type(exc).__name__, "detail": exc.message},
         )
-        headers = {"Retry-After": str(settings.ingest_retry_after_s)} if exc.retry else {}
-        if exc.status == 413:
-            headers["Connection"] = "close"  # the body is left unread: do not reuse the connection
-        return problem_response(exc.status, exc.detail, error=type(exc).__name__, headers=headers)
+        return {"Retry-After": str(settings.ingest_retry_after_s)} if exc.retry else {}
 
-    @app.exception_handler(StarletteHTTPException)
-    async def not_served(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        paths = ", ".join(f"POST {path}" for path in EXPORT_PATHS)
-        if exc.status_code == 404:
-            detail = (
-                f"{request.method} {request.url.path} is not served here: the ingest takes {paths} "
-                "(OTEL_EXPORTER_OTLP_ENDPOINT is the base URL, without /v1/traces; a Langfuse SDK's "
-                "base URL is the same URL) and GET /healthz, GET /metrics"
-            )
-            return problem_response(404, detail, error="NotFound")
-        if exc.status_code == 405:
-            allowed = "POST" if request.url.path in EXPORT_PATHS else "GET"
-            detail = f"{request.method} is not allowed on {request.url.path}: use {allowed}"
-            return problem_response(405, detail, error="MethodNotAllowed", headers={"Allow": allowed})
-        return problem_response(exc.status_code, str(exc.detail), headers=exc.headers)
+    paths = ", ".join(f"POST {path}" for path in EXPORT_PATHS)
+    install_problem_handlers(
+        app,
+        "ingest",
+        unknown_path_hint=(
+            f"the ingest takes {paths} (OTEL_EXPORTER_OTLP_ENDPOINT is the base URL, without /v1/traces; "
+            "a Langfuse SDK's base URL is the same URL) and GET /healthz, GET /metrics"
+        ),
+        on_problem=refused,
+    )
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> JSONResponse:

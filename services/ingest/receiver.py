@@ -106,8 +106,8 @@ class TraceReceiver:
         return prepared
 
     def refused(self, error: IngestError) -> None:
-        self.answers[error.status] += 1
-        EXPORTS_REFUSED.labels(str(error.status)).inc()
+        self.answers[error.status_code] += 1
+        EXPORTS_REFUSED.labels(str(error.status_code)).inc()
 
     async def _read(self, request: Request) -> bytes:
         chunks: list[bytes] = []

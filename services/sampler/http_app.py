@@ -21,6 +21,7 @@ from shared.db import make_engine, make_session_factory
 from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
+from shared.http.problem_details import install_problem_handlers
 from shared.messaging import ConnectionHealth, connect_nats
 from shared.metrics import metrics_router, nats_probe, postgres_probe
 
@@ -83,6 +84,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
 
     app = FastAPI(title="Yardstick sampler", lifespan=lifespan)
     app.state.engine = None
+    install_problem_handlers(app, "sampler")
     app.include_router(  # consumer lag: the coordinator reports every consumer's
         metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: app.state.engine))
     )

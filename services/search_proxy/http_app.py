@@ -13,6 +13,7 @@ from services.search_proxy.nats_handler import register_answer_subscriber, regis
 from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
 from shared.http.input_guard import InputGuard
+from shared.http.problem_details import install_problem_handlers
 from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
 from shared.metrics import metrics_router, nats_probe, postgres_probe
@@ -49,6 +50,7 @@ def create_app(settings: SearchProxySettings) -> FastAPI:
 
     app = FastAPI(title="Yardstick search-proxy", lifespan=lifespan)
     app.add_middleware(InputGuard, max_body_bytes=settings.max_body_bytes)
+    install_problem_handlers(app, "search-proxy")
     install_routes(app)
     app.include_router(  # the state is set while the lifespan runs
         metrics_router(

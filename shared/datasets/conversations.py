@@ -35,11 +35,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from shared.contracts.agent_conversation import MAX_CONVERSATION_TURNS
 from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
+from shared.datasets.files import DatasetFileError
 
 CONVERSATION_KIND = "conversation"
 
 
-class ConversationFileError(ValueError):
+class ConversationFileError(DatasetFileError):
     """A conversation file does not follow the format; the message names the case and the field."""
 
 

@@ -213,12 +213,9 @@ def _converted(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
 
         return scenarios_file_to_dataset(path, raw)
     if "conversations" in raw and "items" not in raw:
-        from shared.datasets.conversations import ConversationFileError, conversations_file_to_dataset
+        from shared.datasets.conversations import conversations_file_to_dataset
 
-        try:
-            return conversations_file_to_dataset(path, raw)
-        except ConversationFileError as exc:
-            raise DatasetFileError(str(exc)) from exc
+        return conversations_file_to_dataset(path, raw)
     return raw
 
 
@@ -246,12 +243,7 @@ def load_dataset_file(path: Path, name: str | None = None) -> DatasetFile:
             raise DatasetFileError(f"{path}: item #{index} repeats id {item.id!r}; ids must be unique")
         seen.add(item.id)
     if dataset.kind == "conversation":
-        from shared.datasets.conversations import ConversationFileError, check_conversation_items
+        from shared.datasets.conversations import check_conversation_items
 
-        try:
-            check_conversation_items(
-                [item.model_dump(exclude_none=True) for item in dataset.items], str(path)
-            )
-        except ConversationFileError as exc:
-            raise DatasetFileError(str(exc)) from exc
+        check_conversation_items([item.model_dump(exclude_none=True) for item in dataset.items], str(path))
     return dataset

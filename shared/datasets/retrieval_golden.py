@@ -16,11 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from shared.datasets.files import DatasetFileError
+
 QueryType = Literal["temporal", "actor", "technical", "status", "multi-hop", "null"]
 QUERY_TYPES: tuple[str, ...] = ("temporal", "actor", "technical", "status", "multi-hop", "null")
 
 
-class GoldenFileError(ValueError):
+class GoldenFileError(DatasetFileError):
     """A golden dataset file is missing, not JSON, or does not follow the golden retrieval schema."""
 
 

@@ -16,11 +16,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shared.contracts.agent_messages import TrajectoryMessage
+from shared.datasets.files import DatasetFileError
 
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 
 
-class ScenarioFileError(ValueError):
+class ScenarioFileError(DatasetFileError):
     """A scenario file is missing, is not YAML, or does not follow the trajectory-scenario format."""
 
 

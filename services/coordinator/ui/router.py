@@ -13,7 +13,6 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.coordinator.errors import CoordinatorError
 from services.coordinator.ui.pages import (
     audit,
     compare,
@@ -28,6 +27,7 @@ from services.coordinator.ui.pages import (
 )
 from services.coordinator.ui.session import CsrfRefused, SignInRequired, sign_in_url
 from services.coordinator.ui.templating import STATIC_DIR, render
+from shared.http.problem_details import ProblemError
 
 Handler = Callable[[Request, Exception], Awaitable[Response]]
 
@@ -61,7 +61,7 @@ def _html_for_ui(api_handler: Handler) -> Handler:
     async def handle(request: Request, exc: Exception) -> Response:
         if not is_ui_path(request.url.path):
             return await api_handler(request, exc)
-        if isinstance(exc, CoordinatorError):
+        if isinstance(exc, ProblemError):
             return _error_page(request, exc.status_code, exc.message)
         if isinstance(exc, RequestValidationError):
             where = "; ".join(
@@ -110,7 +110,7 @@ def install_ui(app: FastAPI) -> None:
     async def ui_root() -> RedirectResponse:
         return RedirectResponse("/ui/experiments", status_code=307)
 
-    for exc_type in (CoordinatorError, RequestValidationError, StarletteHTTPException, Exception):
+    for exc_type in (ProblemError, RequestValidationError, StarletteHTTPException, Exception):
         api_handler: Handler = app.exception_handlers[exc_type]  # type: ignore[assignment]
         app.add_exception_handler(exc_type, _html_for_ui(api_handler))
     app.add_exception_handler(SignInRequired, _sign_in_required)

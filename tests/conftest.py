@@ -148,7 +148,6 @@ async def nats_client(nats_url: str, topology: Topology) -> AsyncIterator[NatsCl
     for stream in (
         topology.eval_tasks_stream,
         topology.eval_results_stream,
-        topology.traffic_stream,
         topology.traffic_spans_stream,
         topology.alerts_stream,
     ):

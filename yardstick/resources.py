@@ -17,9 +17,6 @@ from services.coordinator.schemas import (
     LabelMove,
     ProjectCreate,
     ProjectOut,
-    PromoteRequest,
-    SampleOut,
-    UpsertResult,
 )
 from services.coordinator.trace_schemas import TracePage
 from shared.contracts.prompts import PromptPush, PromptSummary, PromptVersionOut
@@ -57,7 +54,7 @@ class Prompts:
 
 
 class Online:
-    """Production traffic: the sampling config, online scores, drift alerts, sampled turns."""
+    """Production traffic: the sampling config, online scores, drift alerts, sampled traces."""
 
     def __init__(self, api: Transport) -> None:
         self._api = api
@@ -74,7 +71,7 @@ class Online:
         return saved
 
     def metrics(self, *, window: str = "1h", bucket: str = "5m") -> OnlineMetrics:
-        """Mean and 95% CI per evaluator, model and prompt version, per ``bucket`` over ``window``."""
+        """Mean and 95% CI per evaluator, application and model, per ``bucket`` over ``window``."""
         from shared.online.metrics import OnlineMetrics  # deferred: it also holds the SQL query
 
         return self._api.get(OnlineMetrics, "/online/metrics", window=window, bucket=bucket)
@@ -90,16 +87,6 @@ class Online:
         return self._api.get(
             TracePage, "/traces", service=service, since=since.isoformat() if since else None, limit=limit
         )
-
-    def samples(self, *, limit: int = 50) -> list[SampleOut]:
-        """The most recently sampled turns of the old ``traffic.agent`` path (no new ones: the agent
-        reports traces now), newest first."""
-        return self._api.get_list(SampleOut, "/online/samples", limit=limit)
-
-    def promote(self, sample_id: int, dataset: str) -> UpsertResult:
-        """Add a sampled turn to a drive-thru dataset as a new version awaiting review."""
-        body = PromoteRequest(dataset=dataset)
-        return self._api.post(UpsertResult, f"/online/samples/{sample_id}/promote", body)
 
 
 class Keys:

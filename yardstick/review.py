@@ -27,8 +27,8 @@ class Review:
         self._api = api
 
     def create(self, name: str, source: dict[str, Any], rubric: dict[str, Any], **options: Any) -> QueueOut:
-        """A queue over what ``source`` selects (``{"kind": "experiment", "experiment_id": …}``,
-        ``{"kind": "online", …}`` or ``{"kind": "traces", "application": …}``), labelled with
+        """A queue over what ``source`` selects (``{"kind": "experiment", "experiment_id": …}``
+        or ``{"kind": "traces", "application": …}``), labelled with
         ``rubric`` (``{"fields": [{"name", "kind", …}]}``)."""
         body = QueueCreate.model_validate({"name": name, "source": source, "rubric": rubric, **options})
         return self._api.post(QueueOut, "/review/queues", body)

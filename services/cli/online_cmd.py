@@ -1,4 +1,4 @@
-"""`yardstick online config|metrics|alerts|samples|promote`: production traffic sampling."""
+"""`yardstick online config|metrics|alerts|traces|backfill`: production traffic sampling."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from shared.online.metrics import OnlineMetrics
     from yardstick.client import Client
 
-app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, promotion.")
+app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, sampled traces.")
 out = stdout_console()
 err = stderr_console()
 
@@ -139,8 +139,8 @@ def metrics_table(data: OnlineMetrics, window: str, bucket: str) -> Table:
 
 
 def series_source(model: str, prompt_version: str, application: str | None) -> str:
-    """Where a series' scores come from: ``application: model`` for traces, ``model@prompt`` for the
-    agent's turns of the old ``traffic.agent`` path."""
+    """Where a series' scores come from: ``application: model`` (traces); ``model@prompt`` for an alert
+    raised on the agent's turns before traces (no application)."""
     return f"{application}: {model}" if application else f"{model}@{prompt_version}"
 
 
@@ -201,39 +201,3 @@ def traces(
             scores,
         )
     out.print(table)
-
-
-@app.command()
-def samples(limit: int = typer.Option(20, help="Most recent sampled turns to show")) -> None:
-    """Recently sampled turns of the old ``traffic.agent`` path (ids to promote; the agent now reports
-    traces: `yardstick online traces`)."""
-    client = _client()
-    try:
-        rows = client.online.samples(limit=limit)
-    except ApiError as exc:
-        raise fail(exc) from exc
-    table = Table(title="Sampled turns")
-    for column in ("id", "conversation", "turn", "model", "utterance"):
-        table.add_column(column)
-    for s in rows:
-        table.add_row(str(s.id), s.conversation_id, str(s.turn_index), s.model, s.utterance)
-    out.print(table)
-
-
-@app.command()
-def promote(
-    sample_id: int = typer.Argument(..., min=1, help="Sample id (see `yardstick online samples`)"),
-    dataset: str = typer.Option(..., help="Drive-thru dataset to add it to (created if missing)"),
-) -> None:
-    """Add a sampled turn to a drive-thru dataset: a new version awaiting review (runs keep using
-    the latest accepted version until `yardstick datasets accept`)."""
-    client = _client()
-    try:
-        result = client.online.promote(sample_id, dataset)
-    except (ApiError, ValueError) as exc:
-        raise fail(exc) from exc
-    out.print(
-        f"{result.dataset} v{result.version} ({result.item_count} items, +{result.added}): "
-        f"needs review; `yardstick datasets accept {result.dataset} {result.version}` makes it "
-        "the version runs use"
-    )

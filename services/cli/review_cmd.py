@@ -78,7 +78,6 @@ def _window_and_score(since: str | None, below: str | None) -> dict[str, Any]:
 
 def _source(
     experiment: str | None,
-    online: bool,
     traces: str | None,
     failing: str | None,
     category: str | None,
@@ -88,20 +87,17 @@ def _source(
     alert: str | None,
     errors: bool,
 ) -> dict[str, Any]:
-    chosen = [experiment is not None, online or (alert is not None and traces is None), traces is not None]
-    if sum(chosen) != 1:
+    if (experiment is None) == (traces is None):
         raise typer.BadParameter(
-            "give one of --experiment ID, --online (or --alert ID) for the agent's sampled turns, "
-            "or --traces APPLICATION for an application's sampled traces"
+            "give one of --experiment ID, or --traces APPLICATION for an application's sampled traces "
+            "(with --alert ID: the window of that drift alert)"
         )
     if errors and traces is None:
         raise typer.BadParameter("--errors selects traces: use it with --traces APPLICATION")
     if experiment is not None:
         return {"kind": "experiment", "experiment_id": experiment, "failing": failing, "category": category}
     filters = {"model": model, "alert_id": alert, **_window_and_score(since, below)}
-    if traces is not None:
-        return {"kind": "traces", "application": traces, "errors_only": errors, **filters}
-    return {"kind": "online", **filters}
+    return {"kind": "traces", "application": traces, "errors_only": errors, **filters}
 
 
 def _made(queue: QueueOut) -> None:
@@ -118,16 +114,15 @@ def create(
         ..., "--field", help="NAME:binary | NAME:ordinal:1-5 | NAME:categorical:a|b | NAME:text (repeat)"
     ),
     experiment: str | None = typer.Option(None, help="Review this experiment's items"),
-    online: bool = typer.Option(False, "--online", help="Review the agent's sampled production turns"),
     traces: str | None = typer.Option(
         None, "--traces", help="Review this application's sampled traces (its service.name)"
     ),
     failing: str | None = typer.Option(None, help="Experiment: only items failing this metric"),
     category: str | None = typer.Option(None, help="Experiment: only items of this category"),
-    since: str | None = typer.Option(None, help="Online/traces: the last 24h, 7d, …"),
-    model: str | None = typer.Option(None, help="Online/traces: only this model"),
-    below: str | None = typer.Option(None, help="Online/traces: EVALUATOR=VALUE, scored below it"),
-    alert: str | None = typer.Option(None, help="Online/traces: the window of this drift alert"),
+    since: str | None = typer.Option(None, help="Traces: the last 24h, 7d, …"),
+    model: str | None = typer.Option(None, help="Traces: only this model"),
+    below: str | None = typer.Option(None, help="Traces: EVALUATOR=VALUE, scored below it"),
+    alert: str | None = typer.Option(None, help="Traces: the window of this drift alert"),
     errors: bool = typer.Option(False, "--errors", help="Traces: only traces with an error"),
     sample: int | None = typer.Option(None, help="A random sample of this many items"),
     seed: int = typer.Option(0, help="The sample's seed"),
@@ -141,7 +136,7 @@ def create(
     ),
 ) -> None:
     """Make a review queue; then `yardstick review label NAME`."""
-    source = _source(experiment, online, traces, failing, category, since, model, below, alert, errors)
+    source = _source(experiment, traces, failing, category, since, model, below, alert, errors)
     source |= {"sample": sample, "seed": seed}
     rubric = {"instructions": instructions, "fields": [parse_field(f) for f in field]}
     try:
@@ -160,7 +155,7 @@ def create(
 
 @app.command("alert")
 def from_alert(alert_id: str = typer.Argument(..., help="The drift alert (yardstick online alerts)")) -> None:
-    """A queue over a drift alert's window, in one step (its application's traces, or the turns)."""
+    """A queue over a drift alert's window, in one step (its application's traces)."""
     try:
         queue = connect().review.from_alert(alert_id)
     except ApiError as exc:

@@ -312,27 +312,13 @@ class DriftAlertOut(BaseModel):
     evaluator: str
     model: str
     prompt_version: str
-    application: str | None = Field(default=None, description="The traces' application; None for agent turns")
+    application: str | None = Field(
+        default=None,
+        description="The traces' application (None: an alert on the agent's turns from before traces)",
+    )
     reference: str = Field(description="'offline' or 'previous_window'")
     detail: dict[str, Any] = Field(description="Means, delta, p-value, window, test")
     created_at: datetime
-
-
-class SampleOut(BaseModel):
-    id: int
-    conversation_id: str
-    turn_index: int
-    model: str
-    prompt_version: str
-    turn_at: datetime
-    utterance: str
-    response: str
-
-
-class PromoteRequest(BaseModel):
-    dataset: str = Field(
-        min_length=1, max_length=200, description="Dataset to add the turn to (created if missing)"
-    )
 
 
 class KeyOut(BaseModel):

@@ -1,8 +1,7 @@
 """Drift check, in a session scoped to one project: the recent window of each (evaluator, model,
-prompt_version, application) against the project's offline baseline and against the previous window.
-A significant drop raises a :class:`DriftAlert`. The agent's turns (``online_scores``) have no
-application; traces (``trace_scores``) are grouped by their application and model (their
-prompt version is :data:`TRACE_PROMPT_VERSION`).
+application) of the sampled traces' scores (``trace_scores``) against the project's offline baseline
+and against the previous window. A significant drop raises a :class:`DriftAlert` (its prompt version
+is :data:`TRACE_PROMPT_VERSION`: traces have none).
 
 Test: one-sided Welch t-test (see :mod:`services.sampler.drift_stats`); an alert needs
 ``p < P_THRESHOLD`` and ``delta = window_mean - reference_mean < DELTA_THRESHOLD``. The same
@@ -22,7 +21,7 @@ from services.sampler.drift_stats import welch_less_p, welch_less_p_samples
 from services.sampler.offline_reference import offline_reference
 from shared.contracts.experiment_events import DriftAlert
 from shared.contracts.review import HUMAN_METRIC_PREFIX
-from shared.db.models import DriftAlertRow, OnlineScore
+from shared.db.models import DriftAlertRow
 from shared.db.trace_models import TraceScore
 from shared.online.metrics import TRACE_PROMPT_VERSION
 
@@ -33,47 +32,34 @@ DELTA_THRESHOLD = -0.05
 MIN_SAMPLES = 5
 
 
-Key = tuple[str, str, str, str | None]  # evaluator, model, prompt version, application
+Key = tuple[str, str, str, str]  # evaluator, model, prompt version, application
 
 
 async def _values(session: AsyncSession, start: datetime, end: datetime) -> dict[Key, list[float]]:
-    turns = select(OnlineScore.name, OnlineScore.model, OnlineScore.prompt_version, OnlineScore.value).where(
-        OnlineScore.turn_at >= start,
-        OnlineScore.turn_at < end,
-        OnlineScore.value.is_not(None),
-        ~OnlineScore.name.startswith(HUMAN_METRIC_PREFIX),  # reviewers' labels are not traffic
-    )
     traces = select(TraceScore.name, TraceScore.model, TraceScore.application, TraceScore.value).where(
         TraceScore.trace_at >= start,
         TraceScore.trace_at < end,
         TraceScore.value.is_not(None),
-        ~TraceScore.name.startswith(HUMAN_METRIC_PREFIX),
+        ~TraceScore.name.startswith(HUMAN_METRIC_PREFIX),  # reviewers' labels are not traffic
     )
     out: dict[Key, list[float]] = defaultdict(list)
-    for name, model, prompt_version, value in (await session.execute(turns)).all():
-        out[(name, model, prompt_version, None)].append(float(value or 0.0))  # NULLs are filtered in SQL
     for name, model, application, value in (await session.execute(traces)).all():
-        out[(name, model, TRACE_PROMPT_VERSION, application)].append(float(value or 0.0))
+        out[(name, model, TRACE_PROMPT_VERSION, application)].append(float(value or 0.0))  # no NULLs
     return out
 
 
 async def projects_scored_since(session: AsyncSession, since: datetime) -> list[str]:
-    """The projects with online scores (turns or traces) since ``since``: those a drift check has data for."""
-    turns = select(OnlineScore.project_id).where(OnlineScore.turn_at >= since).distinct()
+    """The projects with online scores of traces since ``since``: those a drift check has data for."""
     traces = select(TraceScore.project_id).where(TraceScore.trace_at >= since).distinct()
-    found = set((await session.execute(turns)).scalars()) | set((await session.execute(traces)).scalars())
-    return sorted(found)
+    return sorted(set((await session.execute(traces)).scalars()))
 
 
 async def _recently_alerted(session: AsyncSession, key: Key, reference: str, since: datetime) -> bool:
-    application = (
-        DriftAlertRow.application.is_(None) if key[3] is None else DriftAlertRow.application == key[3]
-    )
     stmt = select(DriftAlertRow.id).where(
         DriftAlertRow.evaluator == key[0],
         DriftAlertRow.model == key[1],
         DriftAlertRow.prompt_version == key[2],
-        application,
+        DriftAlertRow.application == key[3],
         DriftAlertRow.reference == reference,
         DriftAlertRow.created_at >= since,
     )

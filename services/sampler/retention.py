@@ -1,7 +1,6 @@
 """Stored traffic expires: traces that started more than ``TRAFFIC_RETENTION_DAYS`` ago are deleted
-(with their spans and scores, by cascade) in small batches, each its own short transaction; so are
-the sampled turns stored before traces (``online_samples``, with their scores and review items), by
-the turn's time.
+(with their spans, scores and review items, by cascade) in small batches, each its own short
+transaction.
 
 A batch picks its rows with ``FOR UPDATE SKIP LOCKED``: a trace a sampler is merging right now is
 skipped (the next sweep takes it), so the sweep never waits on, nor blocks, the writes of traffic.
@@ -12,64 +11,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.db.models import OnlineSample
 from shared.db.trace_models import Trace
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Expiring:
-    """A table whose rows expire by a time column."""
-
-    table: type[Any]
-    since: Any
-    """The column the age is counted from."""
-
-
-TRACES = Expiring(Trace, Trace.started_at)
-SAMPLED_TURNS = Expiring(OnlineSample, OnlineSample.turn_at)
-
-
-async def delete_expired_batch(
-    session: AsyncSession, cutoff: datetime, batch: int, rows: Expiring = TRACES
-) -> int:
-    """Delete up to ``batch`` rows older than ``cutoff``; how many went (caller commits)."""
+async def delete_expired_batch(session: AsyncSession, cutoff: datetime, batch: int) -> int:
+    """Delete up to ``batch`` traces started before ``cutoff``; how many went (caller commits)."""
     expired = (
-        select(rows.table.id)
-        .where(rows.since < cutoff)
-        .order_by(rows.since)
+        select(Trace.id)
+        .where(Trace.started_at < cutoff)
+        .order_by(Trace.started_at)
         .limit(batch)
         .with_for_update(skip_locked=True)
     )
     ids = list((await session.execute(expired)).scalars())
     if ids:
-        await session.execute(delete(rows.table).where(rows.table.id.in_(ids)))
+        await session.execute(delete(Trace).where(Trace.id.in_(ids)))
     return len(ids)
 
 
 async def delete_expired(
     sessions: async_sessionmaker[AsyncSession], *, retention: timedelta, batch: int, now: datetime
 ) -> int:
-    """Every expired trace and sampled turn, ``batch`` per transaction; how many were deleted."""
+    """Every expired trace, ``batch`` per transaction; how many were deleted."""
     cutoff = now - retention
     total = 0
-    for rows in (TRACES, SAMPLED_TURNS):
-        while True:
-            async with sessions() as session:
-                deleted = await delete_expired_batch(session, cutoff, batch, rows)
-                await session.commit()
-            total += deleted
-            if deleted < batch:
-                break
-    return total
+    while True:
+        async with sessions() as session:
+            deleted = await delete_expired_batch(session, cutoff, batch)
+            await session.commit()
+        total += deleted
+        if deleted < batch:
+            return total
 
 
 class RetentionSweep:
@@ -102,7 +81,7 @@ class RetentionSweep:
                 )
                 self.deleted += deleted
                 if deleted:
-                    log.info("retention: deleted %d expired traces and sampled turns", deleted)
+                    log.info("retention: deleted %d expired traces", deleted)
             except Exception:
                 log.exception("retention sweep failed; retrying in %.0fs", self._interval_s)
             with contextlib.suppress(TimeoutError):

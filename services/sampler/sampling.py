@@ -1,13 +1,11 @@
-"""Which turns are sampled: a deterministic hash of the conversation id, filters, a per-minute cap."""
+"""What trace sampling is made of (``trace_sampling`` applies them): a deterministic hash of the
+conversation (or trace) id, and a per-minute cap."""
 
 from __future__ import annotations
 
 import hashlib
 from datetime import datetime
 from typing import Literal
-
-from shared.contracts.agent_messages import TrafficTurn
-from shared.online.sampling_config import SamplingFilters, SamplingSettings
 
 Decision = Literal["sampled", "not_sampled", "filtered", "capped"]
 
@@ -25,18 +23,8 @@ def in_sample(conversation_id: str, rate: float) -> bool:
     return sample_point(conversation_id) < rate
 
 
-def matches_filters(turn: TrafficTurn, filters: SamplingFilters) -> bool:
-    if filters.model is not None and turn.model != filters.model:
-        return False
-    if filters.prompt_version is not None and turn.prompt_version != filters.prompt_version:
-        return False
-    if filters.finalized is not None and turn.finalized != filters.finalized:
-        return False
-    return all(turn.metadata.get(key) == value for key, value in filters.metadata.items())
-
-
 class MinuteCap:
-    """Counts sampled turns per wall-clock minute; refuses those beyond the cap and counts them."""
+    """Counts sampled traces per wall-clock minute; refuses those beyond the cap and counts them."""
 
     def __init__(self) -> None:
         self._minute: int | None = None
@@ -52,14 +40,3 @@ class MinuteCap:
             return False
         self._taken += 1
         return True
-
-
-def decide(turn: TrafficTurn, config: SamplingSettings, cap: MinuteCap, now: datetime) -> Decision:
-    """Filters first, then the hash, then the cap (so the cap only counts turns that would be sampled)."""
-    if not matches_filters(turn, config.filters):
-        return "filtered"
-    if not in_sample(turn.conversation_id, config.rate):
-        return "not_sampled"
-    if not cap.take(config.cap_per_minute, now):
-        return "capped"
-    return "sampled"

@@ -8,7 +8,6 @@ from shared.contracts.agent_messages import (
     OfflineBehaviour,
     OrderLine,
     TokenUsage,
-    TrafficTurn,
     TrajectoryMessage,
 )
 from shared.contracts.answer_messages import AnswerRequest, AnswerResponse, Citation
@@ -74,6 +73,5 @@ __all__ = [
     "TaskWorkerInfo",
     "TokenUsage",
     "Topology",
-    "TrafficTurn",
     "TrajectoryMessage",
 ]

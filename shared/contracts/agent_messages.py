@@ -1,8 +1,7 @@
-"""Messages of the agent service: ``agent.invoke`` request/reply and the ``traffic.agent`` stream."""
+"""Messages of the agent service: ``agent.invoke`` request/reply, its trajectory and order lines."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -139,29 +138,3 @@ class AgentInvokeResponse(BaseModel):
     )
     model: str = Field(default="offline", description="Model identity, e.g. 'offline:ask' or 'mistral:…'")
     prompt_version: str = Field(default="builtin", description="Prompt version used ('builtin' = fallback)")
-
-
-class TrafficTurn(BaseModel):
-    """One completed chat turn, published to the ``traffic.agent`` stream."""
-
-    schema_version: int = SCHEMA_VERSION
-    conversation_id: str
-    turn_index: int = Field(ge=0)
-    project: str = Field(
-        default=DEFAULT_PROJECT, max_length=64, description="The project whose online evaluation samples it"
-    )
-    utterance: str
-    response: str
-    tool_calls: list[str] = Field(default_factory=list)
-    trajectory: list[TrajectoryMessage] = Field(default_factory=list, description="This turn's messages")
-    order_items: list[OrderLine] = Field(default_factory=list, description="Order snapshot after the turn")
-    finalized: bool = False
-    model: str
-    prompt_version: str
-    latency_ms: float
-    timestamp: datetime
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @property
-    def msg_id(self) -> str:
-        return f"{self.project}:{self.conversation_id}:{self.turn_index}"

@@ -22,7 +22,7 @@ class AuditAction(StrEnum):
     COMPARISON_DELETE = "comparison.delete"
     PROMPT_LABEL_MOVE = "prompt.label_move"
     ONLINE_CONFIG_CHANGE = "online.config_change"
-    TRAFFIC_PROMOTE = "traffic.promote"
+    TRAFFIC_PROMOTE = "traffic.promote"  # a sampled turn promoted (before traces): earlier rows name it
     TRACE_TO_DATASET = "traffic.trace_to_dataset"
     REVIEW_QUEUE_CREATE = "review.queue_create"
     REVIEW_QUEUE_DELETE = "review.queue_delete"

@@ -1,8 +1,8 @@
 """Review queues: items people label with a rubric; the labels become scores of source ``human``.
 
-A queue is made once from a source (an experiment's items, filtered, sampled production turns of
-the drive-thru agent, or the sampled OpenTelemetry traces of one application) and keeps the items it
-was made with. Its rubric has one or more fields, each
+A queue is made once from a source (an experiment's items, filtered, or the sampled OpenTelemetry
+traces of one application) and keeps the items it was made with. Its rubric has one or more fields,
+each
 ``binary`` (pass/fail), ``ordinal`` (an integer scale), ``categorical`` (a fixed set) or ``text``.
 A label gives a value per field; it is checked against the rubric (a value that does not fit is a
 422 naming the field). One reviewer labelling an item again replaces their label.
@@ -159,30 +159,6 @@ class ExperimentItemsSource(BaseModel, frozen=True):
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="The sample's seed (same seed, same items)")
 
 
-class OnlineTrafficSource(BaseModel, frozen=True):
-    """Sampled production turns, narrowed by a filter."""
-
-    kind: Literal["online"] = "online"
-    since: datetime | None = Field(default=None, description="Turns at or after this time")
-    until: datetime | None = Field(default=None, description="Turns before this time")
-    model: str | None = Field(default=None, max_length=100, description="Only turns of this model")
-    evaluator: str | None = Field(
-        default=None, max_length=100, description="With below: the score to filter on"
-    )
-    below: float | None = Field(default=None, description="Only turns whose evaluator score is below this")
-    alert_id: str | None = Field(
-        default=None, max_length=36, description="A drift alert: its window, model and evaluator"
-    )
-    sample: int | None = Field(default=None, ge=1, le=MAX_QUEUE_ITEMS, description="A random sample of n")
-    seed: int = Field(default=0, ge=0, le=2**31 - 1)
-
-    @model_validator(mode="after")
-    def _pairs(self) -> OnlineTrafficSource:
-        if (self.evaluator is None) != (self.below is None):
-            raise ValueError("give evaluator and below together (turns whose evaluator score is below it)")
-        return self
-
-
 class TracesSource(BaseModel, frozen=True):
     """Sampled OpenTelemetry traces of one application, narrowed by a filter."""
 
@@ -221,9 +197,7 @@ class TracesSource(BaseModel, frozen=True):
         return self
 
 
-ReviewSource = Annotated[
-    ExperimentItemsSource | OnlineTrafficSource | TracesSource, Field(discriminator="kind")
-]
+ReviewSource = Annotated[ExperimentItemsSource | TracesSource, Field(discriminator="kind")]
 
 
 class QueueDefinition(BaseModel):
@@ -288,7 +262,6 @@ class ReviewItemOut(BaseModel):
     experiment_id: str | None = None
     item_id: str | None = None
     trial: int | None = None
-    sample_id: int | None = None
     trace_id: str | None = Field(default=None, description="A trace item: the trace's 32-hex id")
     trace_url: str | None = Field(default=None, description="A trace item: its page in the web UI")
     input: Any = None

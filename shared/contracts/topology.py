@@ -20,7 +20,6 @@ AGENT_INVOKE = "agent.invoke"
 AGENT_CONVERSE = "agent.converse"
 SEARCH_QUERY = "search.query"
 SEARCH_ANSWER = "search.answer"
-TRAFFIC_AGENT = "traffic.agent"
 TRAFFIC_SPANS = "traffic.spans"
 EXPERIMENT_EVENTS = "experiment.events"
 TASK_INVOKE = "task.invoke"
@@ -30,7 +29,6 @@ ALERTS = "alerts.drift"
 # Durable consumer names (scoped by their stream, so they need no namespace).
 EVAL_WORKERS_CONSUMER = "eval-workers"
 COORDINATOR_RESULTS_CONSUMER = "coordinator-results"
-SAMPLER_CONSUMER = "sampler"
 SAMPLER_SPANS_CONSUMER = "sampler-spans"
 
 # Queue groups for request/reply services.
@@ -100,10 +98,6 @@ class Topology(BaseModel, frozen=True):
         return self.subject(SEARCH_ANSWER)
 
     @cached_property
-    def traffic_agent(self) -> str:
-        return self.subject(TRAFFIC_AGENT)
-
-    @cached_property
     def traffic_spans(self) -> str:
         """JetStream: OpenTelemetry spans the ingest service accepted (``SpanBatch``)."""
         return self.subject(TRAFFIC_SPANS)
@@ -131,10 +125,6 @@ class Topology(BaseModel, frozen=True):
     @cached_property
     def eval_results_stream(self) -> str:
         return self._stream("EVAL_RESULTS")
-
-    @cached_property
-    def traffic_stream(self) -> str:
-        return self._stream("TRAFFIC")
 
     @cached_property
     def traffic_spans_stream(self) -> str:

@@ -75,8 +75,8 @@ class ProjectOwned:
 
 
 class ScoreColumns:
-    """What every score row holds, whatever it scores (an experiment's item, a sampled turn, a
-    trace): the metric's name, its value (None: not measured), a comment, the evaluator's metadata
+    """What every score row holds, whatever it scores (an experiment's item or a sampled trace): the
+    metric's name, its value (None: not measured), a comment, the evaluator's metadata
     and the error that left it without a value."""
 
     name: Mapped[str] = mapped_column(String(100))
@@ -87,7 +87,7 @@ class ScoreColumns:
 
 
 class OnlineScoreColumns(ScoreColumns):
-    """A score of production traffic (a turn or a trace) also names the evaluator's version."""
+    """A score of production traffic (a sampled trace) also names the evaluator's version."""
 
     evaluator_version: Mapped[str] = mapped_column(String(40), default="1")
 
@@ -297,34 +297,6 @@ class SamplingConfig(ProjectOwned, Base):
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
-class OnlineSample(ProjectOwned, Base):
-    __tablename__ = "online_samples"
-    __table_args__ = (UniqueConstraint("project_id", "conversation_id", "turn_index"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    conversation_id: Mapped[str] = mapped_column(String(100), index=True)
-    turn_index: Mapped[int] = mapped_column(Integer)
-    model: Mapped[str] = mapped_column(String(100))
-    prompt_version: Mapped[str] = mapped_column(String(100))
-    turn: Mapped[dict[str, Any]]
-    turn_at: Mapped[datetime] = mapped_column(index=True)
-    sampled_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-
-class OnlineScore(OnlineScoreColumns, ProjectOwned, Base):
-    __tablename__ = "online_scores"
-    __table_args__ = (
-        UniqueConstraint("sample_id", "name"),
-        Index("ix_online_scores_project_name_at", "project_id", "name", "turn_at"),
-    )
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    sample_id: Mapped[int] = mapped_column(ForeignKey("online_samples.id", ondelete="CASCADE"))
-    model: Mapped[str] = mapped_column(String(100))
-    prompt_version: Mapped[str] = mapped_column(String(100))
-    turn_at: Mapped[datetime]
-
-
 class DriftAlertRow(ProjectOwned, Base):
     __tablename__ = "drift_alerts"
 
@@ -409,19 +381,6 @@ class PromptLabel(ProjectOwned, Base):
     label: Mapped[str] = mapped_column(String(50), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
-
-
-class TrafficOutbox(Base):
-    """Chat turns the agent could not publish to ``traffic.agent`` yet (NATS away). No longer written:
-    the agent reports its turns as OpenTelemetry traces; the table stays for the rows it may hold."""
-
-    __tablename__ = "traffic_outbox"
-
-    msg_id: Mapped[str] = mapped_column(String(300), primary_key=True)
-    turn: Mapped[dict[str, Any]]
-    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    last_error: Mapped[str | None] = mapped_column(Text)
 
 
 class SpanOutbox(Base):

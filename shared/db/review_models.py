@@ -1,7 +1,7 @@
 """Review queues, their items and the labels people give (``shared.contracts.review``).
 
 A queue belongs to a project; its items point at exactly one thing they review (an experiment's
-item and trial, a sampled production turn, or a sampled trace) and disappear with it; a label is one
+item and trial, or a sampled trace) and disappear with it; a label is one
 reviewer's answer for one item, unique per (item, reviewer), so labelling again replaces it."""
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ class ReviewItem(Base):
     experiment_id: Mapped[str | None] = mapped_column(ForeignKey("experiments.id", ondelete="CASCADE"))
     item_id: Mapped[str | None] = mapped_column(String(200))
     trial: Mapped[int | None] = mapped_column(Integer)
-    sample_id: Mapped[int | None] = mapped_column(ForeignKey("online_samples.id", ondelete="CASCADE"))
     trace_pk: Mapped[int | None] = mapped_column(
         BigInteger, ForeignKey("traces.id", ondelete="CASCADE"), index=True
     )

@@ -30,7 +30,6 @@ from nats.js.errors import NotFoundError, ServerError
 from shared.contracts.topology import (
     COORDINATOR_RESULTS_CONSUMER,
     EVAL_WORKERS_CONSUMER,
-    SAMPLER_CONSUMER,
     SAMPLER_SPANS_CONSUMER,
     Topology,
 )
@@ -43,7 +42,6 @@ DUPLICATE_WINDOW_S = 120.0
 EVAL_TASK_ACK_WAIT_S = 30.0
 EVAL_TASK_MAX_DELIVER = 4
 RESULT_ACK_WAIT_S = 30.0
-TRAFFIC_ACK_WAIT_S = 30.0
 TRAFFIC_SPANS_ACK_WAIT_S = 60.0
 TRAFFIC_SPANS_MAX_DELIVER = 20
 TRAFFIC_MAX_AGE_S = 7 * 24 * 3600.0
@@ -70,15 +68,6 @@ def stream_configs(topology: Topology, replicas: int = 1) -> list[StreamConfig]:
             subjects=[topology.eval_result],
             retention=RetentionPolicy.WORK_QUEUE,
             storage=StorageType.FILE,
-            duplicate_window=DUPLICATE_WINDOW_S,
-        ),
-        StreamConfig(
-            num_replicas=replicas,
-            name=topology.traffic_stream,
-            subjects=[topology.traffic_agent],
-            retention=RetentionPolicy.LIMITS,
-            storage=StorageType.FILE,
-            max_age=TRAFFIC_MAX_AGE_S,
             duplicate_window=DUPLICATE_WINDOW_S,
         ),
         StreamConfig(
@@ -149,17 +138,6 @@ def coordinator_results_consumer() -> ConsumerConfig:
     )
 
 
-def sampler_consumer() -> ConsumerConfig:
-    return ConsumerConfig(
-        durable_name=SAMPLER_CONSUMER,
-        ack_policy=AckPolicy.EXPLICIT,
-        ack_wait=TRAFFIC_ACK_WAIT_S,
-        max_deliver=5,
-        deliver_policy=DeliverPolicy.ALL,
-        max_ack_pending=10_000,
-    )
-
-
 def sampler_spans_consumer() -> ConsumerConfig:
     """The sampler's consumer of ``traffic.spans``: a message stays unacknowledged while its spans wait
     to be assembled (the sampler reports progress), so ``max_ack_pending`` bounds what is in flight;
@@ -179,7 +157,6 @@ def consumer_configs(topology: Topology, replicas: int = 1) -> dict[str, Consume
     consumers = {
         topology.eval_tasks_stream: eval_workers_consumer(),
         topology.eval_results_stream: coordinator_results_consumer(),
-        topology.traffic_stream: sampler_consumer(),
         topology.traffic_spans_stream: sampler_spans_consumer(),
     }
     for consumer in consumers.values():

@@ -1,5 +1,5 @@
-"""Time-bucketed means with 95% CIs of the online scores, per evaluator, model and prompt version
-(the agent's turns) or per evaluator, application and model (traces)."""
+"""Time-bucketed means with 95% CIs of the sampled traces' online scores, per evaluator, application
+and model."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.db.models import OnlineScore
 from shared.db.trace_models import TraceScore
 from shared.stats import BucketMean, bucketed_means, summarize
 
@@ -22,7 +21,7 @@ class MetricSeries(BaseModel):
     evaluator: str
     model: str
     prompt_version: str
-    application: str | None = Field(default=None, description="The traces' application; None for agent turns")
+    application: str | None = Field(default=None, description="The traces' application")
     n: int = Field(description="Scores with a value in the window")
     mean: float | None = Field(description="Mean over the whole window")
     ci_low: float | None = None
@@ -41,33 +40,25 @@ async def online_metrics(
     session: AsyncSession, *, window: timedelta, bucket: timedelta, now: datetime
 ) -> OnlineMetrics:
     start = now - window
-    s = OnlineScore
-    stmt = select(s.name, s.model, s.prompt_version, s.turn_at, s.value).where(
-        s.turn_at >= start, s.turn_at < now, s.value.is_not(None)
-    )
     t = TraceScore
     traces = select(t.name, t.model, t.application, t.trace_at, t.value).where(
         t.trace_at >= start, t.trace_at < now, t.value.is_not(None)
     )
-    Key = tuple[str, str, str, str]  # evaluator, model, prompt version, application ("" for turns)
+    Key = tuple[str, str, str]  # evaluator, model, application
     groups: dict[Key, tuple[list[datetime], list[float]]] = defaultdict(lambda: ([], []))
-    for name, model, prompt_version, turn_at, value in (await session.execute(stmt)).all():
-        times, values = groups[(name, model, prompt_version, "")]
-        times.append(turn_at)
-        values.append(float(value or 0.0))  # NULLs are filtered in SQL
     for name, model, application, trace_at, value in (await session.execute(traces)).all():
-        times, values = groups[(name, model, TRACE_PROMPT_VERSION, application)]
+        times, values = groups[(name, model, application)]
         times.append(trace_at)
-        values.append(float(value or 0.0))
+        values.append(float(value or 0.0))  # NULLs are filtered in SQL
     series: list[MetricSeries] = []
-    for (name, model, prompt_version, application), (times, values) in sorted(groups.items()):
+    for (name, model, application), (times, values) in sorted(groups.items()):
         overall = summarize(values)
         series.append(
             MetricSeries(
                 evaluator=name,
                 model=model,
-                prompt_version=prompt_version,
-                application=application or None,
+                prompt_version=TRACE_PROMPT_VERSION,
+                application=application,
                 n=overall.n,
                 mean=overall.mean,
                 ci_low=overall.ci_low,

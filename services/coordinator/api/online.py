@@ -1,4 +1,4 @@
-"""Online (production traffic) endpoints: sampling config, metrics, drift alerts, promotion."""
+"""Online (production traffic) endpoints: sampling config, metrics, drift alerts and their review."""
 
 from __future__ import annotations
 
@@ -11,14 +11,13 @@ from sqlalchemy import select
 from services.coordinator.api.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.api.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.schemas import INT4_MAX, DriftAlertOut, PromoteRequest, SampleOut, UpsertResult
+from services.coordinator.schemas import DriftAlertOut
 from services.coordinator.store import audit, review
 from services.coordinator.store.projects import current_project
-from services.coordinator.store.promotion import promote
 from shared.contracts.audit import AuditAction
 from shared.contracts.review import QueueOut
 from shared.contracts.roles import Role
-from shared.db.models import DriftAlertRow, OnlineSample
+from shared.db.models import DriftAlertRow
 from shared.online.durations import InvalidDuration, parse_duration
 from shared.online.metrics import OnlineMetrics, online_metrics
 from shared.online.sampling_config import SamplingSettings, load_config, save_config
@@ -98,47 +97,10 @@ async def review_alert(
     alert_id: Annotated[str, Path(min_length=1, max_length=36)], session: SessionDep, caller: CallerDep
 ) -> QueueOut:
     """One action from a drift alert to a review queue over its window, with a pass/fail rubric: the
-    application's sampled traces (an alert on an application) or the agent's sampled turns. The
-    queue is named ``drift-<first 8 characters of the alert id>``; a second call is 409."""
+    application's sampled traces. The queue is named ``drift-<first 8 characters of the alert id>``; a
+    second call is 409, as is an alert on the agent's turns from before traces (nothing to review)."""
     body = await review.alert_queue(session, alert_id)
     queue = await review.create_queue(session, body, caller.name)
     audit.record_queue_created(session, audit.actor(caller), queue.id, body)
     await session.commit()
     return await review.queue_out(session, queue)
-
-
-@router.get("/samples", **needs(Role.VIEWER))
-async def list_samples(
-    session: SessionDep, limit: Annotated[int, Query(ge=1, le=1000)] = 50
-) -> list[SampleOut]:
-    """The most recent sampled turns (newest first), e.g. to pick one to promote."""
-    stmt = select(OnlineSample).order_by(OnlineSample.turn_at.desc(), OnlineSample.id.desc()).limit(limit)
-    return [
-        SampleOut(
-            id=r.id,
-            conversation_id=r.conversation_id,
-            turn_index=r.turn_index,
-            model=r.model,
-            prompt_version=r.prompt_version,
-            turn_at=r.turn_at,
-            utterance=str(r.turn.get("utterance", "")),
-            response=str(r.turn.get("response", "")),
-        )
-        for r in (await session.execute(stmt)).scalars()
-    ]
-
-
-@router.post("/samples/{sample_id}/promote", responses=CONFLICT_RESPONSES, **needs(Role.RUNNER))
-async def promote_sample(
-    sample_id: Annotated[int, Path(ge=1, le=INT4_MAX)],
-    body: PromoteRequest,
-    session: SessionDep,
-    caller: CallerDep,
-) -> UpsertResult:
-    """Add a sampled turn to a drive-thru dataset as a new version marked ``needs_review``: runs that
-    name no version keep using the latest accepted one until it is accepted. A dataset of another
-    kind is refused (409); an existing dataset's description is left alone."""
-    result = await promote(session, sample_id, body.dataset)
-    audit.record_promotion(session, audit.actor(caller), sample_id, result)
-    await session.commit()
-    return result

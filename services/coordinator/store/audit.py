@@ -85,18 +85,6 @@ async def entries(
     ]
 
 
-def record_promotion(session: AsyncSession, by: Actor, sample_id: int, into: UpsertResult) -> None:
-    """A sampled turn promoted into a dataset (the API and the web UI both record it here)."""
-    record(
-        session,
-        by,
-        AuditAction.TRAFFIC_PROMOTE,
-        "sample",
-        str(sample_id),
-        after={"dataset": into.dataset, "version": into.version},
-    )
-
-
 def record_trace_to_dataset(session: AsyncSession, by: Actor, trace_id: str, into: UpsertResult) -> None:
     """A sampled trace added to a dataset (the API and the web UI both record it here)."""
     record(

@@ -65,7 +65,7 @@ class UiSession(BaseModel):
 
     @property
     def can_run(self) -> bool:
-        """Whether the pages offer what a runner may do (run a comparison, promote a turn)."""
+        """Whether the pages offer what a runner may do (run a comparison, add a trace to a dataset)."""
         return self.role.grants(Role.RUNNER)
 
 
@@ -192,7 +192,7 @@ async def require_runner(ui: CsrfDep) -> UiSession:
     """A state-changing action a runner key may take (the API's rule for the same action)."""
     if not ui.can_run:
         raise Forbidden(
-            f"this is a {ui.role} key: running a comparison or promoting a turn needs a runner key"
+            f"this is a {ui.role} key: running a comparison or adding a trace to a dataset needs a runner key"
         )
     return ui
 

@@ -1,11 +1,10 @@
-"""``yardstick review …`` against a real coordinator: a queue from sampled traffic, labelled from the
+"""``yardstick review …`` against a real coordinator: a queue from sampled traces, labelled from the
 keyboard (a skip, a wrong answer asked again, a quit), the labels stored as human scores, a bad
 field spec exits 2, the reviewed items become a dataset version."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
 
 import pytest
 import typer
@@ -14,11 +13,9 @@ from typer.testing import CliRunner, Result
 
 from services.cli.app import app as cli
 from services.cli.review_cmd import parse_field
-from services.sampler.turn_handler import TurnHandler
 from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.live_api import Api
-from tests.services.sampler.test_trace_store import handler as trace_handler
-from tests.services.sampler.turns import make_turn
+from tests.services.sampler.sampled_traces import store, trace_handler
 from yardstick import Client
 
 
@@ -43,14 +40,15 @@ async def test_label_a_queue_from_the_keyboard(
     async with session_factory() as session:
         await save_config(session, "default", SamplingSettings(rate=1.0))
         await session.commit()
-    handler = TurnHandler(session_factory)
+    handler = trace_handler(session_factory)
     for n in range(3):
-        assert await handler.handle(make_turn(f"conv-{n}", at=datetime.now(UTC))) == "stored"
+        assert await store(session_factory, n, handler=handler) == "stored"
 
-    bad = await asyncio.to_thread(run, api, "create", "q", "--online", "--field", "x:ordinal:5-1")
+    traces = ("--traces", "support-bot")
+    bad = await asyncio.to_thread(run, api, "create", "q", *traces, "--field", "x:ordinal:5-1")
     assert bad.exit_code == 2 and "scale" in bad.stderr
     made = await asyncio.to_thread(
-        run, api, "create", "q", "--online", "--field", "correct:binary", "--field", "helpfulness:ordinal:1-5"
+        run, api, "create", "q", *traces, "--field", "correct:binary", "--field", "helpfulness:ordinal:1-5"
     )
     assert made.exit_code == 0, made.output
     assert "3 items" in made.stderr
@@ -81,44 +79,42 @@ async def test_label_a_queue_from_the_keyboard(
 async def test_calibrate_prints_agreement_with_its_interval(
     api: Api, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
+    tool_called = [{"name": "tool_called", "args": {"tool": "lookup_order"}}]
     async with session_factory() as session:
-        await save_config(session, "default", SamplingSettings(rate=1.0))
+        config = SamplingSettings.model_validate({"rate": 1.0, "evaluators": tool_called})
+        await save_config(session, "default", config)
         await session.commit()
-    handler = TurnHandler(session_factory)
-    for n in range(6):
-        await handler.handle(
-            make_turn(f"c-{n}", item_id="big-mac" if n % 2 else "egg-mcmuffin", at=datetime.now(UTC))
-        )
+    handler = trace_handler(session_factory)
+    for n in range(6):  # every other trace calls another tool than the one asked for
+        tool = "refund" if n % 2 else "lookup_order"
+        assert await store(session_factory, n, handler=handler, tool=tool) == "stored"
+    traces = {"kind": "traces", "application": "support-bot"}
     with Client(api.url, api.key) as client:
-        client.review.create("cal", {"kind": "online"}, {"fields": [{"name": "ok", "kind": "binary"}]})
+        client.review.create("cal", traces, {"fields": [{"name": "ok", "kind": "binary"}]})
         for position in range(1, 7):
             item = client.review.item("cal", position)
-            hallucinated = "big-mac" in str(item.output)
-            client.review.label("cal", position, {"ok": not hallucinated})
+            wrong_tool = "refund" in str(item.output)
+            client.review.label("cal", position, {"ok": not wrong_tool})
     shown = await asyncio.to_thread(
-        lambda: CliRunner().invoke(
-            cli, ["calibrate", "cal", "--evaluator", "no_hallucinated_items"], env=api.env
-        )
+        lambda: CliRunner().invoke(cli, ["calibrate", "cal", "--evaluator", "tool_called"], env=api.env)
     )
     assert shown.exit_code == 0, shown.output
-    assert "no_hallucinated_items vs people on ok (n = 6)" in shown.stdout
+    assert "tool_called vs people on ok (n = 6)" in shown.stdout
     assert "Cohen's kappa" in shown.stdout and "true-negative rate" in shown.stdout
-    assert "people's mean of ok on [0, 1], from no_hallucinated_items and 6 labels" in shown.stdout
+    assert "people's mean of ok on [0, 1], from tool_called and 6 labels" in shown.stdout
     assert "No prediction-powered estimate: every judged item is labelled" in shown.stdout
-    with Client(api.url, api.key) as client:  # four of the six turns labelled: two for the judge alone
+    with Client(api.url, api.key) as client:  # four of the six traces labelled: two for the judge alone
         client.review.create(
-            "part", {"kind": "online", "sample": 4, "seed": 1}, {"fields": [{"name": "ok", "kind": "binary"}]}
+            "part", {**traces, "sample": 4, "seed": 1}, {"fields": [{"name": "ok", "kind": "binary"}]}
         )
         for position in range(1, 5):
             client.review.label("part", position, {"ok": position != 2})
-        report = client.review.calibration("part", evaluator="no_hallucinated_items")
+        report = client.review.calibration("part", evaluator="tool_called")
     part = await asyncio.to_thread(
-        lambda: CliRunner().invoke(
-            cli, ["calibrate", "part", "--evaluator", "no_hallucinated_items"], env=api.env
-        )
+        lambda: CliRunner().invoke(cli, ["calibrate", "part", "--evaluator", "tool_called"], env=api.env)
     )
     assert part.exit_code == 0, part.output
-    result = report.human_scale["no_hallucinated_items"]
+    result = report.human_scale["tool_called"]
     assert (result.n_labelled, result.n_unlabelled) == (4, 2) and result.estimate is not None
     lines = part.stdout.splitlines()
     for name, estimate in (
@@ -129,9 +125,7 @@ async def test_calibrate_prints_agreement_with_its_interval(
         assert estimate is not None and estimate.ci_low is not None and estimate.ci_high is not None
         row = next(line for line in lines if name in line)
         assert f"{estimate.value:.3f}" in row and f"[{estimate.ci_low:.3f}, {estimate.ci_high:.3f}]" in row
-    assert (
-        result.reason.split(":")[0] in part.stdout and "population: the 6 sampled production" in part.stdout
-    )
+    assert result.reason.split(":")[0] in part.stdout and "population: the 6 sampled traces" in part.stdout
     unknown = await asyncio.to_thread(lambda: CliRunner().invoke(cli, ["calibrate", "nope"], env=api.env))
     assert unknown.exit_code == 2 and "not found" in unknown.stderr
 
@@ -140,10 +134,8 @@ async def test_calibrate_prints_agreement_with_its_interval(
 async def test_a_queue_of_an_applications_traces_and_one_from_a_drift_alert(
     api: Api, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
-    from services.sampler.trace_store import TracePart
     from shared.db.models import DriftAlertRow
-    from shared.traces import Completeness
-    from tests.services.sampler.spans import batch, trace_hex, trace_spans
+    from tests.services.sampler.spans import trace_hex
 
     async with session_factory() as session:
         await save_config(session, "default", SamplingSettings(rate=1.0))
@@ -160,15 +152,14 @@ async def test_a_queue_of_an_applications_traces_and_one_from_a_drift_alert(
         await session.commit()
     handler = trace_handler(session_factory)
     for n in range(3):
-        spans = trace_spans(n, error=n == 1)
-        group = batch(spans).groups[0]
-        part = TracePart("default", spans[0].trace_id, [(group, s) for s in spans], Completeness.ROOT_ENDED)
-        assert await handler.handle(part) == "stored"
+        assert await store(session_factory, n, handler=handler, error=n == 1) == "stored"
 
     field = ("--field", "correct:binary")
-    both = await asyncio.to_thread(run, api, "create", "q", "--online", "--traces", "support-bot", *field)
+    both = await asyncio.to_thread(
+        run, api, "create", "q", "--experiment", "e", "--traces", "support-bot", *field
+    )
     assert both.exit_code == 2 and "give one of" in both.stderr
-    stray = await asyncio.to_thread(run, api, "create", "q", "--online", "--errors", *field)
+    stray = await asyncio.to_thread(run, api, "create", "q", "--experiment", "e", "--errors", *field)
     assert stray.exit_code == 2 and "--errors selects traces" in stray.stderr
     unknown = await asyncio.to_thread(run, api, "create", "q", "--traces", "nope", *field)
     assert unknown.exit_code != 0 and "'nope'" in unknown.stderr
@@ -194,7 +185,6 @@ def test_source_options() -> None:
     def source(**given: object) -> dict[str, object]:
         options: dict[str, object] = {
             "experiment": None,
-            "online": False,
             "traces": None,
             "failing": None,
             "category": None,
@@ -216,12 +206,11 @@ def test_source_options() -> None:
         "evaluator": "tool_called",
         "below": 1.0,
     }
-    assert source(alert="a1")["kind"] == "online"  # an alert alone: the agent's turns
     assert str(source(traces="app", since="1h")["since"]) > "2026"
-    for wrong in ({}, {"online": True, "traces": "app"}, {"experiment": "e", "traces": "app"}):
+    for wrong in ({}, {"alert": "a1"}, {"experiment": "e", "traces": "app"}):  # an alert names no application
         with pytest.raises(typer.BadParameter, match="give one of"):
             source(**wrong)
     with pytest.raises(typer.BadParameter, match="--errors selects traces"):
-        source(online=True, errors=True)
+        source(experiment="e", errors=True)
     with pytest.raises(typer.BadParameter, match="EVALUATOR=VALUE"):
         source(traces="app", below="tool_called")

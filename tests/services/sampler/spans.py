@@ -25,10 +25,12 @@ def trace_spans(
     tool: str = "lookup_order",
     error: bool = False,
     conversation: str = "",
+    at: datetime | None = None,
 ) -> list[Span]:
-    """Trace ``n``: root ``invoke_agent`` (span 0) over ``chat`` (1), ``execute_tool`` (2), ``chat`` (3)."""
+    """Trace ``n``: root ``invoke_agent`` (span 0) over ``chat`` (1), ``execute_tool`` (2), ``chat`` (3),
+    started ``at`` (default: a fixed time, 10 ms apart per ``n``)."""
     tid = trace_hex(n)
-    start = T0 + n * 10_000_000
+    start = T0 + n * 10_000_000 if at is None else int(at.timestamp() * 1e9)
 
     def span(i: int, name: str, attrs: dict[str, object], parent: int | None = 0) -> Span:
         return Span.model_validate(

@@ -15,7 +15,6 @@ from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.metrics import TRACE_PROMPT_VERSION
 from shared.traces import Completeness
-from tests.services.sampler.legacy_turns import add_scored_turn
 from tests.services.sampler.test_trace_store import configure as configure_traces
 from tests.services.sampler.test_trace_store import handler as trace_handler
 from tests.services.sampler.test_trace_store import part
@@ -25,7 +24,8 @@ pytestmark = pytest.mark.integration
 Sessions = async_sessionmaker[AsyncSession]
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 WINDOW = timedelta(hours=1)
-EVALUATOR = "no_hallucinated_items"
+EVALUATOR = "tool_called"  # what test_trace_store configures: 1 for lookup_order, else 0
+MODEL = "offline:ask"  # the offline experiment's agent
 
 
 def aggregates_of(metric: str, *, mean: float, sd: float, count: int) -> ExperimentAggregates:
@@ -72,24 +72,33 @@ async def _offline_experiment(session: AsyncSession, mean: float) -> None:
     )
 
 
-async def _scores(session: AsyncSession, values: list[float], start: datetime, tag: str) -> None:
+async def _scores(sessions: Sessions, values: list[float], start: datetime, first: int) -> None:
+    """One trace of :data:`MODEL` per value (0 or 1) through the sampler, 10 s apart from ``start``,
+    numbered from ``first``: its :data:`EVALUATOR` score is the value."""
+    await configure_traces(sessions, rate=1.0)
+    h = trace_handler(sessions)
     for i, value in enumerate(values):
         at = start + timedelta(seconds=10 * i)
-        await add_scored_turn(session, conversation_id=f"{tag}-{i}", turn_at=at, name=EVALUATOR, value=value)
+        tool = "lookup_order" if value == 1.0 else "refund"
+        stored = await h.handle(
+            part(first + i, [0, 1, 2, 3], Completeness.ROOT_ENDED, model=MODEL, tool=tool, at=at)
+        )
+        assert stored == "stored"
 
 
 async def test_a_synthetic_degradation_raises_alerts_once(session_factory: Sessions) -> None:
     async with session_factory() as session:
         await _offline_experiment(session, mean=0.98)
-        await _scores(session, [1.0] * 30, NOW - 2 * WINDOW, "before")
-        await _scores(session, [0.0] * 30, NOW - WINDOW, "after")
         await session.commit()
+    await _scores(session_factory, [1.0] * 30, NOW - 2 * WINDOW, 0)
+    await _scores(session_factory, [0.0] * 30, NOW - WINDOW, 100)
     async with session_factory() as session:
         alerts = await check_drift(session, window=WINDOW, now=NOW)
         await session.commit()
     assert {a.reference for a in alerts} == {"offline", "previous_window"}
     for alert in alerts:
-        assert alert.evaluator == EVALUATOR and alert.model == "offline:ask" and alert.prompt_version == "v1"
+        assert (alert.evaluator, alert.model, alert.application) == (EVALUATOR, MODEL, "support-bot")
+        assert alert.prompt_version == TRACE_PROMPT_VERSION
         assert alert.window_mean == 0.0 and alert.delta < -0.9 and alert.p_value < 0.01
         assert alert.alert_id
     async with session_factory() as session:
@@ -102,9 +111,9 @@ async def test_an_unchanged_agent_raises_no_alert(session_factory: Sessions) -> 
     same = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0] * 3
     async with session_factory() as session:
         await _offline_experiment(session, mean=0.9)
-        await _scores(session, same, NOW - 2 * WINDOW, "before")
-        await _scores(session, same, NOW - WINDOW, "after")
         await session.commit()
+    await _scores(session_factory, same, NOW - 2 * WINDOW, 0)
+    await _scores(session_factory, same, NOW - WINDOW, 100)
     async with session_factory() as session:
         assert await check_drift(session, window=WINDOW, now=NOW) == []
 
@@ -112,7 +121,6 @@ async def test_an_unchanged_agent_raises_no_alert(session_factory: Sessions) -> 
 async def test_an_experiment_of_another_model_is_not_a_reference(session_factory: Sessions) -> None:
     async with session_factory() as session:
         await _offline_experiment(session, mean=1.0)
-        await _scores(session, [0.0] * 10, NOW - WINDOW, "after")
         await session.execute(
             update(Experiment).values(
                 config=ExperimentConfig(
@@ -121,6 +129,7 @@ async def test_an_experiment_of_another_model_is_not_a_reference(session_factory
             )
         )
         await session.commit()
+    await _scores(session_factory, [0.0] * 10, NOW - WINDOW, 100)
     async with session_factory() as session:
         assert await check_drift(session, window=WINDOW, now=NOW) == []
 

@@ -19,8 +19,8 @@ async def test_alerts_are_published_on_the_alerts_subject(
 ) -> None:
     async with session_factory() as session:
         await _offline_experiment(session, mean=1.0)
-        await _scores(session, [0.0] * 10, NOW - WINDOW, "after")
         await session.commit()
+    await _scores(session_factory, [0.0] * 10, NOW - WINDOW, 0)
     js = nats_client.jetstream()
     sub = await js.subscribe(topology.alerts, stream=topology.alerts_stream)
     alerts = await run_drift_check(session_factory, js, topology, window=WINDOW, now=NOW)

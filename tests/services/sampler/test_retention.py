@@ -13,10 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.retention import delete_expired, delete_expired_batch
 from services.sampler.trace_store import stored_trace
 from shared.contracts.projects import DEFAULT_PROJECT
-from shared.db.models import OnlineSample, OnlineScore
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.traces import Completeness
-from tests.services.sampler.legacy_turns import add_scored_turn
 from tests.services.sampler.spans import trace_hex
 from tests.services.sampler.test_trace_store import configure, handler, part
 
@@ -68,16 +66,3 @@ async def test_a_trace_being_written_is_skipped_not_waited_for(session_factory: 
         assert deleted == 1
         await writer.rollback()
     assert (await remaining(session_factory))[0] == [trace_hex(0)]
-
-
-async def test_sampled_turns_stored_before_traces_expire_with_their_scores(session_factory: Sessions) -> None:
-    async with session_factory() as session:
-        for n, age in enumerate([45, 31, 2]):
-            at = NOW - timedelta(days=age)
-            await add_scored_turn(session, conversation_id=f"legacy-{n}", turn_at=at, name="s", value=1.0)
-        await session.commit()
-    assert await delete_expired(session_factory, retention=timedelta(days=30), batch=1, now=NOW) == 2
-    async with session_factory() as session:
-        left = list((await session.execute(select(OnlineSample.conversation_id))).scalars())
-        scores = (await session.execute(select(func.count()).select_from(OnlineScore))).scalar_one()
-    assert (left, scores) == (["legacy-2"], 1)

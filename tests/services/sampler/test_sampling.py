@@ -5,9 +5,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from services.sampler.sampling import MinuteCap, decide, in_sample, matches_filters, sample_point
-from shared.online.sampling_config import SamplingFilters, SamplingSettings
-from tests.services.sampler.turns import make_turn
+from services.sampler.sampling import MinuteCap, in_sample, sample_point
 
 pytestmark = pytest.mark.unit
 
@@ -34,32 +32,9 @@ def test_rate_edges() -> None:
     assert in_sample("any", 1.0)
 
 
-def test_a_conversation_is_sampled_whole() -> None:
-    config = SamplingSettings(rate=0.5)
-    for i in range(50):
-        cid = f"c{i}"
-        decisions = {decide(make_turn(cid, t), config, MinuteCap(), NOW) for t in range(4)}
-        assert len(decisions) == 1
-
-
-def test_filters() -> None:
-    turn = make_turn("c", model="m1", prompt_version="v2", finalized=True, metadata={"store": "17"})
-    assert matches_filters(turn, SamplingFilters())
-    assert matches_filters(turn, SamplingFilters(model="m1", prompt_version="v2", finalized=True))
-    assert matches_filters(turn, SamplingFilters(metadata={"store": "17"}))
-    assert not matches_filters(turn, SamplingFilters(model="m2"))
-    assert not matches_filters(turn, SamplingFilters(prompt_version="v1"))
-    assert not matches_filters(turn, SamplingFilters(finalized=False))
-    assert not matches_filters(turn, SamplingFilters(metadata={"store": "18"}))
-    assert decide(turn, SamplingSettings(rate=1.0, filters=SamplingFilters(model="x")), MinuteCap(), NOW) == (
-        "filtered"
-    )
-
-
-def test_cap_per_minute_skips_and_counts_then_resets() -> None:
-    config = SamplingSettings(rate=1.0, cap_per_minute=3)
+def test_cap_per_minute_refuses_and_counts_then_resets() -> None:
     cap = MinuteCap()
-    got = [decide(make_turn(f"c{i}"), config, cap, NOW) for i in range(5)]
-    assert got == ["sampled"] * 3 + ["capped"] * 2
+    assert [cap.take(3, NOW) for _ in range(5)] == [True] * 3 + [False] * 2
     assert cap.skipped == 2
-    assert decide(make_turn("next"), config, cap, NOW + timedelta(minutes=1)) == "sampled"
+    assert cap.take(3, NOW + timedelta(minutes=1))
+    assert cap.take(None, NOW)  # no cap: every one is taken

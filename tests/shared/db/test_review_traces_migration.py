@@ -40,7 +40,7 @@ def _item(url: str, position: int, trace_pk: int | None, sample_id: int | None =
 
 
 def test_0015_downgrades_and_upgrades(database_url: str) -> None:
-    command.upgrade(alembic_config(database_url), "0015")  # whatever follows it, start from 0015
+    command.downgrade(alembic_config(database_url), "0015")  # whatever follows it, start from 0015
     assert "trace_pk" in _columns(database_url)
     with psycopg.connect(plain_url(database_url)) as conn:
         conn.execute(QUEUE)

@@ -7,8 +7,9 @@ import asyncio
 import pytest
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from nats.js import JetStreamContext
 
-from shared.contracts.topology import SAMPLER_CONSUMER, Topology
+from shared.contracts.topology import SAMPLER_SPANS_CONSUMER, Topology
 from shared.messaging import ConsumerNotDeclared, PullLoop, bind_durable, settle
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
@@ -17,14 +18,23 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
 async def publish(nats_client: NatsClient, topology: Topology, count: int) -> None:
     js = nats_client.jetstream()
     for i in range(count):
-        await js.publish(topology.traffic_agent, str(i).encode(), headers={"Nats-Msg-Id": f"turn-{i}"})
+        await js.publish(topology.traffic_spans, str(i).encode(), headers={"Nats-Msg-Id": f"part-{i}"})
+
+
+async def bind(
+    nats_client: NatsClient, topology: Topology, consumer: str = SAMPLER_SPANS_CONSUMER
+) -> JetStreamContext.PullSubscription:
+    sub, _ = await bind_durable(nats_client.jetstream(), topology.traffic_spans_stream, consumer)
+    return sub
 
 
 async def test_messages_are_handed_over_in_order_and_the_rest_given_back_on_stop(
     nats_client: NatsClient, topology: Topology
 ) -> None:
     await publish(nats_client, topology, 6)
-    sub, _ = await bind_durable(nats_client.jetstream(), topology.traffic_stream, SAMPLER_CONSUMER)
+    sub, _ = await bind_durable(
+        nats_client.jetstream(), topology.traffic_spans_stream, SAMPLER_SPANS_CONSUMER
+    )
     handled: list[int] = []
     loop: PullLoop
 
@@ -38,7 +48,9 @@ async def test_messages_are_handed_over_in_order_and_the_rest_given_back_on_stop
     await asyncio.wait_for(loop.run(sub), timeout=10)
     assert handled == [0, 1]
 
-    again, _ = await bind_durable(nats_client.jetstream(), topology.traffic_stream, SAMPLER_CONSUMER)
+    again, _ = await bind_durable(
+        nats_client.jetstream(), topology.traffic_spans_stream, SAMPLER_SPANS_CONSUMER
+    )
     rest = await again.fetch(4, timeout=3)
     assert sorted(int(m.data) for m in rest) == [2, 3, 4, 5]
     assert all(m.metadata.num_delivered == 2 for m in rest)
@@ -46,7 +58,9 @@ async def test_messages_are_handed_over_in_order_and_the_rest_given_back_on_stop
 
 async def test_the_loop_fetches_only_the_room_there_is(nats_client: NatsClient, topology: Topology) -> None:
     await publish(nats_client, topology, 5)
-    sub, _ = await bind_durable(nats_client.jetstream(), topology.traffic_stream, SAMPLER_CONSUMER)
+    sub, _ = await bind_durable(
+        nats_client.jetstream(), topology.traffic_spans_stream, SAMPLER_SPANS_CONSUMER
+    )
     room = 2
     batches: list[int] = []
     loop: PullLoop
@@ -72,7 +86,7 @@ async def test_an_undeclared_consumer_names_the_function_that_declares_it(
     nats_client: NatsClient, topology: Topology
 ) -> None:
     with pytest.raises(ConsumerNotDeclared, match=r"shared\.messaging\.streams\.declare\(\)"):
-        await bind_durable(nats_client.jetstream(), topology.traffic_stream, "never-declared")
+        await bind(nats_client, topology, "never-declared")
 
 
 def test_a_loop_takes_exactly_one_handler() -> None:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
-from shared.contracts.review import OnlineTrafficSource, TracesSource
+from shared.contracts.review import TracesSource
 from shared.db.models import DriftAlertRow
-
-WindowedSource = TypeVar("WindowedSource", OnlineTrafficSource, TracesSource)
 
 
 class AlertNotFound(CoordinatorError):
@@ -41,7 +38,7 @@ def alert_window(alert: DriftAlertRow) -> tuple[datetime | None, datetime | None
     return _when(alert.detail.get("window_start")), _when(alert.detail.get("window_end"))
 
 
-def within_alert(source: WindowedSource, alert: DriftAlertRow) -> WindowedSource:
+def within_alert(source: TracesSource, alert: DriftAlertRow) -> TracesSource:
     """``source`` narrowed to the alert's window and model, where it does not set its own."""
     since, until = alert_window(alert)
     return source.model_copy(

@@ -1,9 +1,8 @@
 """What a calibration report reads: a queue's labelled items with each reviewer's answer for one
-field and the evaluators' scores of the same items (``scores``, ``online_scores`` or ``trace_scores``),
-the population the queue was drawn from (every item its source selects now, before the sample) with
-the evaluators' scores of the items nobody labelled, and the metric specs that say how a score reads as
-an answer (the experiment's resolved specs; for traffic, the sampling config's; for traces, the
-config's for their application)."""
+field and the evaluators' scores of the same items (``scores`` or ``trace_scores``), the population
+the queue was drawn from (every item its source selects now, before the sample) with the evaluators'
+scores of the items nobody labelled, and the metric specs that say how a score reads as an answer
+(the experiment's resolved specs; for traces, the sampling config's for their application)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,8 @@ from services.coordinator.store.review.selection import Selected, source_candida
 from shared.analysis.calibration import CalibrationItem, Population
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.pass_rule import policy_for
-from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource, TracesSource
-from shared.db.models import OnlineScore, Score
+from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
+from shared.db.models import Score
 from shared.db.project_scope import session_project
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import Trace, TraceScore
@@ -64,11 +63,9 @@ async def calibration_items(session: AsyncSession, queue: ReviewQueue, field: st
 
 
 def _title(item: ReviewItem, trace_ids: dict[int, str]) -> str:
-    if item.item_id is not None:
-        return item.item_id
     if item.trace_pk is not None:
         return f"trace {trace_ids.get(item.trace_pk, '(deleted)')}"
-    return f"production turn #{item.sample_id}"
+    return str(item.item_id)
 
 
 async def _trace_ids(session: AsyncSession, items: list[ReviewItem]) -> dict[int, str]:
@@ -91,14 +88,6 @@ async def _scores(session: AsyncSession, items: list[ReviewItem]) -> dict[int, d
         for experiment_id, item_id, trial, name, value in (await session.execute(stmt)).all():
             if not name.startswith(HUMAN_METRIC_PREFIX):
                 out[keys[(experiment_id, item_id, trial)]][name] = value
-    turns = {i.sample_id: i.id for i in items if i.sample_id is not None}
-    if turns:
-        stmt2 = select(OnlineScore.sample_id, OnlineScore.name, OnlineScore.value).where(
-            OnlineScore.sample_id.in_(list(turns))
-        )
-        for sample_id, name, value in (await session.execute(stmt2)).all():
-            if not name.startswith(HUMAN_METRIC_PREFIX):
-                out[turns[sample_id]][name] = value
     traces = {i.trace_pk: i.id for i in items if i.trace_pk is not None}
     if traces:
         stmt3 = select(TraceScore.trace_pk, TraceScore.name, TraceScore.value).where(
@@ -122,7 +111,6 @@ async def population(
             experiment_id=i.experiment_id,
             item_id=i.item_id,
             trial=i.trial,
-            sample_id=i.sample_id,
             trace_pk=i.trace_pk,
         )
         for i in labelled
@@ -139,7 +127,7 @@ async def population(
         for experiment_id, item_id, trial, name, value in rows.all():
             scores[Selected(experiment_id=experiment_id, item_id=item_id, trial=trial)][name] = value
         what = f"finished (item, trial)s of experiment {source.experiment_id}"
-    elif isinstance(source, TracesSource):
+    else:
         traced = await session.execute(
             select(TraceScore.trace_pk, TraceScore.name, TraceScore.value).where(
                 TraceScore.application == source.application, TraceScore.name.in_(evaluators)
@@ -148,15 +136,6 @@ async def population(
         for trace_pk, name, value in traced.all():
             scores[Selected(trace_pk=trace_pk)][name] = value
         what = f"sampled traces of {source.application}"
-    else:
-        turns = await session.execute(
-            select(OnlineScore.sample_id, OnlineScore.name, OnlineScore.value).where(
-                OnlineScore.name.in_(evaluators)
-            )
-        )
-        for sample_id, name, value in turns.all():
-            scores[Selected(sample_id=sample_id)][name] = value
-        what = "sampled production turns"
     return Population(
         description=f"the {len(candidates)} {what} that the queue's source selects (before its sample): "
         f"{len(candidates) - len(rest)} labelled, {len(rest)} not",
@@ -165,15 +144,12 @@ async def population(
 
 
 async def specs_for(session: AsyncSession, queue: ReviewQueue, registry: EvaluatorRegistry) -> MetricSpecs:
-    """How the queue's scores read: its experiment's resolved specs, or the project's sampling config's."""
+    """How the queue's scores read: its experiment's resolved specs, or the project's sampling config's
+    for the traces' application."""
     source = queue.definition.source
     if isinstance(source, ExperimentItemsSource):
         return policy_for((await get_experiment(session, source.experiment_id)).config)
     project = session_project(session)
     assert project is not None, "calibration reads a project's queue"
     config = await load_config(session, project)
-    if isinstance(source, TracesSource):
-        return MetricSpecs(
-            declared=registry.metric_specs(config.for_application(source.application).evaluators)
-        )
-    return MetricSpecs(declared=registry.metric_specs(config.evaluators))
+    return MetricSpecs(declared=registry.metric_specs(config.for_application(source.application).evaluators))

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.store.review.labels import labels_of, review_item
 from services.coordinator.trace_schemas import trace_page
 from shared.contracts.review import HUMAN_METRIC_PREFIX, ReviewItemOut
-from shared.db.models import ExperimentItem, OnlineSample, OnlineScore, Score
+from shared.db.models import ExperimentItem, Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
@@ -67,16 +67,13 @@ async def item_view(session: AsyncSession, queue: ReviewQueue, position: int, re
         experiment_id=item.experiment_id,
         item_id=item.item_id,
         trial=item.trial,
-        sample_id=item.sample_id,
         labels=labels,
         assigned_to=item.assigned_to,
     )
-    if item.experiment_id is not None:
-        scores = await _experiment_content(session, item, view)
-    elif item.trace_pk is not None:
+    if item.trace_pk is not None:
         scores = await _trace_content(session, item.trace_pk, view)
     else:
-        scores = await _turn_content(session, item, view)
+        scores = await _experiment_content(session, item, view)
     if show_scores:
         view.scores = {name: value for name, value in scores if not name.startswith(HUMAN_METRIC_PREFIX)}
     return view
@@ -105,23 +102,6 @@ async def _experiment_content(session: AsyncSession, item: ReviewItem, view: Rev
     if row is not None:
         view.input, view.output = row.input, row.output
         view.expected_output, view.metadata = row.expected_output, row.item_metadata
-    return [(name, value) for name, value in scores.all()]
-
-
-async def _turn_content(session: AsyncSession, item: ReviewItem, view: ReviewItemOut) -> Scores:
-    sample = await session.get(OnlineSample, item.sample_id)
-    scores = await session.execute(
-        select(OnlineScore.name, OnlineScore.value).where(OnlineScore.sample_id == item.sample_id)
-    )
-    if sample is not None:
-        turn = sample.turn
-        view.input = {"utterance": turn.get("utterance"), "conversation_id": sample.conversation_id}
-        view.output = {k: turn.get(k) for k in ("response", "tool_calls", "order_items", "trajectory")}
-        view.metadata = {
-            "model": sample.model,
-            "prompt_version": sample.prompt_version,
-            **turn.get("metadata", {}),
-        }
     return [(name, value) for name, value in scores.all()]
 
 

@@ -1,6 +1,6 @@
 """Labels: one reviewer's answer for one item, checked against the rubric, replacing that
 reviewer's earlier answer; the item's ``human.<field>`` scores (beside its evaluators' scores: in
-``scores``, ``online_scores`` or ``trace_scores``) are recomputed from all its labels in the same
+``scores`` or ``trace_scores``) are recomputed from all its labels in the same
 transaction (the item row is locked, so two reviewers at once both count)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from shared.contracts.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue, Rubric, human_metric
 from shared.db.base import utcnow
-from shared.db.models import OnlineSample, OnlineScore, Score
+from shared.db.models import Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore
 
@@ -119,14 +119,14 @@ async def _store_human_scores(
     scores = _human_scores(rubric, await labels_of(session, item.id), queue)
     if not scores:
         return
-    if item.experiment_id is not None:
+    if item.trace_pk is None:
         owner: dict[str, Any] = {
             "experiment_id": item.experiment_id,
             "item_id": item.item_id,
             "trial": item.trial,
         }
         await _upsert_scores(session, Score, owner, ("experiment_id", "item_id", "trial"), scores)
-    elif item.trace_pk is not None:
+    else:
         trace = await session.get(Trace, item.trace_pk)
         if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
             return
@@ -139,24 +139,11 @@ async def _store_human_scores(
             "trace_at": trace.started_at,
         }
         await _upsert_scores(session, TraceScore, owner, ("trace_pk",), scores)
-    else:
-        sample = await session.get(OnlineSample, item.sample_id)
-        if sample is None:  # deleted with its traffic: the queue item goes with it (ON DELETE CASCADE)
-            return
-        owner = {
-            "project_id": sample.project_id,
-            "sample_id": sample.id,
-            "evaluator_version": LABEL_EVALUATOR_VERSION,
-            "model": sample.model,
-            "prompt_version": sample.prompt_version,
-            "turn_at": sample.turn_at,
-        }
-        await _upsert_scores(session, OnlineScore, owner, ("sample_id",), scores)
 
 
 async def _upsert_scores(
     session: AsyncSession,
-    table: type[Score] | type[OnlineScore] | type[TraceScore],
+    table: type[Score] | type[TraceScore],
     owner: dict[str, Any],
     key: tuple[str, ...],
     scores: list[dict[str, Any]],

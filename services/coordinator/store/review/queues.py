@@ -9,11 +9,9 @@ from services.coordinator.errors import CoordinatorError
 from services.coordinator.store.review.alerts import drift_alert
 from services.coordinator.store.review.selection import select_items
 from shared.contracts.review import (
-    OnlineTrafficSource,
     QueueCreate,
     QueueDefinition,
     QueueOut,
-    ReviewSource,
     Rubric,
     RubricField,
     TracesSource,
@@ -26,6 +24,12 @@ class QueueNotFound(CoordinatorError):
 
 
 class QueueExists(CoordinatorError):
+    status_code = 409
+
+
+class NothingToReview(CoordinatorError):
+    """A drift alert whose traffic is no longer stored."""
+
     status_code = 409
 
 
@@ -50,7 +54,6 @@ async def create_queue(session: AsyncSession, body: QueueCreate, created_by: str
             "experiment_id": item.experiment_id,
             "item_id": item.item_id,
             "trial": item.trial,
-            "sample_id": item.sample_id,
             "trace_pk": item.trace_pk,
             "assigned_to": body.assign[(position - 1) % len(body.assign)] if body.assign else None,
         }
@@ -129,18 +132,18 @@ DRIFT_RUBRIC = Rubric(
 
 async def alert_queue(session: AsyncSession, alert_id: str) -> QueueCreate:
     """A queue of a drift alert's window, with a pass/fail rubric (what the alert's button makes): the
-    application's traces for an alert on an application, else the agent's sampled turns."""
+    application's sampled traces. An alert on the agent's turns from before traces (no application)
+    is refused: those turns are no longer stored."""
     alert = await drift_alert(session, alert_id)
-    source: ReviewSource
-    if alert.application is not None:
-        source = TracesSource(application=alert.application, alert_id=alert.id)
-        what = f"traces of {alert.application}"
-    else:
-        source = OnlineTrafficSource(alert_id=alert.id)
-        what = "sampled turns"
+    if alert.application is None:
+        raise NothingToReview(
+            f"drift alert {alert.id} is on the agent's turns from before traces, which are no longer "
+            "stored: review a later alert on an application, or its traces (source kind 'traces')"
+        )
     return QueueCreate(
         name=f"drift-{alert.id[:8]}",
-        description=f"The {what} in the window of drift alert {alert.id} ({alert.evaluator} fell)",
-        source=source,
+        description=f"The traces of {alert.application} in the window of drift alert {alert.id} "
+        f"({alert.evaluator} fell)",
+        source=TracesSource(application=alert.application, alert_id=alert.id),
         rubric=DRIFT_RUBRIC,
     )

@@ -14,17 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.store.experiments import get_experiment
 from services.coordinator.store.items import fails
-from services.coordinator.store.review.alerts import drift_alert, within_alert
 from services.coordinator.store.review.trace_selection import trace_candidates
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.review import (
     MAX_QUEUE_ITEMS,
     ExperimentItemsSource,
-    OnlineTrafficSource,
     ReviewSource,
     TracesSource,
 )
-from shared.db.models import ExperimentItem, OnlineSample, OnlineScore, Score
+from shared.db.models import ExperimentItem, Score
 
 
 class EmptyQueue(CoordinatorError):
@@ -35,12 +33,11 @@ class EmptyQueue(CoordinatorError):
 
 @dataclass(frozen=True)
 class Selected:
-    """One item to review: an experiment's (item, trial), a sampled turn or a sampled trace."""
+    """One item to review: an experiment's (item, trial) or a sampled trace."""
 
     experiment_id: str | None = None
     item_id: str | None = None
     trial: int | None = None
-    sample_id: int | None = None
     trace_pk: int | None = None
 
 
@@ -69,39 +66,12 @@ async def _experiment_items(session: AsyncSession, source: ExperimentItemsSource
     return [Selected(experiment_id=experiment.id, item_id=i, trial=t) for i, t in rows.all()]
 
 
-async def _window(session: AsyncSession, source: OnlineTrafficSource) -> OnlineTrafficSource:
-    """A drift alert's window, model and evaluator, where the source names one."""
-    if source.alert_id is None:
-        return source
-    return within_alert(source, await drift_alert(session, source.alert_id))
-
-
-async def _online_turns(session: AsyncSession, source: OnlineTrafficSource) -> list[Selected]:
-    source = await _window(session, source)
-    stmt = select(OnlineSample.id)
-    if source.since is not None:
-        stmt = stmt.where(OnlineSample.turn_at >= source.since)
-    if source.until is not None:
-        stmt = stmt.where(OnlineSample.turn_at < source.until)
-    if source.model is not None:
-        stmt = stmt.where(OnlineSample.model == source.model)
-    if source.evaluator is not None and source.below is not None:
-        low = select(OnlineScore.sample_id).where(
-            OnlineScore.name == source.evaluator, OnlineScore.value < source.below
-        )
-        stmt = stmt.where(OnlineSample.id.in_(low))
-    rows = await session.execute(stmt.order_by(OnlineSample.turn_at, OnlineSample.id))
-    return [Selected(sample_id=sample_id) for sample_id in rows.scalars()]
-
-
 async def source_candidates(session: AsyncSession, source: ReviewSource) -> list[Selected]:
     """Every item ``source``'s filter selects now, before its sample: the population a queue is drawn
     from, in a stable order."""
-    if isinstance(source, ExperimentItemsSource):
-        return await _experiment_items(session, source)
     if isinstance(source, TracesSource):
         return [Selected(trace_pk=pk) for pk in await trace_candidates(session, source)]
-    return await _online_turns(session, source)
+    return await _experiment_items(session, source)
 
 
 async def select_items(session: AsyncSession, source: ReviewSource) -> list[Selected]:
@@ -110,6 +80,6 @@ async def select_items(session: AsyncSession, source: ReviewSource) -> list[Sele
     if not picked:
         raise EmptyQueue(
             "the source selects no item to review: widen the filter (an experiment's ok items, or "
-            "sampled turns or traces in the window)"
+            "sampled traces in the window)"
         )
     return picked

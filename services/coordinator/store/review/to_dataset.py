@@ -1,11 +1,10 @@
 """Closing the loop: a queue's fully labelled items become a new dataset version.
 
-Each item keeps its input; its expected output is the one it had (an experiment's item), the
-agent's order (a sampled turn, as promotion makes it) or the trace's reply and tool names (a trace,
-as ``POST /traces/{id}/dataset`` makes it: same builder), with the reviewers' labels under
-``expected_output.human`` (one value per field when the reviewers agree, else every reviewer's);
-``metadata.source`` is ``review`` with the queue and the reviewers. The version is ``accepted``:
-people have looked at it."""
+Each item keeps its input; its expected output is the one it had (an experiment's item) or the
+trace's reply and tool names (a trace, as ``POST /traces/{id}/dataset`` makes it: same builder),
+with the reviewers' labels under ``expected_output.human`` (one value per field when the reviewers
+agree, else every reviewer's); ``metadata.source`` is ``review`` with the queue and the reviewers.
+The version is ``accepted``: people have looked at it."""
 
 from __future__ import annotations
 
@@ -17,12 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
 from services.coordinator.store import datasets as dataset_store
-from services.coordinator.store.promotion import PROMOTED_KIND, earlier_turns, promoted_item
 from services.coordinator.store.review.labels import labels_of
 from services.coordinator.store.traces import TRACE_DATASET_KIND, trace_item
 from shared.contracts.review import LabelOut
 from shared.datasets.files import DatasetItemIn
-from shared.db.models import Dataset, Experiment, ExperimentItem, OnlineSample
+from shared.db.models import Dataset, Experiment, ExperimentItem
 from shared.db.review_models import ReviewItem, ReviewQueue
 from shared.db.trace_models import Trace
 
@@ -42,38 +40,33 @@ def _human(labels: list[LabelOut]) -> dict[str, Any]:
 
 async def _item(session: AsyncSession, item: ReviewItem) -> tuple[DatasetItemIn, str] | None:
     """The dataset item a queue item stands for, and the dataset kind it belongs in."""
-    if item.experiment_id is not None:
-        row = (
-            await session.execute(
-                select(ExperimentItem, Dataset.kind)
-                .join(Experiment, Experiment.id == ExperimentItem.experiment_id)
-                .join(Dataset, Dataset.id == Experiment.dataset_id)
-                .where(
-                    ExperimentItem.experiment_id == item.experiment_id,
-                    ExperimentItem.item_id == item.item_id,
-                    ExperimentItem.trial == item.trial,
-                )
-            )
-        ).first()
-        if row is None:
-            return None
-        source, kind = row
-        return (
-            DatasetItemIn(
-                id=source.item_id,
-                input=source.input,
-                expected_output=source.expected_output,
-                metadata=source.item_metadata,
-            ),
-            kind,
-        )
     if item.trace_pk is not None:
         trace = await session.get(Trace, item.trace_pk)
         return None if trace is None else (trace_item(trace), TRACE_DATASET_KIND)
-    sample = await session.get(OnlineSample, item.sample_id)
-    if sample is None:
+    row = (
+        await session.execute(
+            select(ExperimentItem, Dataset.kind)
+            .join(Experiment, Experiment.id == ExperimentItem.experiment_id)
+            .join(Dataset, Dataset.id == Experiment.dataset_id)
+            .where(
+                ExperimentItem.experiment_id == item.experiment_id,
+                ExperimentItem.item_id == item.item_id,
+                ExperimentItem.trial == item.trial,
+            )
+        )
+    ).first()
+    if row is None:
         return None
-    return promoted_item(sample, await earlier_turns(session, sample)), PROMOTED_KIND
+    source, kind = row
+    return (
+        DatasetItemIn(
+            id=source.item_id,
+            input=source.input,
+            expected_output=source.expected_output,
+            metadata=source.item_metadata,
+        ),
+        kind,
+    )
 
 
 async def queue_to_dataset(session: AsyncSession, queue: ReviewQueue, dataset_name: str) -> UpsertResult:

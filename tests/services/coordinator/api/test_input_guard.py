@@ -53,7 +53,7 @@ async def test_out_of_range_and_oversized_fields(coordinator: Coordinator) -> No
     await coordinator.push("syn", synthetic_items(3))
     refused = {
         "dataset_version": await c.post("/experiments", json=experiment_body(dataset_version=3_000_000_000)),
-        "promote": await c.post("/online/samples/3000000000/promote", json={"dataset": "d"}),
+        "position": await c.get("/review/queues/q/items/3000000000"),
         "window": await c.get("/online/metrics", params={"window": "99999999999999d"}),
         "url": await c.post(
             "/experiments", json=experiment_body(target={"kind": "http", "url": "not-a-url"})

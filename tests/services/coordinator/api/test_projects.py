@@ -4,7 +4,6 @@ live in two projects, owner keys act anywhere, and project keys stay in their pr
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -13,11 +12,11 @@ import pytest
 from services.coordinator.api.deps import ROLE_EXTENSION
 from services.coordinator.store import datasets as dataset_store
 from services.evaluator.worker import EvalWorker
-from services.sampler.turn_handler import TurnHandler
 from shared.contracts.projects import PROJECT_HEADER
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
-from tests.services.sampler.turns import make_turn
+from tests.services.sampler.sampled_traces import store
+from tests.services.sampler.spans import trace_hex
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -118,24 +117,21 @@ async def test_traffic_and_online_config_are_per_project(coordinator: Coordinato
     team_b = _as(await _project_with_admin(c, "team-b"))
     assert (await c.put("/online/config", json={"rate": 1.0}, headers=team_b)).status_code == 200
     assert (await c.get("/online/config")).json()["rate"] != 1.0  # default's config is its own
-    handler = TurnHandler(coordinator.runtime.sessions)
-    now = datetime.now(UTC)
-    turn_b = make_turn("shared-conversation", at=now).model_copy(update={"project": "team-b"})
-    assert await handler.handle(turn_b) == "stored"
-    stray = make_turn("x", at=now).model_copy(update={"project": "nobody"})
-    assert await handler.handle(stray) == "unknown_project"
+    sessions = coordinator.runtime.sessions
+    assert await store(sessions, 0, project="team-b", conversation="shared-conversation") == "stored"
+    assert await store(sessions, 1, project="nobody") == "unknown_project"
 
-    theirs = (await c.get("/online/samples", headers=team_b)).json()
-    assert [s["conversation_id"] for s in theirs] == ["shared-conversation"]
-    assert (await c.get("/online/samples")).json() == []
-    promote = f"/online/samples/{theirs[0]['id']}/promote"
-    assert (await c.post(promote, json={"dataset": "prod"})).status_code == 404
-    assert (await c.post(promote, json={"dataset": "prod"}, headers=team_b)).status_code == 200
-    async with coordinator.runtime.sessions() as session:
+    theirs = (await c.get("/traces", headers=team_b)).json()["items"]
+    assert [t["conversation_id"] for t in theirs] == ["shared-conversation"]
+    assert (await c.get("/traces")).json()["items"] == []
+    to_dataset = f"/traces/{trace_hex(0)}/dataset"
+    assert (await c.post(to_dataset, json={"dataset": "prod"})).status_code == 404
+    assert (await c.post(to_dataset, json={"dataset": "prod"}, headers=team_b)).status_code == 200
+    async with sessions() as session:
         assert await dataset_store.find_dataset(session, "prod") is not None  # unscoped: it exists …
     assert (await c.get("/datasets/prod")).status_code == 404  # … in team-b only
     audit = (await c.get("/audit", headers=team_b)).json()
-    assert {e["action"] for e in audit} >= {"traffic.promote", "online.config_change", "key.create"}
+    assert {e["action"] for e in audit} >= {"traffic.trace_to_dataset", "online.config_change", "key.create"}
     assert all(e["project"] == "team-b" for e in audit)
     owner_audit = (await c.get("/audit")).json()
     assert any(e["action"] == "project.create" and e["project"] is None for e in owner_audit)

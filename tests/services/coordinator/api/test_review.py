@@ -1,5 +1,5 @@
 """Review queues against a real coordinator: a queue from an experiment's failing items and one from
-online traffic; labels checked against the rubric, replacing a reviewer's earlier label, stored as
+sampled traces; labels checked against the rubric, replacing a reviewer's earlier label, stored as
 ``human`` scores (two reviewers averaged); scores hidden until labelled; the labelled items become a
 dataset version an experiment runs; every decision audited; another project's queue is a 404."""
 
@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 
 from services.evaluator.worker import EvalWorker
-from services.sampler.turn_handler import TurnHandler
 from shared.online.sampling_config import SamplingSettings, save_config
 from shared.stats import PredictionPoweredMean, prediction_powered_mean
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
-from tests.services.sampler.turns import make_turn
+from tests.services.sampler.sampled_traces import store
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
+
+TRACES: dict[str, Any] = {"kind": "traces", "application": "support-bot"}
 
 RUBRIC: dict[str, Any] = {
     "instructions": "Is the order right?",
@@ -117,43 +118,42 @@ async def test_a_queue_of_failing_items_labelled_by_two_people(
     assert (await coordinator.finished(rerun.json()["id"]))["status"] == "completed"
 
 
-async def test_a_queue_of_production_turns_and_isolation(coordinator: Coordinator) -> None:
+async def test_a_queue_of_production_traces_and_isolation(coordinator: Coordinator) -> None:
     c = coordinator.client
     async with coordinator.runtime.sessions() as session:
         await save_config(session, "default", SamplingSettings(rate=1.0))
         await session.commit()
-    handler = TurnHandler(coordinator.runtime.sessions)
     now = datetime.now(UTC)
     for n in range(5):
-        await handler.handle(make_turn(f"conv-{n}", at=now))
+        assert await store(coordinator.runtime.sessions, n, at=now) == "stored"
     made = await c.post(
         "/review/queues",
-        json={"name": "prod", "source": {"kind": "online", "sample": 3, "seed": 7}, "rubric": RUBRIC},
+        json={"name": "prod", "source": {**TRACES, "sample": 3, "seed": 7}, "rubric": RUBRIC},
     )
     assert made.status_code == 201, made.text
     again = await c.post(
         "/review/queues",
-        json={"name": "prod-2", "source": {"kind": "online", "sample": 3, "seed": 7}, "rubric": RUBRIC},
+        json={"name": "prod-2", "source": {**TRACES, "sample": 3, "seed": 7}, "rubric": RUBRIC},
     )
     ids = [
-        (await c.get(f"/review/queues/{q}/items/{p}")).json()["sample_id"]
+        (await c.get(f"/review/queues/{q}/items/{p}")).json()["trace_id"]
         for q in ("prod", "prod-2")
         for p in (1, 2, 3)
     ]
-    assert ids[:3] == ids[3:] and again.status_code == 201  # same seed, same turns
+    assert ids[:3] == ids[3:] and again.status_code == 201  # same seed, same traces
     labelled = await c.put(
         "/review/queues/prod/items/1/label", json={"values": {"correct": False, "helpfulness": 1}}
     )
     assert labelled.status_code == 200, labelled.text
-    samples = (await c.get("/online/samples", params={"limit": 10})).json()
-    assert any(s["id"] == ids[0] for s in samples)
+    labelled_trace = (await c.get(f"/traces/{ids[0]}")).json()
+    assert labelled_trace["scores"]["human.correct"] == 0.0
     metrics = (await c.get("/online/metrics", params={"window": "1h", "bucket": "5m"})).json()
     human = next(s for s in metrics["series"] if s["evaluator"] == "human.correct")
     assert human["n"] == 1 and human["mean"] == 0.0
 
     empty = await c.post(
         "/review/queues",
-        json={"name": "none", "source": {"kind": "online", "model": "nobody"}, "rubric": RUBRIC},
+        json={"name": "none", "source": {**TRACES, "model": "nobody"}, "rubric": RUBRIC},
     )
     assert empty.status_code == 422 and "selects no item" in empty.json()["detail"]
     assert (await c.post("/projects", json={"name": "other"})).status_code == 201
@@ -258,10 +258,9 @@ async def test_items_dealt_to_reviewers_are_offered_to_them_first(coordinator: C
     async with coordinator.runtime.sessions() as session:
         await save_config(session, "default", SamplingSettings(rate=1.0))
         await session.commit()
-    handler = TurnHandler(coordinator.runtime.sessions)
     for n in range(4):
-        await handler.handle(make_turn(f"t-{n}", at=datetime.now(UTC)))
-    body = {"name": "dealt", "source": {"kind": "online"}, "rubric": RUBRIC, "assign": ["ann", "bob"]}
+        assert await store(coordinator.runtime.sessions, n) == "stored"
+    body = {"name": "dealt", "source": TRACES, "rubric": RUBRIC, "assign": ["ann", "bob"]}
     assert (await c.post("/review/queues", json=body)).status_code == 201
     assert [
         (await c.get("/review/queues/dealt/items/" + str(p))).json()["assigned_to"] for p in (1, 2, 3, 4)

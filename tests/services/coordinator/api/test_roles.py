@@ -28,7 +28,7 @@ def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 def _concrete(path: str) -> str:
     """A path with every parameter filled with a value no row has (so nothing is changed)."""
     return re.sub(
-        r"\{(\w+)(?::path)?\}", lambda m: "9" if m.group(1) in ("version", "sample_id") else "none", path
+        r"\{(\w+)(?::path)?\}", lambda m: "9" if m.group(1) in ("version", "position") else "none", path
     )
 
 

@@ -15,6 +15,7 @@ from shared.evaluators.loading import process_registry
 from shared.traces import Completeness
 from tests.services.coordinator.api.test_projects import _as, _project_with_admin
 from tests.services.coordinator.harness import Coordinator
+from tests.services.sampler import sampled_traces
 from tests.services.sampler.spans import batch, trace_hex, trace_spans
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -29,14 +30,8 @@ CONFIG = {
 }
 
 
-async def store(
-    sessions: Sessions, n: int, *, project: str = "default", service: str = "support-bot", **kw: object
-) -> None:
-    handler = TraceHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
-    spans = trace_spans(n, **kw)  # type: ignore[arg-type]
-    group = batch(spans, project=project, service=service).groups[0]
-    part = TracePart(project, spans[0].trace_id, [(group, s) for s in spans], Completeness.ROOT_ENDED)
-    assert await handler.handle(part) == "stored"
+async def store(sessions: Sessions, n: int, **kw: object) -> None:
+    assert await sampled_traces.store(sessions, n, **kw) == "stored"
 
 
 async def test_list_filter_read_and_add_to_dataset(coordinator: Coordinator) -> None:

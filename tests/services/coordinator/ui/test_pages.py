@@ -15,13 +15,12 @@ from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.ui.views import formatting
-from services.sampler.turn_handler import TurnHandler
 from tests.llm_provider import BadDayProvider, Reply, provider
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
 from tests.services.live_api import Api
-from tests.services.sampler.turns import make_turn
+from tests.services.sampler.sampled_traces import store, trace_handler
 
 pytestmark = pytest.mark.integration
 __all__ = ["provider"]
@@ -159,28 +158,22 @@ async def test_datasets_and_online(
     await expect(stats.filter(has_text="Changed")).to_contain_text("1")
     await expect(stats.filter(has_text="Removed")).to_contain_text("1")
 
-    # online: scored traffic from two prompt versions, drawn per model@prompt; promote one turn
-    await ui_data.client.put("/online/config", json={"rate": 1.0})
-    handler = TurnHandler(session_factory)
+    # online: scored traces of two models, one chart per evaluator, a line per application and model
+    evaluators = [
+        {"name": "tool_called", "args": {"tool": "lookup_order"}},
+        {"name": "latency_budget", "args": {"max_ms": 1000}},
+    ]
+    config = {"rate": 1.0, "applications": {"support-bot": {"evaluators": evaluators}}}
+    assert (await ui_data.client.put("/online/config", json=config)).status_code == 200
+    handler = trace_handler(session_factory)
     now = datetime.now(UTC)
     for i in range(12):
-        version = "v1" if i % 2 else "v2"
-        await handler.handle(make_turn(f"c{i}", prompt_version=version, at=now - timedelta(minutes=i)))
+        model = "gpt-test" if i % 2 else "other-model"
+        at = now - timedelta(minutes=i)
+        assert await store(session_factory, i, handler=handler, model=model, at=at) == "stored"
     await view.visit(f"{ui_data.api.url}/ui/online", "online")
-    assert await page.locator("canvas[data-drawn]").count() >= 3
-    samples = page.locator("[data-samples] tbody tr")
-    await expect(samples).to_have_count(12)
-    legacy = page.locator("[data-legacy-samples]")  # turns from before traces: history, said so
-    await expect(legacy).to_contain_text("before it reported OpenTelemetry traces")
-    await expect(legacy.get_by_role("link", name="Traces")).to_have_attribute("href", "/ui/traces")
-    await expect(legacy).not_to_contain_text("send traffic to the agent")
-    form = samples.first.locator("form")
-    await form.locator("input[name=dataset]").fill("ui-promoted")
-    await form.get_by_role("button", name="Promote").click()
-    await page.wait_for_load_state("networkidle")
-    await expect(page.locator(".banner.good")).to_contain_text("ui-promoted as version 1 (needs review)")
-    versions = (await ui_data.client.get("/datasets/ui-promoted/versions")).json()
-    assert [(v["version"], v["status"]) for v in versions] == [(1, "needs_review")]
+    assert await page.locator("canvas[data-drawn]").count() >= 2
+    await expect(page.locator("[data-online-chart=tool_called]")).to_contain_text("12 scores")
     assert view.clean() == []
 
 

@@ -10,15 +10,14 @@ import pytest
 from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from services.sampler.turn_handler import TurnHandler
 from shared.db.models import DriftAlertRow
 from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.conftest import UiData
 from tests.services.coordinator.ui.test_sign_in import one_time_link
 from tests.services.live_api import Api
-from tests.services.sampler.test_trace_store import handler as trace_handler
-from tests.services.sampler.turns import make_turn
+from tests.services.sampler.sampled_traces import store, trace_handler
+from tests.services.sampler.spans import trace_hex
 
 pytestmark = pytest.mark.integration
 
@@ -97,11 +96,11 @@ async def test_a_drift_alert_opens_a_review_queue_in_one_click(
     async with session_factory() as session:
         await save_config(session, "default", SamplingSettings(rate=1.0))
         await session.commit()
-    handler = TurnHandler(session_factory)
     now = datetime.now(UTC)
+    handler = trace_handler(session_factory)
     for n in range(3):
-        await handler.handle(make_turn(f"drifting-{n}", at=now - timedelta(minutes=n)))
-    await handler.handle(make_turn("before-the-window", at=now - timedelta(hours=3)))
+        assert await store(session_factory, n, handler=handler, at=now - timedelta(minutes=n)) == "stored"
+    assert await store(session_factory, 3, handler=handler, at=now - timedelta(hours=3)) == "stored"
     window = {
         "window_start": (now - timedelta(hours=1)).isoformat(),
         "window_end": (now + timedelta(minutes=1)).isoformat(),
@@ -109,10 +108,11 @@ async def test_a_drift_alert_opens_a_review_queue_in_one_click(
     async with session_factory() as session:
         session.add(
             DriftAlertRow(
-                evaluator="no_hallucinated_items",
-                model="offline:ask",
-                prompt_version="v1",
+                evaluator="tool_called",
+                model="gpt-test",
+                prompt_version="-",
                 reference="offline",
+                application="support-bot",
                 detail={**window, "delta": -0.3, "p_value": 0.001},
             )
         )
@@ -120,20 +120,16 @@ async def test_a_drift_alert_opens_a_review_queue_in_one_click(
 
     view = await watched_page(browser)
     await view.visit(await one_time_link(api, "/ui/online"))
-    await view.page.get_by_role("button", name="Review its turns").click()
+    await view.page.get_by_role("button", name="Review its traces").click()
     await view.page.wait_for_url("**/ui/review/*/1")
     await expect(view.page.locator("main")).to_contain_text("acceptable")
-    await expect(view.page.locator("h1")).to_contain_text("of 3")  # the window's turns only
+    await expect(view.page.locator("h1")).to_contain_text("of 3")  # the window's traces only
     assert view.clean() == []
 
 
 async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
     browser: Browser, api: Api, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
-    from services.sampler.trace_store import TracePart
-    from shared.traces import Completeness
-    from tests.services.sampler.spans import batch, trace_hex, trace_spans
-
     async with session_factory() as session:
         await save_config(session, "default", SamplingSettings(rate=1.0))
         session.add(
@@ -149,10 +145,7 @@ async def test_a_drift_alert_on_an_application_opens_a_queue_of_its_traces(
         await session.commit()
     handler = trace_handler(session_factory)
     for n in range(2):
-        spans = trace_spans(n)
-        group = batch(spans).groups[0]
-        part = TracePart("default", spans[0].trace_id, [(group, s) for s in spans], Completeness.ROOT_ENDED)
-        assert await handler.handle(part) == "stored"
+        assert await store(session_factory, n, handler=handler) == "stored"
 
     view = await watched_page(browser)
     page = view.page

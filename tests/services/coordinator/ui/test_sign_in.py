@@ -67,8 +67,8 @@ async def test_state_changing_requests_need_the_csrf_token(browser: Browser, api
     without = await request.post(f"{api.url}/ui/sign-out", form={"x": "1"}, max_redirects=0)
     assert without.status == 403 and "security token" in await without.text()
     wrong = await request.post(
-        f"{api.url}/ui/online/samples/1/promote",
-        form={"dataset": "d", "csrf_token": "forged"},
+        f"{api.url}/ui/online/alerts/none/review",
+        form={"csrf_token": "forged"},
         max_redirects=0,
     )
     assert wrong.status == 403
@@ -94,8 +94,8 @@ async def test_a_viewer_key_sees_its_role_and_the_server_refuses_what_it_may_not
     assert csrf is not None
     token = csrf.split('"')[3]  # {"X-CSRF-Token": "..."}
     refused = await view.page.context.request.post(
-        f"{api.url}/ui/online/samples/1/promote",
-        form={"dataset": "d", "csrf_token": token},
+        f"{api.url}/ui/online/alerts/none/review",
+        form={"csrf_token": token},
         max_redirects=0,
     )
     assert refused.status == 403 and "needs a runner key" in await refused.text()

@@ -1,19 +1,23 @@
-"""Settings shared by every service; each service subclasses :class:`CommonSettings`."""
+"""Settings shared by every service; each service subclasses :class:`CommonSettings`.
+
+A retired variable name that is still set stops start-up with a sentence naming the new one
+(:mod:`shared.retired_settings`)."""
 
 from __future__ import annotations
 
 from functools import cached_property
 
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.http.outbound_guard import OutboundPolicy, parse_networks
+from shared.retired_settings import RefusesRetiredNames
 
 DEFAULT_MAX_BODY_BYTES = 2**20  # services answering one request at a time; the coordinator allows more
 
 
-class CommonSettings(BaseSettings):
+class CommonSettings(RefusesRetiredNames):
     """Connection settings every service needs. Read from the environment (and ``.env``)."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")

@@ -19,6 +19,7 @@ from services.search_proxy.settings import SearchProxySettings
 from shared.db.judge_verdicts import JudgeCacheSettings
 from shared.llm import LlmSettings
 from shared.llm.prices import PriceSettings
+from shared.retired_settings import RETIRED_NAMES
 from shared.settings import CommonSettings
 from yardstick.worker_settings import TaskWorkerSettings
 
@@ -78,7 +79,17 @@ def settings_page() -> str:
             description = cell(field.description or "")
             lines.append(f"| `{_variable(name, field, prefix)}` | {_default(field)} | {description} |")
         lines.append("")
-    return "\n".join(lines)
+    lines += [
+        "## Retired names",
+        "",
+        "A retired name that is still set (in the environment or `.env`) stops start-up with a sentence",
+        "naming the variable that replaced it (`shared.retired_settings`).",
+        "",
+        "| retired | set instead |",
+        "|---|---|",
+    ]
+    lines += [f"| `{old}` | `{new}` |" for old, new in RETIRED_NAMES.items()]
+    return "\n".join(lines) + "\n"
 
 
 def _shown(cls: type[BaseSettings], name: str) -> bool:

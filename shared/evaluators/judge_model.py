@@ -1,7 +1,7 @@
 """Which model the LLM judges ask, built by a replaceable factory on the provider layer.
 
 A judge's model comes from its arguments ``judge_provider`` / ``judge_model``, else from
-``JUDGE_PROVIDER`` / ``JUDGE_MODEL`` (``YARDSTICK_JUDGE_MODEL``, the older name, still works), else
+``JUDGE_PROVIDER`` / ``JUDGE_MODEL`` (the retired ``YARDSTICK_JUDGE_MODEL`` is refused), else
 ``auto``: Mistral with ``MISTRAL_API_KEY``, an OpenAI-compatible endpoint with ``OPENAI_BASE_URL``
 or ``OPENAI_API_KEY``, else none, and the judges record "skipped: no judge model configured" (see
 :mod:`shared.llm.config`). The default factory returns a :class:`~shared.llm.StructuredLlm`; tests
@@ -43,7 +43,7 @@ def judge_config(
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
         raise LlmNotConfigured(f"invalid LLM settings: {problems}") from exc
     provider = judge_provider or env.judge_provider
-    model = judge_model or env.judge_model or env.yardstick_judge_model
+    model = judge_model or env.judge_model
     return llm_config(provider, model, temperature=temperature, settings=env)
 
 

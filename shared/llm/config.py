@@ -20,7 +20,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from shared.retired_settings import RefusesRetiredNames
 
 Provider = Literal["mistral", "openai", "offline"]
 ProviderChoice = Literal["auto", "mistral", "openai", "offline"]
@@ -43,7 +45,7 @@ class LlmNotConfigured(ValueError):
     """The requested provider cannot be used here (no key, no URL, no model name): says what to set."""
 
 
-class LlmSettings(BaseSettings):
+class LlmSettings(RefusesRetiredNames):
     """The LLM variables, read from the environment (and ``.env``) wherever a model is built."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
@@ -57,9 +59,6 @@ class LlmSettings(BaseSettings):
     openai_model: str | None = Field(default=None, description="OPENAI_MODEL: default model of 'openai'")
     judge_provider: ProviderChoice = Field(default="auto", description="JUDGE_PROVIDER")
     judge_model: str | None = Field(default=None, description="JUDGE_MODEL: default judge model name")
-    yardstick_judge_model: str | None = Field(
-        default=None, description="YARDSTICK_JUDGE_MODEL: the older name of JUDGE_MODEL"
-    )
     llm_timeout_s: float = Field(default=60.0, gt=0, description="LLM_TIMEOUT_S: one HTTP request")
     llm_max_retries: int = Field(
         default=3, ge=0, le=10, description="LLM_MAX_RETRIES: re-sends after 429/5xx/timeouts"

@@ -1,6 +1,6 @@
-"""Deleting what users made: experiments (``execution/lifecycle.py`` decides when), comparisons,
-datasets (not while an experiment uses them). Rows that belong to the deleted one go with it
-(``ON DELETE CASCADE``); an experiment that named the deleted one as its baseline keeps its scores
+"""Deleting what users made: experiments (``execution.lifecycle.delete_experiment`` decides when),
+comparisons, datasets (not while an experiment uses them). Rows that belong to the deleted one go with
+it (``ON DELETE CASCADE``); an experiment that named the deleted one as its baseline keeps its scores
 and loses the link."""
 
 from __future__ import annotations

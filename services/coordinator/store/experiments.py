@@ -1,6 +1,6 @@
 """Experiments in Postgres: the rows of an experiment and its items written (creation's steps, a
 status change), looked up and listed. What a creation does and which status changes are allowed is
-decided by ``execution/lifecycle.py``."""
+decided by the ``execution.lifecycle`` package."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Re-scoring's rows: the items of a new experiment copied from a finished one's stored outputs, to
-score them with other (or the same) evaluators and no target call (``execution/lifecycle.py``
-creates the experiment).
+score them with other (or the same) evaluators and no target call
+(``execution.lifecycle.create_rescore`` creates the experiment).
 
 The new experiment has the source's items and trials (so ``POST /comparisons`` pairs them), its
 dataset version and settings, and ``config.rescored_from`` = the source. An item that was ok in the

@@ -1,28 +1,29 @@
-"""Baseline vs candidate: paired per-metric tests, thresholds, Holm correction, verdict.
+"""Baseline vs candidate: the items that broke, paired per-metric tests adjusted within their family,
+thresholds and gates, and the verdict.
 
 Rules (also in the report's field descriptions):
 - Items are paired by (item_id, trial); unmatched ones are listed on each side.
+- Which metrics are compared, what each means here and which of them gate (the primary family):
+  ``comparison_specs``. Each metric's status and its reason: ``metric_verdict``.
 - Score metrics and ``latency_ms`` use only pairs where both items have status ``ok`` and both
   values are present (pairwise deletion, counted in ``n_dropped``). Errors are compared on
   their own as the lower-is-better metric ``error_rate`` (per-pair 0/1, exact McNemar).
 - Test: exact McNemar when every paired value is 0/1, otherwise the exact sign-flip test up to
-  16 pairs and the Monte Carlo sign-flip test beyond (``shared.stats.compare_paired``);
-  Holm-corrected across the compared metrics, with Tarone's refinement: a metric that cannot be
-  significant whatever the signs of its changes (no discordant pair, no non-zero difference, or
-  too few) is not counted (``detectability``). Each breakdown key (e.g. all categories x all
-  metrics) is its own family.
+  16 pairs and the Monte Carlo sign-flip test beyond (``shared.stats.compare_paired``).
+- Multiplicity: the primary metrics are one family and the secondary ones another, each adjusted by
+  Westfall-Young step-down min-P over joint sign flips (``multiplicity="westfall_young"``, the
+  default: correlated metrics cost little power; never below a metric's own p) or by Holm with
+  Tarone's refinement (``"holm"``). Each breakdown key (e.g. all categories x all metrics) is its
+  own Holm-Tarone family. A secondary metric's status is exploratory: it never fails the comparison.
 - Too few items: when no outcome of the test could reach alpha at a metric's number of pairs
   (exact McNemar or sign flip on 4 pairs: at best p = 0.125) its status is ``insufficient_data``,
-  it is listed in ``underpowered`` and the report is ``inconclusive`` unless something regressed.
+  it is listed in ``underpowered`` and the report is ``inconclusive`` unless it failed otherwise.
 - Every tested metric carries its minimum detectable effect (``MetricResult.mde``).
-- What a metric means (direction, regression threshold) is the candidate's resolved spec
-  (``MetricSpecs``: its evaluator's declaration, the experiment's overrides), overridden for one
-  comparison by ``ComparisonConfig.thresholds`` / ``lower_is_better``. Thresholds are signed
-  deltas in the metric's bad direction (-0.05 for higher-is-better, +100 for latency in ms).
-  Regression: delta worse than the threshold AND adjusted p < alpha. Improvement: delta
-  better than the mirrored threshold AND adjusted p < alpha. An informational metric is
-  compared and shown but never a regression or an improvement. Where the baseline's spec of a
-  metric differs (direction, criterion, threshold, evaluator version), the verdict says so.
+- Broken items (``broken_items``): pass -> fail on a gating metric, named with why; a broken
+  must-pass item fails the comparison whatever the means say.
+- The comparison fails (``regression``) on a broken must-pass item, a primary metric's significant
+  regression, or a breakdown regression when ``fail_on_breakdown``; gates are reported beside it.
+  The verdict's first sentence says which and what to do (``verdict_line``).
 - A NaN score or latency counts as missing (None).
 
 Computed from per-pair columns (``paired_columns``), every metric of a group at once: ``ComparisonBuilder``
@@ -30,8 +31,6 @@ Computed from per-pair columns (``paired_columns``), every metric of a group at 
 """
 
 from __future__ import annotations
-
-from typing import Literal
 
 import numpy as np
 
@@ -44,9 +43,16 @@ from shared.analysis.broken_items import (
     with_reasons,
 )
 from shared.analysis.columns import IndexArray
-from shared.analysis.detectability import tarone_family, too_few_items, with_power
+from shared.analysis.comparison_specs import (
+    comparison_spec,
+    gating_metrics,
+    select_metrics,
+    with_relative_threshold,
+)
+from shared.analysis.detectability import tarone_family, with_power
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs, spec_differences
+from shared.analysis.metric_verdict import Role, metric_result
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
 from shared.analysis.run_data import RunData
 from shared.analysis.verdict_line import VerdictInputs, verdict_line
@@ -61,183 +67,9 @@ from shared.contracts.comparison_report import (
 )
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
-from shared.contracts.metric_spec import MetricSpec
 from shared.stats import FloatArray, PairedComparison, compare_paired_groups, westfall_young
 
 LATENCY_P95 = "latency_p95_ms"
-
-
-def _select_metrics(
-    paired: PairedColumns, config: ComparisonConfig
-) -> tuple[list[str], list[str], list[str]]:
-    base_names, cand_names = paired.baseline.metric_names, paired.candidate.metric_names
-    extras = []
-    has_latency = paired.baseline.has_latency and paired.candidate.has_latency
-    if config.include_latency and has_latency:
-        extras.append(LATENCY_METRIC)
-    if config.include_error_rate:
-        extras.append(ERROR_RATE_METRIC)
-    if config.metrics is None:
-        chosen = sorted(base_names & cand_names) + extras
-    else:
-        known = base_names | cand_names | {LATENCY_METRIC, ERROR_RATE_METRIC}
-        unknown = [m for m in config.metrics if m not in known]
-        if unknown:
-            raise ComparisonError(f"metrics {unknown} are scored in neither run; available: {sorted(known)}")
-        chosen = list(dict.fromkeys(config.metrics))
-    return chosen, sorted(base_names - cand_names), sorted(cand_names - base_names)
-
-
-def comparison_spec(metric: str, specs: MetricSpecs, config: ComparisonConfig) -> MetricSpec:
-    """``metric``'s spec for this comparison: the run's, with the comparison's own overrides."""
-    spec = specs.spec(metric)
-    if metric in config.lower_is_better and not spec.lower_is_better:
-        magnitude = spec.regression_threshold if spec.regression_threshold is not None else 0.05
-        # the item-level criterion pointed the other way: a comparison does not use it
-        spec = spec.model_copy(
-            update={"direction": "lower_is_better", "regression_threshold": magnitude, "passes": None}
-        )
-    threshold = config.thresholds.get(metric)
-    if threshold is not None and relative_threshold(threshold) is None:
-        try:
-            spec = spec.with_signed_threshold(float(threshold))
-        except ValueError as exc:
-            raise ComparisonError(f"{metric!r}: {exc}") from exc
-    return spec
-
-
-def with_relative_threshold(
-    metric: str, spec: MetricSpec, percent: float, baseline_mean: float | None
-) -> MetricSpec:
-    """``spec`` with a threshold of ``percent`` % of the baseline's mean ('+20%' of latency)."""
-    if baseline_mean is None or baseline_mean == 0.0:
-        raise ComparisonError(
-            f"{metric!r}: a relative threshold ({percent:+g}%) needs a non-zero baseline mean; "
-            "give an absolute one instead"
-        )
-    direction = spec.direction
-    if direction == "informational":
-        direction = "lower_is_better" if percent > 0 else "higher_is_better"
-        spec = spec.model_copy(update={"direction": direction})
-    try:
-        return spec.with_signed_threshold(abs(baseline_mean) * percent / 100.0)
-    except ValueError as exc:
-        raise ComparisonError(f"{metric!r}: {exc}") from exc
-
-
-def gating_metrics(metrics: list[str], specs: dict[str, MetricSpec], config: ComparisonConfig) -> set[str]:
-    """The primary family: ``config.primary``, else the metrics their evaluators declare primary,
-    else every metric with a regression threshold; plus error_rate and any metric the comparison
-    gives a threshold of its own."""
-    if config.primary is not None:
-        unknown = [m for m in config.primary if m not in metrics]
-        if unknown:
-            raise ComparisonError(f"primary metrics {unknown} are not compared; compared: {metrics}")
-        chosen = set(config.primary)
-    else:
-        chosen = {m for m in metrics if specs[m].primary} or {m for m in metrics if specs[m].compared}
-    chosen |= {m for m in metrics if m in config.thresholds or m == ERROR_RATE_METRIC}
-    return chosen
-
-
-Status = Literal["regression", "improvement", "no_significant_change", "insufficient_data", "informational"]
-Role = Literal["primary", "secondary"]
-
-
-def verdict(
-    comp: PairedComparison,
-    p_adj: float | None,
-    spec: MetricSpec,
-    config: ComparisonConfig,
-    adjusted_by: str = "Holm",
-) -> tuple[Status, str]:
-    """The status of one metric and why, in words.
-
-    A regression needs both: the change is significant (Holm-adjusted p < alpha) and it passes the
-    threshold in the bad direction: by its point estimate (``gate="point"``), or by the whole
-    interval of the delta (``gate="ci"``). An improvement mirrors it. With ``point`` a true change
-    exactly at the threshold is flagged about half the time whatever n is (the estimate falls on
-    either side); ``ci`` flags it almost never, at the cost of needing a clearly larger change."""
-    if comp.delta is None or p_adj is None:
-        return "insufficient_data", f"{comp.n_pairs} complete pair(s): too few to test"
-    threshold, lower = spec.signed_threshold(), spec.lower_is_better
-    if threshold is None and spec.direction != "informational":
-        return "informational", (
-            f"not gating: delta {comp.delta:+.3g} "
-            f"[{_signed(comp.delta_ci_low)}, {_signed(comp.delta_ci_high)}] is shown "
-            f"(p {comp.p_value:.3g}, {comp.test}); it gates only under a budget (--gate) or a "
-            "margin (--threshold) you set"
-        )
-    if threshold is None:
-        return "informational", (
-            f"informational metric: delta {comp.delta:+.3g} is shown, never called a regression or an "
-            f"improvement (p {comp.p_value:.3g}, {comp.test})"
-        )
-    if (too_few := too_few_items(comp, config.alpha)) is not None:
-        return "insufficient_data", too_few
-    sign = -1.0 if lower else 1.0  # flip lower-is-better metrics so "bigger is better"
-    low, high = comp.delta_ci_low, comp.delta_ci_high
-    worst = (
-        comp.delta if config.gate == "point" or low is None or high is None else (high if not lower else low)
-    )
-    best = (
-        comp.delta if config.gate == "point" or low is None or high is None else (low if not lower else high)
-    )
-    below = "<" if p_adj < config.alpha else ">="
-    p_text = f"p({adjusted_by}) {p_adj:.3g} {below} alpha {config.alpha:g} ({comp.test})"
-    interval = "-" if low is None or high is None else f"[{low:+.3g}, {high:+.3g}]"
-    measure = "its interval" if config.gate == "ci" else "delta"
-    if p_adj >= config.alpha:
-        note = ""
-        if low is not None and high is not None and (low > 0 or high < 0):
-            note = (
-                f"; the {config.confidence:.0%} interval {interval} excludes 0 but is not adjusted "
-                "for the number of metrics compared"
-            )
-        return "no_significant_change", f"not significant: {p_text}{note}"
-    if sign * worst < sign * threshold:
-        return "regression", (
-            f"{measure} {comp.delta:+.3g} {interval} is beyond the {threshold:+g} threshold and {p_text}"
-        )
-    if sign * best > -sign * threshold:
-        return "improvement", (
-            f"{measure} {comp.delta:+.3g} {interval} is beyond the {-threshold:+g} threshold and {p_text}"
-        )
-    return "no_significant_change", (
-        f"significant ({p_text}) but {measure} {comp.delta:+.3g} {interval} does not pass the "
-        f"{threshold:+g} threshold"
-    )
-
-
-def _signed(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.3g}"
-
-
-def _result(
-    metric: str,
-    comp: PairedComparison,
-    p_adj: float | None,
-    spec: MetricSpec,
-    config: ComparisonConfig,
-    role: Role = "primary",
-    adjusted_by: str = "Holm",
-) -> MetricResult:
-    significant = p_adj is not None and p_adj < config.alpha
-    status, reason = verdict(comp, p_adj, spec, config, adjusted_by)
-    if role == "secondary" and status in ("regression", "improvement"):
-        reason = f"exploratory (secondary metric, does not gate): {reason}"
-    return MetricResult(
-        role=role,
-        metric=metric,
-        direction=spec.direction,
-        threshold=spec.signed_threshold(),
-        spec=spec,
-        comparison=comp,
-        p_adjusted=p_adj,
-        significant=significant,
-        status=status,
-        reason=reason,
-    )
 
 
 class ComparisonBuilder:
@@ -258,7 +90,7 @@ class ComparisonBuilder:
     ) -> None:
         self.paired = paired
         self.config = config
-        self.metrics, self.only_baseline, self.only_candidate = _select_metrics(paired, config)
+        self.metrics, self.only_baseline, self.only_candidate = select_metrics(paired, config)
         candidate_specs = specs or MetricSpecs()
         # a wrong threshold fails here, before any bootstrap runs
         self.specs = {m: comparison_spec(m, candidate_specs, config) for m in self.metrics}
@@ -323,7 +155,11 @@ class ComparisonBuilder:
     def _overall(self, comparisons: list[PairedComparison]) -> list[MetricResult]:
         """The primary and the secondary metrics, each its own family (``multiplicity``)."""
         results: dict[str, MetricResult] = {}
-        for role, members in (("primary", self.gating), ("secondary", set(self.metrics) - self.gating)):
+        families: list[tuple[Role, set[str]]] = [
+            ("primary", self.gating),
+            ("secondary", set(self.metrics) - self.gating),
+        ]
+        for role, members in families:
             rows = [j for j, m in enumerate(self.metrics) if m in members]
             if not rows:
                 continue
@@ -335,7 +171,9 @@ class ComparisonBuilder:
                 adjusted, label = self._westfall_young(rows, comps), "WY"
             for pos, j in enumerate(rows):
                 m = self.metrics[j]
-                result = _result(m, comparisons[j], adjusted[pos], self.specs[m], self.config, role, label)  # type: ignore[arg-type]
+                result = metric_result(
+                    m, comparisons[j], adjusted[pos], self.specs[m], self.config, role, label
+                )  # type: ignore[arg-type]
                 results[m] = with_power(result, family[pos], self.config.alpha, holm=label == "Holm")
         return [results[m] for m in self.metrics]
 
@@ -361,7 +199,7 @@ class ComparisonBuilder:
         return [
             [
                 with_power(
-                    _result(m, row[j], family[g * width + j].p_adjusted, self.specs[m], self.config),
+                    metric_result(m, row[j], family[g * width + j].p_adjusted, self.specs[m], self.config),
                     family[g * width + j],
                     alpha,
                 )

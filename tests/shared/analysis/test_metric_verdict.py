@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shared.analysis.comparison import verdict
 from shared.analysis.metric_specs import LATENCY_SPEC
+from shared.analysis.metric_verdict import verdict
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.metric_spec import MetricSpec
 from shared.stats import compare_paired

@@ -122,14 +122,7 @@ async def cancel(experiment_id: str, session: SessionDep, runtime: RuntimeDep) -
     experiment = await cancel_experiment(session, experiment_id)
     runtime.dispatcher.forget(experiment_id)
     await publish_event(
-        runtime.nc,
-        runtime.topology,
-        experiment_id,
-        "cancelled",
-        status=ExperimentStatus.CANCELLED,
-        total=experiment.total,
-        done=experiment.done,
-        errors=experiment.errors,
+        runtime.nc, runtime.topology, experiment_id, "cancelled", ExperimentStatus.CANCELLED, experiment
     )
     return await experiment_store.experiment_out(session, experiment)
 

@@ -170,15 +170,5 @@ class Collector:
         await asyncio.gather(*(settle(msg, "ack") for msg in batch.msgs))
         for p in progressed:
             await publish_event(
-                self.nc,
-                self.topology,
-                p.experiment_id,
-                "progress",
-                status=ExperimentStatus.RUNNING,
-                total=p.total,
-                done=p.done,
-                errors=p.errors,
-                cache_hits=p.cache_hits,
-                throttled=p.throttled,
-                target_concurrency=p.target_concurrency,
+                self.nc, self.topology, p.experiment_id, "progress", ExperimentStatus.RUNNING, p
             )

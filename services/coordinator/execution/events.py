@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Protocol
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
@@ -17,30 +18,43 @@ from shared.contracts.topology import Topology
 from shared.messaging import subscriptions_registered
 
 
+class EventCounts(Protocol):
+    """An experiment's counters as an event carries them: an ``Experiment`` row, or the collector's
+    ``Progressed`` after a batch."""
+
+    @property
+    def total(self) -> int: ...
+    @property
+    def done(self) -> int: ...
+    @property
+    def errors(self) -> int: ...
+    @property
+    def cache_hits(self) -> int: ...
+    @property
+    def throttled(self) -> int: ...
+    @property
+    def target_concurrency(self) -> int | None: ...
+
+
 async def publish_event(
     nc: NatsClient,
     topology: Topology,
     experiment_id: str,
     kind: EventKind,
-    *,
     status: ExperimentStatus,
-    total: int,
-    done: int,
-    errors: int,
-    cache_hits: int = 0,
-    throttled: int = 0,
-    target_concurrency: int | None = None,
+    counts: EventCounts,
 ) -> None:
+    """The experiment's ``kind`` event with every counter of ``counts`` (one place names them)."""
     event = ExperimentEvent(
         experiment_id=experiment_id,
         kind=kind,
         status=status,
-        total=total,
-        done=done,
-        errors=errors,
-        cache_hits=cache_hits,
-        throttled=throttled,
-        target_concurrency=target_concurrency,
+        total=counts.total,
+        done=counts.done,
+        errors=counts.errors,
+        cache_hits=counts.cache_hits,
+        throttled=counts.throttled,
+        target_concurrency=counts.target_concurrency,
     )
     await nc.publish(topology.experiment_events(experiment_id), event.model_dump_json().encode())
 

@@ -148,15 +148,5 @@ class Finalizer:
             row = await session.get(Experiment, experiment_id)
         if row is not None:
             await publish_event(
-                self.nc,
-                self.topology,
-                experiment_id,
-                kind,
-                status=row.status,
-                total=row.total,
-                done=row.done,
-                errors=row.errors,
-                cache_hits=row.cache_hits,
-                throttled=row.throttled,
-                target_concurrency=row.target_concurrency,
+                self.nc, self.topology, experiment_id, kind, ExperimentStatus(row.status), row
             )

@@ -4,7 +4,7 @@ and its summary table."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, Group, RenderableType
 from rich.progress import (
@@ -22,7 +22,7 @@ from shared.contracts.spend import Spend
 
 if TYPE_CHECKING:
     from services.coordinator.schemas import ExperimentOut
-    from shared.contracts.experiment_events import ExperimentEvent
+    from shared.contracts.experiment_events import ExperimentCounts, ExperimentEvent
     from yardstick.client import Client
 
 
@@ -47,7 +47,7 @@ def follow(client: Client, experiment_id: str, console: Console, timeout_s: floa
             experiment.name, total=experiment.progress.total, errors=0, cached=0, throttle="", rate=0.0
         )
 
-        def show(p: Progressed, total: int | None = None) -> None:
+        def show(p: ExperimentCounts, total: int | None = None) -> None:
             elapsed = max(time.monotonic() - started, 1e-6)
             progress.update(
                 task,
@@ -66,21 +66,6 @@ def follow(client: Client, experiment_id: str, console: Console, timeout_s: floa
         experiment = client.wait(experiment_id, timeout_s=timeout_s, on_event=on_event)
         show(experiment.progress, experiment.progress.total)
     return experiment
-
-
-class Progressed(Protocol):
-    """What the bar shows, read from an event or from the experiment's ``progress`` alike."""
-
-    @property
-    def done(self) -> int: ...
-    @property
-    def errors(self) -> int: ...
-    @property
-    def cache_hits(self) -> int: ...
-    @property
-    def throttled(self) -> int: ...
-    @property
-    def target_concurrency(self) -> int | None: ...
 
 
 def throttle_text(throttled: int, target_concurrency: int | None) -> str:

@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
 SCHEMA_VERSION = 1
 
 EventKind = Literal["started", "progress", "completed", "failed", "cancelled", "budget_exhausted"]
+
+
+class ExperimentCounts(Protocol):
+    """An experiment's counters, wherever they are read from: its row, the collector's progress
+    after a batch, an event, or the API's ``progress``."""
+
+    @property
+    def total(self) -> int: ...
+    @property
+    def done(self) -> int: ...
+    @property
+    def errors(self) -> int: ...
+    @property
+    def cache_hits(self) -> int: ...
+    @property
+    def throttled(self) -> int: ...
+    @property
+    def target_concurrency(self) -> int | None: ...
 
 
 class ExperimentEvent(BaseModel):

@@ -5,35 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Protocol
 
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.store.experiments import get_experiment
-from shared.contracts.experiment_events import EventKind, ExperimentEvent
+from shared.contracts.experiment_events import EventKind, ExperimentCounts, ExperimentEvent
 from shared.contracts.experiment_status import TERMINAL_STATUSES, ExperimentStatus
 from shared.contracts.topology import Topology
 from shared.messaging import subscriptions_registered
-
-
-class EventCounts(Protocol):
-    """An experiment's counters as an event carries them: an ``Experiment`` row, or the collector's
-    ``Progressed`` after a batch."""
-
-    @property
-    def total(self) -> int: ...
-    @property
-    def done(self) -> int: ...
-    @property
-    def errors(self) -> int: ...
-    @property
-    def cache_hits(self) -> int: ...
-    @property
-    def throttled(self) -> int: ...
-    @property
-    def target_concurrency(self) -> int | None: ...
 
 
 async def publish_event(
@@ -42,7 +23,7 @@ async def publish_event(
     experiment_id: str,
     kind: EventKind,
     status: ExperimentStatus,
-    counts: EventCounts,
+    counts: ExperimentCounts,
 ) -> None:
     """The experiment's ``kind`` event with every counter of ``counts`` (one place names them)."""
     event = ExperimentEvent(

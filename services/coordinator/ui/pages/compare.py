@@ -18,7 +18,12 @@ from services.coordinator.store import items
 from services.coordinator.store.item_diff import item_diff
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
-from services.coordinator.ui.views.compare import compare_page, diff_metrics, lower_is_better
+from services.coordinator.ui.views.compare import (
+    compare_page,
+    default_diff_metric,
+    diff_metrics,
+    lower_is_better,
+)
 from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.item import item_page
 from shared.analysis.pass_rule import policy_for
@@ -65,8 +70,7 @@ async def compare(
         )
     view = compare_page(row.report)
     metrics = diff_metrics(row.report)
-    chosen = metric if metric in metrics else (row.report.regressions[0] if row.report.regressions else None)
-    chosen = chosen if chosen in metrics else (metrics[0] if metrics else None)
+    chosen = metric if metric in metrics else default_diff_metric(row.report, metrics)
     pager = Pager(page=page, per_page=PER_PAGE, total=0)
     diff = None
     if chosen:

@@ -114,3 +114,14 @@ def lower_is_better(report: ComparisonReport, metric: str) -> bool:
 def diff_metrics(report: ComparisonReport) -> list[str]:
     """Metrics the item diff can order by: the compared item metrics except latency."""
     return [m.metric for m in report.metrics if m.metric not in ("latency_ms",)]
+
+
+def default_diff_metric(report: ComparisonReport, metrics: list[str]) -> str | None:
+    """The metric the item diff orders by when none is asked: a regressed primary metric, else the
+    metric of the first broken item, else the first primary metric, else the first metric."""
+    broken = [c.metric for c in report.broken_items]
+    primary = [m.metric for m in report.metrics if m.role == "primary"]
+    for metric in [*report.regressions, *broken, *primary, *metrics]:
+        if metric in metrics:
+            return metric
+    return None

@@ -48,3 +48,18 @@ def test_a_lower_is_better_metric_that_rises_is_red_with_a_down_arrow() -> None:
 
 def _toxic(i: int, value: float) -> ScoredItem:
     return ScoredItem(item_id=f"q{i}", status="ok", scores={"toxicity_probe": value})
+
+
+def test_the_item_diff_opens_on_a_metric_that_broke_items() -> None:
+    """A secondary metric that did not move is not where the item diff starts: a regressed primary
+    metric, else the first broken item's, else a primary one."""
+    from services.coordinator.ui.views.compare import default_diff_metric
+
+    base, worse = make_run("base"), make_run("cand", zero_items=15)
+    regressed = compare_runs(base, worse)
+    assert default_diff_metric(regressed, diff_metrics(regressed)) == regressed.regressions[0]
+    same = compare_runs(base, make_run("same"))
+    assert default_diff_metric(same, diff_metrics(same)) in {
+        m.metric for m in same.metrics if m.role == "primary"
+    }
+    assert default_diff_metric(same, []) is None

@@ -73,7 +73,8 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
 
 def in_turn(batches: list[list[T]]) -> list[T]:
     """The batches' elements one of each in turn: [[a1, a2, a3], [b1]] -> [a1, b1, a2, a3]."""
-    return [x for turn in itertools.zip_longest(*batches, fillvalue=_NONE) for x in turn if x is not _NONE]  # type: ignore[misc]
+    turns = itertools.zip_longest(*batches, fillvalue=_NONE)
+    return [x for turn in turns for x in turn if x is not _NONE]
 
 
 class Dispatcher:

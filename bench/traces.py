@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.ingest import HTTP_PORT, Environment, rss_sampler, run_load  # noqa: E402
-from services.coordinator.store.traces import TraceQuery, list_traces  # noqa: E402
+from services.coordinator.traces.store.traces import TraceQuery, list_traces  # noqa: E402
 from shared.contracts.evaluation import EvaluatorSpec  # noqa: E402
 from shared.contracts.projects import DEFAULT_PROJECT  # noqa: E402
 from shared.db.session import make_engine, make_session_factory  # noqa: E402

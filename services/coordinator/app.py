@@ -8,25 +8,15 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from services.coordinator.api import (
-    audit,
-    backfills,
-    calibration,
-    comparisons,
-    datasets,
-    experiments,
-    keys,
-    online,
-    plans,
-    projects,
-    prompts,
-    rescore,
-    review,
-    sign_in_links,
-    traces,
-)
+from services.coordinator.access.api import audit, keys, projects, sign_in_links
+from services.coordinator.comparisons.api import comparisons, plans
+from services.coordinator.datasets.api import datasets
+from services.coordinator.experiments.api import experiments, rescore
+from services.coordinator.prompts.api import prompts
+from services.coordinator.review.api import calibration, review
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
+from services.coordinator.traces.api import backfills, online, traces
 from services.coordinator.ui.router import install_ui, refusal_page
 from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
@@ -71,6 +61,7 @@ def create_app(settings: CoordinatorSettings, registry: EvaluatorRegistry | None
     app.include_router(comparisons.router)
     app.include_router(plans.router)
     app.include_router(online.router)
+    app.include_router(review.alerts_router)
     app.include_router(backfills.router)
     app.include_router(traces.router)
     app.include_router(keys.router)

@@ -10,15 +10,15 @@ from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from services.coordinator.execution.backfills import BackfillRunner
-from services.coordinator.execution.collector import Collector
-from services.coordinator.execution.credit_grants import CreditGrants
-from services.coordinator.execution.dispatcher import Dispatcher
-from services.coordinator.execution.finalizer import Finalizer
-from services.coordinator.execution.judge_cache_pruning import prune_judge_cache_forever
-from services.coordinator.execution.pairwise_jobs import PairwiseJobs
+from services.coordinator.comparisons.pairwise_jobs import PairwiseJobs
+from services.coordinator.experiments.collector import Collector
+from services.coordinator.experiments.dispatch.credit_grants import CreditGrants
+from services.coordinator.experiments.dispatch.dispatcher import Dispatcher
+from services.coordinator.experiments.finalizer import Finalizer
+from services.coordinator.experiments.judge_cache_pruning import prune_judge_cache_forever
+from services.coordinator.experiments.store.results import Progressed
 from services.coordinator.settings import CoordinatorSettings
-from services.coordinator.store.results import Progressed
+from services.coordinator.traces.backfills import BackfillRunner
 from shared.db.session import make_engine, make_session_factory
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry

@@ -70,7 +70,7 @@ def item_usage_rows(
     target_usage: Mapping[str, Any] | None, target_called: bool, scores: Iterable[Evaluation]
 ) -> list[UsageRow]:
     """The usage rows of one item: its target's usage (when this run called it) and each judge
-    score's. The same rule as the per-experiment SQL of ``services.coordinator.store.spend``."""
+    score's. The same rule as the per-experiment SQL of ``services.coordinator.experiments.store.spend``."""
     rows: list[UsageRow] = []
     if target_usage and target_called:
         model = target_usage.get("model")

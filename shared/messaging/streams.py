@@ -103,7 +103,7 @@ def target_throttle_bucket(topology: Topology, replicas: int = 1) -> KeyValueCon
 
 def eval_credits_bucket(topology: Topology, replicas: int = 1) -> KeyValueConfig:
     """The KV bucket of worker-held credits: one :class:`~shared.contracts.credits.CreditGrant` per
-    running experiment (``services/coordinator/execution/credit_grants.py`` writes it)."""
+    running experiment (``services/coordinator/experiments/dispatch/credit_grants.py`` writes it)."""
     return KeyValueConfig(
         bucket=topology.eval_credits_bucket,
         history=1,

@@ -19,12 +19,10 @@ from urllib.parse import quote
 from fastapi import Depends, Request, Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from pydantic import BaseModel, Field, ValidationError
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep
-from services.coordinator.errors import Forbidden, ProjectNotFound
-from services.coordinator.store.projects import project_for_key, visible_projects
+from services.coordinator.access.store.projects import find_key, project_of, visible_projects
+from services.coordinator.errors import Forbidden
+from services.coordinator.http.deps import RuntimeDep, SessionDep
 from shared.contracts.audit import Actor
 from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.roles import Role
@@ -137,11 +135,11 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
     settings = runtime.settings
     ui = read_session(request, settings.api_key_secret.get_secret_value(), settings.ui_session_hours * 3600)
     if ui is not None:
-        key = (await session.execute(select(ApiKey).where(ApiKey.id == ui.key_id))).scalar_one_or_none()
+        key = await find_key(session, ui.key_id)
         if key is not None and key.revoked_at is None and not _expired(key):
             if not key.role.grants(Role.VIEWER):
                 raise Forbidden(f"a {key.role} key cannot read: the web UI needs a viewer key or above")
-            project = await _project_of(session, key, ui.project)
+            project = await project_of(session, key, ui.project)
             projects = [row.id for row in await visible_projects(session, key)]
             scope_to_project(session, project)  # every page below sees this project's rows only
             return ui.model_copy(
@@ -154,14 +152,6 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
                 }
             )
     raise SignInRequired(requested_path(request))
-
-
-async def _project_of(session: AsyncSession, key: ApiKey, chosen: str) -> str:
-    """The session's chosen project if the key may still act there, else the key's own."""
-    try:
-        return await project_for_key(session, key, chosen)
-    except ProjectNotFound:  # deleted meanwhile, or chosen with another key: fall back, do not fail
-        return key.project_id
 
 
 def _expired(key: ApiKey) -> bool:

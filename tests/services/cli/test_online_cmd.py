@@ -19,7 +19,7 @@ from services.cli.app import app as cli
 from services.cli.online_cmd import updated_config
 from shared.db.models import DriftAlertRow
 from shared.online.sampling_config import DEFAULT_EVALUATORS
-from tests.services.coordinator.api.test_traces import store
+from tests.services.coordinator.traces.api.test_traces import store
 from tests.services.live_api import Api
 
 Sessions = async_sessionmaker[AsyncSession]

@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from services.cli.app import app as cli
 from shared.db.session import make_engine, make_session_factory
-from tests.services.coordinator.api.test_traces import CONFIG, store
+from tests.services.coordinator.traces.api.test_traces import CONFIG, store
 from tests.services.live_api import Api
 from tests.services.sampler.spans import trace_hex
 

@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from services.coordinator.api.deps import SessionDep
+from services.coordinator.access.store import audit
 from services.coordinator.errors import Forbidden
-from services.coordinator.store import audit
+from services.coordinator.http.deps import SessionDep
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from shared.contracts.audit import AuditAction

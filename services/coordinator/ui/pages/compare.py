@@ -8,14 +8,14 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep
-from services.coordinator.execution.comparisons import create_comparison, latest_comparison
+from services.coordinator.comparisons.create import create_comparison
+from services.coordinator.comparisons.store.comparisons import latest_comparison
+from services.coordinator.comparisons.store.item_diff import item_diff
+from services.coordinator.experiments.store import experiments as experiment_store
+from services.coordinator.experiments.store import items
+from services.coordinator.http.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import experiments as experiment_store
-from services.coordinator.store import items
-from services.coordinator.store.item_diff import item_diff
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.compare import (
@@ -28,8 +28,6 @@ from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.item import item_page
 from shared.analysis.pass_rule import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.experiment_status import ExperimentStatus
-from shared.db.models import Experiment
 
 router = APIRouter()
 
@@ -38,13 +36,7 @@ PICKER_LIMIT = 200
 
 
 async def _picker(request: Request, ui: UiSessionDep, session: SessionDep) -> HTMLResponse:
-    stmt = (
-        select(Experiment)
-        .where(Experiment.status.in_([s for s in ExperimentStatus if s.aggregated]))
-        .order_by(Experiment.created_at.desc())
-        .limit(PICKER_LIMIT)
-    )
-    experiments = list((await session.execute(stmt)).scalars())
+    experiments = await experiment_store.aggregated_experiments(session, PICKER_LIMIT)
     return render(request, "compare_pick.html", ui=ui, section="compare", experiments=experiments)
 
 

@@ -9,10 +9,10 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
-from services.coordinator.api.deps import SessionDep
+from services.coordinator.datasets.store import datasets as dataset_store
+from services.coordinator.datasets.store.dataset_browsing import version_diff, version_items_page
+from services.coordinator.http.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import datasets as dataset_store
-from services.coordinator.store.dataset_browsing import version_diff, version_items_page
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiments import Pager

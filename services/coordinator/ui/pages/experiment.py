@@ -8,13 +8,13 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.execution.events import event_stream
+from services.coordinator.experiments.events import event_stream
+from services.coordinator.experiments.store import experiments as experiment_store
+from services.coordinator.experiments.store import failures, items
+from services.coordinator.experiments.store.distributions import latency_histogram
+from services.coordinator.http.deps import RuntimeDep, SessionDep
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import experiments as experiment_store
-from services.coordinator.store import failures, items
-from services.coordinator.store.distributions import latency_histogram
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiment import experiment_page

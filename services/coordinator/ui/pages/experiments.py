@@ -8,16 +8,15 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
-from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep
+from services.coordinator.datasets.store import datasets as dataset_store
+from services.coordinator.experiments.store import experiments as experiment_store
+from services.coordinator.http.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import experiments as experiment_store
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiments import Pager, experiment_row
 from shared.contracts.experiment_status import ExperimentStatus
-from shared.db.models import Dataset
 
 router = APIRouter()
 
@@ -54,7 +53,7 @@ async def experiments_page(
         session, None, PER_PAGE, dataset=dataset, status=status, offset=pager.offset, name_contains=name
     )
     out = [experiment_row(await experiment_store.experiment_out(session, r)) for r in rows]
-    datasets = list((await session.execute(select(Dataset.name).order_by(Dataset.name))).scalars())
+    datasets = await dataset_store.dataset_names(session)
     url = page_link(name, dataset, status)
     return render(
         request,

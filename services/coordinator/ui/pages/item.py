@@ -6,19 +6,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
-from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep
 from services.coordinator.errors import CoordinatorError
+from services.coordinator.experiments.store import experiments as experiment_store
+from services.coordinator.experiments.store import items
+from services.coordinator.http.deps import SessionDep
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import experiments as experiment_store
-from services.coordinator.store import items
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.item import item_page
 from services.coordinator.ui.views.items_table import scored_item
 from shared.analysis.pass_rule import policy_for
-from shared.db.models import ExperimentItem
 
 router = APIRouter()
 
@@ -44,15 +42,7 @@ async def item_detail(
     by_trial = {i.trial: i for i in found.items}
     if trial not in by_trial:
         raise ItemNotFound(f"experiment {experiment.name!r} has no item {item_id!r} (trial {trial})")
-    row = (
-        await session.execute(
-            select(ExperimentItem.usage, ExperimentItem.worker_id).where(
-                ExperimentItem.experiment_id == experiment_id,
-                ExperimentItem.item_id == item_id,
-                ExperimentItem.trial == trial,
-            )
-        )
-    ).one()
+    usage, worker = await items.usage_and_worker(session, experiment_id, item_id, trial)
     item = by_trial[trial]
     scored = scored_item(item)
     return render(
@@ -61,7 +51,7 @@ async def item_detail(
         ui=ui,
         section="experiments",
         experiment=experiment,
-        page=item_page(item, policy, row.usage, row.worker_id),
+        page=item_page(item, policy, usage, worker),
         trials=sorted(by_trial),
         trial=trial,
         outcome=policy.outcome(scored),

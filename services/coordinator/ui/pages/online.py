@@ -7,16 +7,14 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import func, select
 
-from services.coordinator.api.deps import SessionDep
-from services.coordinator.store import audit
-from services.coordinator.store.review import alert_queue, create_queue
+from services.coordinator.access.store import audit
+from services.coordinator.http.deps import SessionDep
+from services.coordinator.review.store import alert_queue, create_queue
+from services.coordinator.traces.store.drift_alerts import first_scored_since, recent_alerts
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
-from shared.db.models import DriftAlertRow
-from shared.db.trace_models import TraceScore
 from shared.online.durations import parse_duration
 from shared.online.metrics import online_metrics
 from shared.online.sampling_config import load_config
@@ -36,14 +34,11 @@ async def online_page(
     now = datetime.now(UTC)
     if window == "auto":
         since = now - AUTO_LOOKBACK
-        traces = select(func.min(TraceScore.trace_at)).where(TraceScore.trace_at >= since)
-        span, bucket = auto_window((await session.execute(traces)).scalar_one(), now)
+        span, bucket = auto_window(await first_scored_since(session, since), now)
     else:
         span, bucket = parse_duration(window), parse_duration(WINDOWS[window])
     metrics = await online_metrics(session, window=span, bucket=bucket, now=now)
-    alerts = (
-        await session.execute(select(DriftAlertRow).order_by(DriftAlertRow.created_at.desc()).limit(20))
-    ).scalars()
+    alerts = await recent_alerts(session, 20)
     return render(
         request,
         "online.html",

@@ -9,10 +9,11 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep
-from services.coordinator.execution.calibration import calibration_report
+from services.coordinator.access.store import audit
+from services.coordinator.http.deps import RuntimeDep, SessionDep
+from services.coordinator.review import store as review
+from services.coordinator.review.calibration import calibration_report
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import audit, review
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.calibration import agreement_view, human_scale_views

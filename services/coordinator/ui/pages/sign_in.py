@@ -10,9 +10,9 @@ from urllib.parse import parse_qs, urlsplit
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from services.coordinator.api.deps import RuntimeDep, SessionDep
-from services.coordinator.store.projects import project_for
-from services.coordinator.store.sign_in_links import spend_link
+from services.coordinator.access.store.projects import find_key, project_for
+from services.coordinator.access.store.sign_in_links import spend_link
+from services.coordinator.http.deps import RuntimeDep, SessionDep
 from services.coordinator.ui.session import (
     SIGN_IN_COOKIE,
     CsrfDep,
@@ -92,7 +92,7 @@ async def sign_in_with_link(
     token: str, request: Request, runtime: RuntimeDep, session: SessionDep
 ) -> Response:
     link = await spend_link(session, token[:200])
-    key = await session.get(ApiKey, link.key_id) if link else None
+    key = await find_key(session, link.key_id) if link else None
     await session.commit()
     if link is None or key is None or key.revoked_at is not None:
         return _sign_in_form(

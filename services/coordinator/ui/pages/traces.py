@@ -9,11 +9,11 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import select
 
-from services.coordinator.api.deps import SessionDep
-from services.coordinator.store import audit
-from services.coordinator.store.traces import (
+from services.coordinator.access.store import audit
+from services.coordinator.datasets.store import datasets as dataset_store
+from services.coordinator.http.deps import SessionDep
+from services.coordinator.traces.store.traces import (
     TRACE_DATASET_KIND,
     ScoreBelow,
     TraceQuery,
@@ -25,7 +25,6 @@ from services.coordinator.store.traces import (
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.traces import trace_page_view
-from shared.db.models import Dataset
 
 router = APIRouter()
 
@@ -104,11 +103,7 @@ async def trace_page(
     added: Annotated[str | None, Query(max_length=300)] = None,
 ) -> HTMLResponse:
     detail = await trace_detail(session, trace_id)
-    targets = (
-        await session.execute(
-            select(Dataset.name).where(Dataset.kind == TRACE_DATASET_KIND).order_by(Dataset.name)
-        )
-    ).scalars()
+    targets = await dataset_store.dataset_names(session, TRACE_DATASET_KIND)
     return render(
         request,
         "trace.html",

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from services.coordinator.experiments.store.distributions import Histogram
 from services.coordinator.schemas import ExperimentOut
-from services.coordinator.store.distributions import Histogram
 from services.coordinator.ui.views import formatting
 from services.coordinator.ui.views.experiments import target_label
 from shared.contracts.agent_messages import ModelConfig

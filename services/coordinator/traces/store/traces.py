@@ -1,0 +1,251 @@
+"""Sampled traces as the API and the web UI read them (in a session scoped to the caller's project:
+another project's trace is not found), and one trace added to a dataset as a version to review."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+from sqlalchemy import ColumnElement, and_, exists, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.coordinator.datasets.store import datasets as dataset_store
+from services.coordinator.errors import CoordinatorError
+from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
+from services.coordinator.trace_schemas import (
+    ApplicationOut,
+    TraceDetail,
+    TracePage,
+    TraceScoreOut,
+    TraceSummary,
+)
+from shared.contracts.review import HUMAN_SOURCE
+from shared.datasets.files import DatasetItemIn
+from shared.db.trace_models import Trace, TraceScore
+from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from shared.traces import TraceRecord
+
+TRACE_DATASET_KIND = "generic"
+_BELOW = re.compile(r"^(?P<name>[A-Za-z0-9_.:/-]{1,100})=(?P<value>-?\d+(?:\.\d+)?)$")
+
+
+class TraceNotFound(CoordinatorError):
+    status_code = 404
+
+
+class InvalidTraceQuery(CoordinatorError):
+    status_code = 422
+
+
+class AddToDatasetRefused(CoordinatorError):
+    status_code = 409
+
+
+class TraceInputUnreadable(CoordinatorError):
+    """The trace has no input an item could hold (no message with content): nothing to evaluate."""
+
+    status_code = 422
+
+
+def readable_input(record: TraceRecord) -> bool:
+    """Whether the record has an input message with text or tool calls."""
+    return any(message.content or message.tool_calls for message in record.input_messages)
+
+
+class ScoreBelow(BaseModel, frozen=True):
+    """``below=EVALUATOR=VALUE``: traces whose score of EVALUATOR is under VALUE."""
+
+    evaluator: str
+    value: float
+
+    @classmethod
+    def parse(cls, text: str) -> ScoreBelow:
+        match = _BELOW.match(text)
+        if match is None:
+            raise InvalidTraceQuery(
+                f"below={text!r} is not EVALUATOR=VALUE: write e.g. below=tool_called=1 "
+                "or below=llm_rubric=0.5"
+            )
+        return cls(evaluator=match["name"], value=float(match["value"]))
+
+
+class TraceQuery(BaseModel, frozen=True):
+    """The filters of ``GET /traces`` (every one that is set must match)."""
+
+    service: str | None = None
+    model: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    error: bool | None = None
+    tool: str | None = None
+    below: ScoreBelow | None = None
+    limit: int = Field(default=50, ge=1, le=500)
+    offset: int = Field(default=0, ge=0)
+
+    def conditions(self) -> list[ColumnElement[bool]]:
+        where: list[ColumnElement[bool]] = []
+        if self.service is not None:
+            where.append(Trace.application == self.service)
+        if self.model is not None:
+            where.append(Trace.model == self.model)
+        if self.since is not None:
+            where.append(Trace.started_at >= self.since)
+        if self.until is not None:
+            where.append(Trace.started_at < self.until)
+        if self.error is not None:
+            where.append(Trace.error.is_(self.error))
+        if self.tool is not None:
+            where.append(Trace.tool_names.contains([self.tool]))
+        if self.below is not None:
+            where.append(
+                exists().where(
+                    and_(
+                        TraceScore.trace_pk == Trace.id,
+                        TraceScore.name == self.below.evaluator,
+                        TraceScore.value < self.below.value,
+                    )
+                )
+            )
+        return where
+
+
+def _summary(row: Trace, scores: dict[str, float | None]) -> TraceSummary:
+    return TraceSummary(
+        trace_id=row.trace_id,
+        application=row.application,
+        conversation_id=row.conversation_id,
+        preview=str(evaluation_input(row.record)["query"])[:200],
+        model=row.model,
+        provider=row.provider,
+        started_at=row.started_at,
+        latency_ms=row.latency_ms,
+        input_tokens=row.input_tokens,
+        output_tokens=row.output_tokens,
+        total_tokens=row.total_tokens,
+        error=row.error,
+        tool_names=list(row.tool_names),
+        span_count=row.span_count,
+        completeness=row.completeness,
+        scores=scores,
+    )
+
+
+async def list_traces(session: AsyncSession, query: TraceQuery) -> TracePage:
+    where = query.conditions()
+    total = (await session.execute(select(func.count()).select_from(Trace).where(*where))).scalar_one()
+    stmt = (
+        select(Trace)
+        .where(*where)
+        .order_by(Trace.started_at.desc(), Trace.id.desc())
+        .limit(query.limit)
+        .offset(query.offset)
+    )
+    rows = list((await session.execute(stmt)).scalars())
+    scores: dict[int, dict[str, float | None]] = {row.id: {} for row in rows}
+    if rows:
+        score_stmt = (
+            select(TraceScore.trace_pk, TraceScore.name, TraceScore.value)
+            .where(TraceScore.trace_pk.in_(list(scores)))
+            .order_by(TraceScore.name)
+        )
+        for trace_pk, name, value in (await session.execute(score_stmt)).all():
+            scores[trace_pk][name] = value
+    return TracePage(
+        items=[_summary(row, scores[row.id]) for row in rows],
+        total=total,
+        limit=query.limit,
+        offset=query.offset,
+    )
+
+
+async def _trace(session: AsyncSession, trace_id: str) -> Trace:
+    row = (await session.execute(select(Trace).where(Trace.trace_id == trace_id))).scalar_one_or_none()
+    if row is None:
+        raise TraceNotFound(f"trace {trace_id} not found in this project; list sampled traces: GET /traces")
+    return row
+
+
+async def trace_detail(session: AsyncSession, trace_id: str) -> TraceDetail:
+    row = await _trace(session, trace_id)
+    stmt = select(TraceScore).where(TraceScore.trace_pk == row.id).order_by(TraceScore.name)
+    scores = [
+        TraceScoreOut(
+            name=s.name,
+            value=s.value,
+            comment=s.comment,
+            error=s.error,
+            evaluator_version=s.evaluator_version,
+            source=HUMAN_SOURCE if s.score_metadata.get("source") == HUMAN_SOURCE else "evaluator",
+            metadata=s.score_metadata,
+        )
+        for s in (await session.execute(stmt)).scalars()
+    ]
+    summary = _summary(row, {s.name: s.value for s in scores})
+    return TraceDetail(
+        **summary.model_dump(), record=row.record, score_details=scores, updated_at=row.updated_at
+    )
+
+
+async def applications(session: AsyncSession) -> list[ApplicationOut]:
+    stmt = (
+        select(
+            Trace.application,
+            func.count(),
+            func.count().filter(Trace.error.is_(True)),
+            func.max(Trace.started_at),
+        )
+        .group_by(Trace.application)
+        .order_by(Trace.application)
+    )
+    return [
+        ApplicationOut(application=app, traces=n, errors=errors, last_at=last)
+        for app, n, errors, last in (await session.execute(stmt)).all()
+    ]
+
+
+def trace_item(row: Trace) -> DatasetItemIn:
+    """The trace as a dataset item to review: its input, and its own output as the draft expectation."""
+    record = row.record
+    output = evaluation_output(record)
+    return DatasetItemIn(
+        id=f"trace:{row.trace_id}",
+        input=evaluation_input(record),
+        expected_output={
+            "response": output["response"],
+            "tool_calls": [call["name"] for call in output["tool_calls"]],
+        },
+        metadata={
+            **evaluation_metadata(record),
+            "source": "production",
+            "review_status": "needs_review",
+            "started_at": record.started_at.isoformat(),
+        },
+    )
+
+
+async def add_to_dataset(session: AsyncSession, trace_id: str, dataset_name: str) -> UpsertResult:
+    """Add the trace to a generic dataset as a new version marked ``needs_review`` (runs that name no
+    version keep the latest accepted one). A dataset of another kind is refused (409). The caller
+    commits."""
+    row = await _trace(session, trace_id)
+    if not readable_input(row.record):
+        why = "; ".join(row.record.notes) or "its spans carry no input messages"
+        raise TraceInputUnreadable(
+            f"trace {trace_id} has no readable input, so it cannot become a dataset item ({why}); "
+            "see GET /traces/{trace_id} for what was read"
+        )
+    dataset = await dataset_store.find_dataset(session, dataset_name)
+    if dataset is None:
+        dataset = await dataset_store.create_or_get(
+            session,
+            DatasetCreate(name=dataset_name, description="Production traces", kind=TRACE_DATASET_KIND),
+        )
+    elif dataset.kind != TRACE_DATASET_KIND:
+        raise AddToDatasetRefused(
+            f"dataset {dataset_name!r} holds {dataset.kind} items; a trace becomes a {TRACE_DATASET_KIND} "
+            "item: add it to a generic dataset or a new name"
+        )
+    return await dataset_store.upsert_items(
+        session, dataset, ItemsUpsert(items=[trace_item(row)], source="production"), status="needs_review"
+    )

@@ -37,10 +37,10 @@ os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 from services.coordinator.app import create_app  # noqa: E402
 from services.coordinator.comparisons.analysis import compare_experiments, run_specs  # noqa: E402
-from services.coordinator.comparisons.store.paired_columns import load_paired_columns, load_paired_metrics  # noqa: E402
+from services.coordinator.comparisons.store.pairing import load_paired_columns, load_paired_metrics  # noqa: E402
 from services.coordinator.settings import CoordinatorSettings  # noqa: E402
 from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres  # noqa: E402
-from shared.analysis.comparison import ComparisonBuilder, paired_keys  # noqa: E402
+from shared.analysis import ComparisonBuilder, paired_keys  # noqa: E402
 from shared.contracts.comparison_config import ComparisonConfig  # noqa: E402
 from shared.contracts.eval_messages import AgentTarget  # noqa: E402
 from shared.contracts.experiment_config import ExperimentConfig  # noqa: E402

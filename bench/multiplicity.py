@@ -35,16 +35,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.stats import (  # noqa: E402
+from shared.analysis import (  # noqa: E402  # noqa: E402
+    EXACT_MAX_PAIRS,
     holm_adjust,
     holm_tarone_adjust,
     mcnemar_exact,
     min_p_given,
+    monte_carlo_sign_flip_p_value,
     pair_values,
     sign_flip_p_value,
     westfall_young,
 )
-from shared.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value  # noqa: E402
 
 ALPHA = 0.05
 NEAR_COPIES = 0.98  # rho of the power rows: the copies differ by a latent noise of sd 0.14

@@ -3,7 +3,7 @@ labels-only and judge-only intervals, by simulation.
 
 Each simulated run has ``--items`` items (default 1,000), every one scored by a biased judge; a
 uniform random sample of n of them (50, 100, 200) is labelled by people, the rest are the unlabelled
-set. The three estimates are ``shared.stats.prediction_powered_mean``'s, exactly as calibration
+set. The three estimates are ``shared.analysis.stats.prediction_powered_mean``'s, exactly as calibration
 reports them. The truth is the people's mean of the population the items are drawn from (i.i.d., as in
 the paper). Two judges:
 
@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.stats import MeanEstimate, prediction_powered_mean  # noqa: E402
+from shared.analysis import MeanEstimate, prediction_powered_mean  # noqa: E402
 
 Draw = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 """(people's scores, judge's scores) of ``items`` items."""

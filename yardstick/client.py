@@ -37,7 +37,7 @@ from services.coordinator.schemas import (
     SignInLinkOut,
     UpsertResult,
 )
-from shared.analysis.planning import PowerPlan
+from shared.analysis import ExperimentDocument, PowerPlan
 from shared.contracts.audit import AuditAction, AuditEntry
 from shared.contracts.eval_messages import TargetSpec
 from shared.contracts.evaluation import EvaluatorSpec
@@ -46,7 +46,6 @@ from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.datasets.files import DatasetItemIn
-from shared.reports import ExperimentDocument
 from yardstick.discovery import find_api
 from yardstick.errors import ApiError
 from yardstick.events import parse_sse

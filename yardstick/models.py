@@ -18,6 +18,7 @@ from services.coordinator.schemas import (
     Progress,
     UpsertResult,
 )
+from shared.analysis import ExperimentDocument
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import (
     AgentTarget,
@@ -32,7 +33,6 @@ from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import TERMINAL_STATUSES, ExperimentStatus
 from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.datasets.files import DatasetItemIn
-from shared.reports import ExperimentDocument
 from yardstick.frames import experiments_frame, items_frame
 
 if TYPE_CHECKING:

@@ -19,13 +19,13 @@ from services.cli.experiment_refs import resolve_experiment
 from services.cli.key_values import parse_key_values
 
 if TYPE_CHECKING:
-    from shared.analysis.run_data import RunData
+    from shared.analysis import RunData
 
 err = stderr_console()
 
 
 def _load_file(path: Path) -> RunData:
-    from shared.analysis.run_data import RunData
+    from shared.analysis import RunData
 
     try:
         data = json.loads(path.read_text())
@@ -102,10 +102,14 @@ def compare_command(
     # Deferred (SciPy, NumPy): see services/cli/stack_cmd.py.
     from services.cli.comparison_view import comparison_view
     from services.cli.judging_view import compare_judged
-    from shared.analysis.comparison import ComparisonConfig, compare_runs
+    from shared.analysis import (
+        ComparisonConfig,
+        compare_runs,
+        comparison_junit,
+        comparison_markdown,
+        pairwise_lines,
+    )
     from shared.contracts.pairwise import PairwiseJudgeSpec
-    from shared.reports import comparison_junit, comparison_markdown
-    from shared.reports.pairwise_markdown import pairwise_lines
 
     try:
         thresholds: dict[str, float | str] = dict(parse_key_values(threshold, "--threshold"))

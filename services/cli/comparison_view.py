@@ -7,10 +7,15 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
+from shared.analysis import (
+    ERROR_RATE_METRIC,
+    LATENCY_METRIC,
+    change_row,
+    direction_arrow,
+    fmt_mde,
+    latency_note,
+)
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.reports.item_changes_markdown import change_row, latency_note
-from shared.reports.markdown import direction_arrow, fmt_mde
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from shared.analysis.planning import PlanRequest
+from shared.analysis import PlanRequest
 from shared.contracts.comparison_config import Multiplicity, threshold_forms
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import TargetSpec

@@ -1,25 +1,70 @@
-"""The analysis of finished runs, pure (no I/O): what the coordinator, the CLI and the UI share.
+"""The numbers of Yardstick, pure (no I/O, no database, no service): statistics, the analysis of
+finished runs and the reports rendered from it. Everything outside this package imports from this
+face (``from shared.analysis import ...``); the modules behind it are free to move.
 
-- ``run_data``: an in-memory run (``RunData``, ``ScoredItem``, ``ItemKey``);
-- ``columns`` / ``paired_columns``: a run (or two runs paired by item and trial) as compact
-  per-item NumPy columns, a metric's values fetched one at a time (the coordinator's store fills
-  them from Postgres in bounded memory);
-- ``pass_rule``: the one rule for "passed";
-- ``aggregates``: per-metric summaries, breakdowns, pass rate (``AggregateBuilder``);
-- ``run_level``: run-level evaluators over the columns;
-- ``metric_specs``: what each metric of an experiment means (direction, pass, regression);
-- ``comparison``: baseline vs candidate (its report model: ``shared.contracts.comparison_report``).
+- ``stats/``: summaries, paired tests, effect sizes, multiple testing (Holm, Holm-Tarone,
+  Westfall-Young), power, agreement between raters, prediction-powered means (NumPy / SciPy);
+- ``run_data``, ``columns``, ``paired_columns``: a run (or two runs paired by item and trial) in
+  memory or as compact per-item NumPy columns (the coordinator's store fills them from PostgreSQL);
+- ``pass_rule``: the one rule for "passed"; ``metric_specs``: what each metric means;
+- ``aggregates``, ``run_level``: one run's summaries and run-level evaluators;
+- ``comparison`` (with ``comparison_specs``, ``metric_verdict``, ``broken_items``, ``verdict_line``):
+  baseline vs candidate and its verdict; ``pairwise``: judged comparisons;
+- ``planning``, ``detectability``: how many items a change needs, what a run can detect;
+- ``calibration``, ``human_scale``: a judge against people's labels;
+- ``reports/``: markdown, JUnit XML and the versioned JSON export.
 """
 
-from shared.analysis.aggregates import AggregateBuilder
-from shared.analysis.columns import RunColumns, columns_from_items
-from shared.analysis.comparison import ComparisonBuilder, compare_runs
+from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
+from shared.analysis.broken_items import first_reason, with_reasons
+from shared.analysis.calibration import CalibrationItem, Population, calibrate
+from shared.analysis.columns import (
+    ABSENT,
+    NULL,
+    GroupCoder,
+    GroupColumn,
+    RunColumns,
+    UsageTotals,
+    columns_from_items,
+)
+from shared.analysis.comparison import ComparisonBuilder, compare_runs, paired_keys
+from shared.analysis.detectability import describe_mde
 from shared.analysis.errors import ComparisonError
-from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.paired_columns import PairedColumns, pair_runs
-from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for
+from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs
+from shared.analysis.paired_columns import PairedColumns, RunSide, pair_runs
+from shared.analysis.pairwise import pairwise_result
+from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for, stored_policy
+from shared.analysis.planning import PlanningError, PlanRequest, PowerPlan, plan_for
+from shared.analysis.reports import (
+    ExperimentDocument,
+    comparison_junit,
+    comparison_markdown,
+    experiment_json,
+    experiment_junit,
+    experiment_markdown,
+)
+from shared.analysis.reports.item_changes_markdown import change_row, latency_note
+from shared.analysis.reports.markdown import direction_arrow, fmt_mde
+from shared.analysis.reports.pairwise_markdown import pairwise_lines
 from shared.analysis.run_data import RunData, ScoredItem
-from shared.analysis.run_level import RunLevelEvaluation
+from shared.analysis.run_level import ColumnarFactory, RunLevelEvaluation, evaluate_items, metadata_keys
+from shared.analysis.stats import (
+    BucketMean,
+    FloatArray,
+    MeanEstimate,
+    bucketed_means,
+    holm_adjust,
+    holm_tarone_adjust,
+    mcnemar_exact,
+    min_p_given,
+    pair_values,
+    prediction_powered_mean,
+    sign_flip_p_value,
+    summarize,
+    westfall_young,
+)
+from shared.analysis.stats.descriptive import wilson_bounds
+from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.comparison_report import ComparisonReport, ItemKey, MetricResult
 from shared.contracts.metric_spec import MetricSpec
@@ -27,13 +72,27 @@ from shared.contracts.pass_criteria import PassCriterion
 from shared.contracts.run_aggregates import ExperimentAggregates, MetricAggregate, RunWarning
 
 __all__ = [
+    "ABSENT",
+    "DEFAULT_BREAKDOWN_KEYS",
+    "ERROR_RATE_METRIC",
+    "EXACT_MAX_PAIRS",
+    "LATENCY_METRIC",
+    "NULL",
     "AggregateBuilder",
+    "BucketMean",
+    "CalibrationItem",
+    "ColumnarFactory",
     "ComparisonBuilder",
     "ComparisonConfig",
     "ComparisonError",
     "ComparisonReport",
     "ExperimentAggregates",
+    "ExperimentDocument",
+    "FloatArray",
+    "GroupCoder",
+    "GroupColumn",
     "ItemKey",
+    "MeanEstimate",
     "MetricAggregate",
     "MetricResult",
     "MetricSpec",
@@ -42,14 +101,52 @@ __all__ = [
     "PairedColumns",
     "PassCriterion",
     "PassPolicy",
+    "PlanRequest",
+    "PlanningError",
+    "Population",
+    "PowerPlan",
     "RunColumns",
     "RunData",
     "RunLevelEvaluation",
+    "RunSide",
     "RunWarning",
     "ScoredItem",
+    "UsageTotals",
+    "bucketed_means",
+    "calibrate",
+    "change_row",
     "columns_from_items",
     "compare_runs",
+    "comparison_junit",
+    "comparison_markdown",
+    "describe_mde",
+    "direction_arrow",
+    "evaluate_items",
+    "experiment_json",
+    "experiment_junit",
+    "experiment_markdown",
+    "first_reason",
+    "fmt_mde",
+    "holm_adjust",
+    "holm_tarone_adjust",
     "item_passed",
+    "latency_note",
+    "mcnemar_exact",
+    "metadata_keys",
+    "min_p_given",
+    "monte_carlo_sign_flip_p_value",
     "pair_runs",
+    "pair_values",
+    "paired_keys",
+    "pairwise_lines",
+    "pairwise_result",
+    "plan_for",
     "policy_for",
+    "prediction_powered_mean",
+    "sign_flip_p_value",
+    "stored_policy",
+    "summarize",
+    "westfall_young",
+    "wilson_bounds",
+    "with_reasons",
 ]

@@ -28,6 +28,7 @@ from shared.analysis.columns import (
     RunColumns,
 )
 from shared.analysis.pass_rule import PassPolicy, clears, measured
+from shared.analysis.stats import FloatArray, clip_to_range, percentiles, summarize
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.contracts.gates import Gate, check_gates
 from shared.contracts.metric_spec import MetricSpec
@@ -40,7 +41,6 @@ from shared.contracts.run_aggregates import (
     RunWarning,
     TokenTotals,
 )
-from shared.stats import FloatArray, clip_to_range, percentiles, summarize
 
 DEFAULT_BREAKDOWN_KEYS = ("category", "difficulty", "query_type")
 

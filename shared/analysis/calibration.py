@@ -12,8 +12,8 @@ the rounded mean for a scale. The *evaluator's label* is its score read in the f
 - a categorical field has no evaluator reading: only the people's agreement is reported.
 
 The statistics (κ with intervals, weighted κ and Spearman's rho for scales, true-positive and
-true-negative rates) are ``shared.stats.agreement``'s; a second evaluator is compared with the first
-on the same items by ``shared.stats.judge_comparison``. Given the population the queue was drawn from
+true-negative rates) are ``shared.analysis.stats.agreement``'s; a second evaluator is compared with the first
+on the same items by ``shared.analysis.stats.judge_comparison``. Given the population the queue was drawn from
 (the evaluators' scores of its items nobody labelled), each evaluator's mean is also read on the
 people's scale and corrected by their labels (prediction-powered inference, ``human_scale``).
 """
@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from shared.analysis.human_scale import human_scale_mean, judge_value
+from shared.analysis.stats import binary_agreement, categorical_agreement, compare_judges, ordinal_agreement
 from shared.contracts.agreement import BinaryAgreement, CategoricalAgreement, OrdinalAgreement
 from shared.contracts.calibration import CalibrationReport, Disagreement
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.prediction_powered import PredictionPoweredMean
 from shared.contracts.review import LabelValue, RubricField
-from shared.stats import binary_agreement, categorical_agreement, compare_judges, ordinal_agreement
 
 Agreement = BinaryAgreement | OrdinalAgreement | CategoricalAgreement
 

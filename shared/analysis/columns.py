@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from shared.analysis.run_data import ScoredItem
+from shared.analysis.stats import FloatArray
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
-from shared.stats import FloatArray
 
 BoolArray = npt.NDArray[np.bool_]
 CodeArray = npt.NDArray[np.int32]

@@ -9,7 +9,7 @@ Rules (also in the report's field descriptions):
   values are present (pairwise deletion, counted in ``n_dropped``). Errors are compared on
   their own as the lower-is-better metric ``error_rate`` (per-pair 0/1, exact McNemar).
 - Test: exact McNemar when every paired value is 0/1, otherwise the exact sign-flip test up to
-  16 pairs and the Monte Carlo sign-flip test beyond (``shared.stats.compare_paired``).
+  16 pairs and the Monte Carlo sign-flip test beyond (``shared.analysis.stats.compare_paired``).
 - Multiplicity: the primary metrics are one family and the secondary ones another, each adjusted by
   Westfall-Young step-down min-P over joint sign flips (``multiplicity="westfall_young"``, the
   default: correlated metrics cost little power; never below a metric's own p) or by Holm with
@@ -55,6 +55,7 @@ from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, Metr
 from shared.analysis.metric_verdict import Role, metric_result
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
 from shared.analysis.run_data import RunData
+from shared.analysis.stats import FloatArray, PairedComparison, compare_paired_groups, westfall_young
 from shared.analysis.verdict_line import VerdictInputs, verdict_line
 from shared.contracts.comparison_config import ComparisonConfig, relative_threshold
 from shared.contracts.comparison_report import (
@@ -67,7 +68,6 @@ from shared.contracts.comparison_report import (
 )
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.gates import check_gates
-from shared.stats import FloatArray, PairedComparison, compare_paired_groups, westfall_young
 
 LATENCY_P95 = "latency_p95_ms"
 

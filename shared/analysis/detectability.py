@@ -1,7 +1,7 @@
 """What a comparison could have seen: Holm-Tarone families, the MDE of each metric, "too few items".
 
 - ``tarone_family``: one multiplicity family's adjusted p-values (Holm with Tarone's family sizes,
-  ``shared.stats.holm_tarone_adjust``), each metric's family size and whether it counted. A metric
+  ``shared.analysis.stats.holm_tarone_adjust``), each metric's family size and whether it counted. A metric
   that cannot be significant whatever the signs of its changes (no discordant pair, no non-zero
   difference, or too few of them) leaves the family, so the others keep their power.
 - ``too_few_items``: the reason a metric could not be significant with any outcome at its number of
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared.analysis.stats import PairedComparison
+from shared.analysis.stats.attainable import min_p_at_n, pairs_needed_for
+from shared.analysis.stats.multiple_testing import holm_tarone_adjust, tarone_size
+from shared.analysis.stats.power import DEFAULT_POWER, mde_continuous, mde_pass_fail
 from shared.contracts.comparison_report import MetricResult, MinimumDetectableEffect
-from shared.stats import PairedComparison
-from shared.stats.attainable import min_p_at_n, pairs_needed_for
-from shared.stats.multiple_testing import holm_tarone_adjust, tarone_size
-from shared.stats.power import DEFAULT_POWER, mde_continuous, mde_pass_fail
 
 _TEST_NAMES = {
     "mcnemar_exact": "exact McNemar",

@@ -1,5 +1,5 @@
 """An evaluator's mean read on the people's scale and corrected by their labels (prediction-powered
-inference, ``shared.stats.prediction_powered_mean``). Pure: labels and scores in, an estimate out.
+inference, ``shared.analysis.stats.prediction_powered_mean``). Pure: labels and scores in, an estimate out.
 
 The people's scale of a field: pass/fail is a pass rate in [0, 1]; a scale ``[low, high]`` is its
 mean in [low, high]. On it:
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shared.analysis.stats import prediction_powered_mean
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.prediction_powered import PredictionPoweredMean
 from shared.contracts.review import LabelValue, RubricField
-from shared.stats import prediction_powered_mean
 
 
 def people_scale(rubric_field: RubricField) -> tuple[float, float] | None:

@@ -22,11 +22,11 @@ import numpy as np
 from shared.analysis.columns import BoolArray
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.run_data import ScoredItem
+from shared.analysis.stats import FloatArray
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
 from shared.contracts.run_aggregates import ExperimentAggregates
-from shared.stats import FloatArray
 
 Outcome = Literal["passed", "failed", "not_measured", "error"]
 

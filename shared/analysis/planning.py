@@ -3,7 +3,7 @@
 
 From one finished run's summary of a metric (its SD, or its pass rate for 0/1 scores) and an assumed
 correlation r between two runs' scores of the same item, the noise of the paired differences is
-s = sqrt(2(1 - r))·sd, or for pass/fail the churn v = 2(1 - r)·p(1 - p) (``shared.stats.power``
+s = sqrt(2(1 - r))·sd, or for pass/fail the churn v = 2(1 - r)·p(1 - p) (``shared.analysis.stats.power``
 has the formulas). The level is alpha / family size, as in a comparison's MDE: the level a lone
 change must reach in a Holm family of that many metrics.
 """
@@ -14,8 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.run_aggregates import MetricAggregate
-from shared.stats import (
+from shared.analysis.stats import (
     DEFAULT_POWER,
     mde_continuous,
     mde_pass_fail,
@@ -24,6 +23,7 @@ from shared.stats import (
     planning_churn,
     planning_spread,
 )
+from shared.contracts.run_aggregates import MetricAggregate
 
 
 class PlanningError(ValueError):

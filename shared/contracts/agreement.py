@@ -1,6 +1,6 @@
 """Agreement between two raters (a judge and a person, or two people) over the same items: pure
 result models, so that a calibration report loads and serialises without NumPy or SciPy. Computed by
-``shared.stats.agreement``; every number a user sees carries its interval and the method's name.
+``shared.analysis.stats.agreement``; every number a user sees carries its interval and the method's name.
 """
 
 from __future__ import annotations

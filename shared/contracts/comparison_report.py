@@ -74,7 +74,7 @@ MetricStatus = Literal[
 class MinimumDetectableEffect(BaseModel):
     """What this comparison could have seen on one metric: the minimum detectable effect (MDE).
 
-    Formulas in ``shared.stats.power``: the noncentral-t approximation of the sign-flip test for
+    Formulas in ``shared.analysis.stats.power``: the noncentral-t approximation of the sign-flip test for
     scores, the exact power of McNemar's test for 0/1 values."""
 
     effect: float | None = Field(

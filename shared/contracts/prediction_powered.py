@@ -1,6 +1,6 @@
 """A judge's mean corrected by people's labels (prediction-powered inference): pure result models, so
 that a calibration report loads and serialises without NumPy or SciPy. Computed by
-``shared.stats.prediction_powered``; every number is on the people's scale and every interval stays
+``shared.analysis.stats.prediction_powered``; every number is on the people's scale and every interval stays
 inside that scale's range.
 """
 

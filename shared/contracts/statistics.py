@@ -1,5 +1,5 @@
 """The statistics results that are stored and sent (summaries, paired comparisons): pure models,
-so that a stored report loads without NumPy or SciPy. Computed by ``shared.stats``."""
+so that a stored report loads without NumPy or SciPy. Computed by ``shared.analysis.stats``."""
 
 from __future__ import annotations
 

@@ -12,11 +12,18 @@ from typing import Any
 
 import numpy as np
 
-from shared.analysis.columns import ABSENT, NULL, GroupColumn, RunColumns
-from shared.analysis.run_level import DEFAULT_BREAKDOWN_KEYS, ColumnarFactory, evaluate_items
+from shared.analysis import (
+    ABSENT,
+    DEFAULT_BREAKDOWN_KEYS,
+    NULL,
+    ColumnarFactory,
+    FloatArray,
+    GroupColumn,
+    RunColumns,
+    evaluate_items,
+)
 from shared.contracts.evaluation import Evaluation
 from shared.evaluators.registry import EvaluatorFn, register
-from shared.stats import FloatArray
 
 MISSING_GROUP = "unspecified"
 """Breakdown group of the items whose metadata lacks the key (or has it as None)."""

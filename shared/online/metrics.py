@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.analysis import BucketMean, bucketed_means, summarize
 from shared.db.trace_models import TraceScore
-from shared.stats import BucketMean, bucketed_means, summarize
 
 TRACE_PROMPT_VERSION = "-"
 """Traces have no prompt version: their series (and drift alerts) carry this one."""

@@ -8,12 +8,10 @@ import asyncio
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.comparisons.store.failure_reasons import with_failure_reasons
-from services.coordinator.comparisons.store.paired_columns import load_paired_columns, load_paired_metrics
+from services.coordinator.comparisons.store.pairing import load_paired_columns, load_paired_metrics
 from services.coordinator.experiments.store.interleaving import measured_interleaved
 from services.coordinator.experiments.store.spend import recorded_spend
-from shared.analysis.comparison import ComparisonBuilder, paired_keys
-from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.pass_rule import policy_for, stored_policy
+from shared.analysis import ComparisonBuilder, MetricSpecs, paired_keys, policy_for, stored_policy
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.evaluation import Evaluation

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.comparisons.analysis import compare_experiments
 from services.coordinator.errors import ExperimentNotComplete, InvalidComparison
 from services.coordinator.experiments.store import experiments as experiment_store
-from shared.analysis.errors import ComparisonError
+from shared.analysis import ComparisonError
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging

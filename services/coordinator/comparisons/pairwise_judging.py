@@ -13,7 +13,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
-from shared.analysis.pairwise import pairwise_result
+from shared.analysis import pairwise_result
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult
 from shared.db.judge_verdicts import ProjectVerdicts

@@ -9,9 +9,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.experiments.store.full_run import load_run
 from services.coordinator.experiments.store.run_columns import load_metrics, load_run_columns
-from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
-from shared.analysis.pass_rule import PassPolicy
-from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
+from shared.analysis import (
+    DEFAULT_BREAKDOWN_KEYS,
+    AggregateBuilder,
+    PassPolicy,
+    RunLevelEvaluation,
+    metadata_keys,
+)
 from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
 from shared.contracts.gates import Gate

@@ -25,7 +25,7 @@ from services.coordinator.experiments.store.interleaving import interleaved_depe
 from services.coordinator.experiments.store.output_cache import store_outputs
 from services.coordinator.experiments.store.run_columns import refresh_statistics
 from services.coordinator.experiments.store.spend import recorded_spend
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
 from shared.contracts.experiment_events import EventKind
 from shared.contracts.experiment_status import ExperimentStatus

@@ -92,7 +92,7 @@ def test_with_trials_a_significant_fall_is_told_from_a_flaky_item() -> None:
 def test_junit_fails_one_case_per_broken_must_pass_item() -> None:
     import xml.etree.ElementTree as ET
 
-    from shared.reports import comparison_junit
+    from shared.analysis.reports import comparison_junit
 
     base = {f"order-{k:03d}": [True] for k in range(25)}
     cand = base | {"order-007": [False], "order-019": [False]}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from shared.analysis.planning import PlanningError, plan_for
+from shared.analysis.stats import mcnemar_power, planning_churn
 from shared.contracts.run_aggregates import MetricAggregate
-from shared.stats import mcnemar_power, planning_churn
 
 pytestmark = pytest.mark.unit
 

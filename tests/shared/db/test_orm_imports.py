@@ -12,7 +12,7 @@ pytestmark = pytest.mark.unit
 
 
 def test_loading_the_orm_imports_no_statistics() -> None:
-    heavy = ("scipy", "numpy", "shared.analysis", "shared.stats")
+    heavy = ("scipy", "numpy", "shared.analysis", "shared.analysis.stats")
     probe = f"import sys, shared.db.models; print(','.join(m for m in {heavy!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == ""

@@ -9,7 +9,7 @@ from services.coordinator.experiments.store import experiments as experiment_sto
 from services.coordinator.http.deps import SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
 from services.coordinator.schemas import PlanCreate
-from shared.analysis.planning import PlanningError, PowerPlan, plan_for
+from shared.analysis import PlanningError, PowerPlan, plan_for
 from shared.contracts.roles import Role
 
 router = APIRouter(

@@ -30,12 +30,11 @@ from services.coordinator.schemas import (
     ExperimentOut,
     ItemsPage,
 )
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import ExperimentDocument, policy_for
 from shared.contracts.audit import AuditAction
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.roles import Role
 from shared.db.models import Experiment
-from shared.reports import ExperimentDocument
 
 router = APIRouter(
     prefix="/experiments",

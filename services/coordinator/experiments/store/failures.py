@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.experiments.store.items import fails
 from services.coordinator.schemas import ErrorGroup, ExperimentFailures, FailingScore
-from shared.analysis.pass_rule import PassPolicy
+from shared.analysis import PassPolicy
 from shared.db.models import ExperimentItem, Score
 
 EXAMPLES_PER_GROUP = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.analysis.run_data import RunData, ScoredItem
+from shared.analysis import RunData, ScoredItem
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment, ExperimentItem, Score

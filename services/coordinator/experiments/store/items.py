@@ -8,7 +8,7 @@ from sqlalchemy import ColumnElement, String, and_, cast, false, func, or_, sele
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.schemas import ExperimentItemOut, ItemsPage
-from shared.analysis.pass_rule import PassPolicy
+from shared.analysis import PassPolicy
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.pass_criteria import PassCriterion
 from shared.contracts.spend import PriceTable, Spend

@@ -17,11 +17,10 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from shared.analysis.columns import GroupCoder, RunColumns, UsageTotals
+from shared.analysis import FloatArray, GroupCoder, RunColumns, UsageTotals
 from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment, ExperimentItem, Score
-from shared.stats import FloatArray
 
 CHUNK_ROWS = 5_000
 

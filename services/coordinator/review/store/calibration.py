@@ -13,9 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.experiments.store.experiments import get_experiment
 from services.coordinator.review.store.selection import Selected, source_candidates
-from shared.analysis.calibration import CalibrationItem, Population
-from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import CalibrationItem, MetricSpecs, Population, policy_for
 from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
 from shared.db.models import Score
 from shared.db.project_scope import session_project

@@ -15,7 +15,7 @@ from services.coordinator.errors import CoordinatorError
 from services.coordinator.experiments.store.experiments import get_experiment
 from services.coordinator.experiments.store.items import fails
 from services.coordinator.review.store.trace_selection import trace_candidates
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import policy_for
 from shared.contracts.review import (
     MAX_QUEUE_ITEMS,
     ExperimentItemsSource,

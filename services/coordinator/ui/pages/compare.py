@@ -26,7 +26,7 @@ from services.coordinator.ui.views.compare import (
 )
 from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.item import item_page
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import policy_for
 from shared.contracts.comparison_config import ComparisonConfig
 
 router = APIRouter()

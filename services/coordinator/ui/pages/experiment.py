@@ -20,7 +20,7 @@ from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiment import experiment_page
 from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.items_table import item_row
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import policy_for
 
 router = APIRouter()
 

@@ -16,7 +16,7 @@ from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.item import item_page
 from services.coordinator.ui.views.items_table import scored_item
-from shared.analysis.pass_rule import policy_for
+from shared.analysis import policy_for
 
 router = APIRouter()
 

@@ -8,9 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from services.coordinator.ui.views import formatting
-from shared.analysis.detectability import describe_mde
+from shared.analysis import describe_mde, direction_arrow, fmt_mde
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.reports.markdown import direction_arrow, fmt_mde
 
 Tone = Literal["bad", "good", "neutral", "warn"]
 

@@ -12,10 +12,10 @@ from services.coordinator.experiments.store.distributions import Histogram
 from services.coordinator.schemas import ExperimentOut
 from services.coordinator.ui.views import formatting
 from services.coordinator.ui.views.experiments import target_label
+from shared.analysis import wilson_bounds
 from shared.contracts.agent_messages import ModelConfig
 from shared.contracts.experiment_config import ExperimentConfig
 from shared.contracts.run_aggregates import ExperimentAggregates
-from shared.stats.descriptive import wilson_bounds
 
 
 class ConfigRow(BaseModel):

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from services.coordinator.schemas import ExperimentItemOut
 from services.coordinator.ui.views import formatting
-from shared.analysis.pass_rule import PassPolicy
+from shared.analysis import PassPolicy
 from shared.contracts.agent_messages import TrajectoryMessage
 
 Verdict = Literal["pass", "fail", "not measured", "informational", "error"]

@@ -8,8 +8,7 @@ from pydantic import BaseModel
 
 from services.coordinator.schemas import ExperimentItemOut
 from services.coordinator.ui.views.item import Verdict, verdict
-from shared.analysis.pass_rule import Outcome, PassPolicy
-from shared.analysis.run_data import ScoredItem
+from shared.analysis import Outcome, PassPolicy, ScoredItem
 
 
 class Cell(BaseModel):

@@ -20,7 +20,7 @@ from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.comparisons.analysis import compare_experiments
-from services.coordinator.comparisons.store.paired_columns import load_paired_columns, load_paired_metrics
+from services.coordinator.comparisons.store.pairing import load_paired_columns, load_paired_metrics
 from services.coordinator.experiments import aggregation
 from services.coordinator.experiments.aggregation import analyse_experiment
 from services.coordinator.experiments.store import run_columns as column_loader

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from services.evaluator.worker import EvalWorker
+from shared.analysis.stats import PredictionPoweredMean, prediction_powered_mean
 from shared.online.sampling_config import SamplingSettings, save_config
-from shared.stats import PredictionPoweredMean, prediction_powered_mean
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.sampler.sampled_traces import store

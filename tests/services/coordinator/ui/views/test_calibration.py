@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.ui.views.calibration import human_scale_views
+from shared.analysis.stats import prediction_powered_mean
 from shared.contracts.calibration import CalibrationReport
-from shared.stats import prediction_powered_mean
 
 pytestmark = pytest.mark.unit
 

@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.coordinator.ui.views.online import auto_window, evaluator_charts
+from shared.analysis.stats import BucketMean
 from shared.online.metrics import MetricSeries, OnlineMetrics
-from shared.stats import BucketMean
 
 pytestmark = pytest.mark.unit
 

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
-from yardstick.discovery import local_stack
+from yardstick.discovery import find_nats_stack
 
 
 def default_worker_id() -> str:
@@ -53,15 +53,15 @@ class TaskWorkerSettings(BaseSettings):
 
     @classmethod
     def discover(cls, **overrides: Any) -> TaskWorkerSettings:
-        """The environment's settings; without ``NATS_URL`` (and no override) those of the local stack
-        started with ``yardstick stack up``, so that a worker finds it by itself."""
+        """The given and configured settings (arguments, the environment, ``./.env``); without a
+        ``NATS_URL`` among them, those of the local stack started with ``yardstick stack up``, found from
+        any folder (:mod:`yardstick.discovery`). :class:`~yardstick.errors.NotConfigured`, saying where
+        it looked, when there is neither."""
         settings = cls(**overrides)
-        if "nats_url" in overrides or "NATS_URL" in os.environ:
+        if "nats_url" in settings.model_fields_set:
             return settings
-        state = local_stack()
-        if state is None:
-            return settings
+        state = find_nats_stack()
         update: dict[str, Any] = {"nats_url": state.nats_url}
-        if "nats_namespace" not in overrides and "NATS_NAMESPACE" not in os.environ:
+        if "nats_namespace" not in settings.model_fields_set:
             update["nats_namespace"] = state.namespace
         return settings.model_copy(update=update)

@@ -18,7 +18,8 @@ def default_worker_id() -> str:
 
 
 class TaskWorkerSettings(BaseSettings):
-    """``NATS_URL``, ``NATS_NAMESPACE``, ``TASK_CONCURRENCY``, ``TASK_DRAIN_TIMEOUT_S``, ``WORKER_ID``."""
+    """``NATS_URL``, ``NATS_NAMESPACE``, ``TASK_CONCURRENCY``, ``TASK_DRAIN_TIMEOUT_S``, ``WORKER_ID``,
+    ``TASK_RELOAD``."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
@@ -36,6 +37,9 @@ class TaskWorkerSettings(BaseSettings):
     )
     nats_connect_deadline_s: float = Field(default=30.0, gt=0, description="Start-up wait for NATS")
     nats_reconnect_wait_s: float = Field(default=1.0, gt=0, le=60, description="Between reconnects")
+    task_reload: bool = Field(
+        default=False, description="Run by `yardstick worker --reload`: a code change restarts this process"
+    )
     log_level: str = Field(default="INFO")
     log_json: bool = Field(default=False, description="Structured JSON log lines")
 

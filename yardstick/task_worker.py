@@ -110,6 +110,8 @@ class TaskWorker:
         self.code = SourceWatch.of_tasks(tasks)
         self.stale_files: list[str] = []
         """Set once the task code changed on disk: the calls are refused from then on."""
+        self.code_stale = asyncio.Event()
+        """Set once the worker noticed that change and left the queue group."""
 
     @property
     def code_fingerprint(self) -> str | None:
@@ -224,6 +226,10 @@ class TaskWorker:
         for sub in [*self._probe_subs, *self._invoke_subs]:
             with contextlib.suppress(nats.errors.Error):
                 await sub.unsubscribe()
+        if self._nc is not None and self._nc.is_connected:
+            with contextlib.suppress(nats.errors.Error):
+                await self._nc.flush()  # the server routes no new call here from now on
+        self.code_stale.set()
 
     def _refusal(self) -> TaskInvokeReply:
         return TaskInvokeReply(

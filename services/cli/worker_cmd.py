@@ -13,6 +13,7 @@ is found."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import os
 import shlex
@@ -123,7 +124,7 @@ def _reload(references: list[str], name: str | None, concurrency: int | None, dr
     command += [] if concurrency is None else ["--concurrency", str(concurrency)]
     os.environ["TASK_RELOAD"] = "true"  # the child says "reloading" when it notices a change first
     err.print(f"reloading on changes to .py files in {', '.join(map(str, folders))}")
-    try:
+    with contextlib.suppress(KeyboardInterrupt):  # SIGINT/SIGTERM: the child was stopped (it drained)
         watchfiles.run_process(
             *folders,
             target=shlex.join(command),
@@ -132,8 +133,6 @@ def _reload(references: list[str], name: str | None, concurrency: int | None, dr
             callback=_say_restart,
             sigint_timeout=max(1, round(drain_s)),
         )
-    except KeyboardInterrupt:  # SIGINT/SIGTERM: the child was stopped (SIGINT: it drained)
-        pass
     return 0
 
 

@@ -9,7 +9,7 @@ import importlib
 import signal
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -52,7 +52,7 @@ def write_app(folder: Path, module: str, task: str, version: str, gated: bool = 
 
 
 @pytest.fixture
-def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, str, str]:
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, str, str]]:
     """A module of its own in a folder on sys.path: (folder, module name, task name)."""
     monkeypatch.syspath_prepend(str(tmp_path))
     suffix = uuid.uuid4().hex[:8]

@@ -92,6 +92,11 @@ class _StackStateView(BaseModel):
         )
 
 
+def location_of_state(state_json: str) -> StackLocation:
+    """The location a stack's own state file (its JSON) records."""
+    return _StackStateView.model_validate_json(state_json).location()
+
+
 def user_state_file(env: Mapping[str, str] = os.environ) -> Path | None:
     """The per-user file; None when ``YARDSTICK_HOME`` is set (that folder alone is then used)."""
     if env.get("YARDSTICK_HOME"):
@@ -121,7 +126,7 @@ def read_location(path: Path) -> StackLocation | None:
     except ValidationError:
         pass
     try:
-        return _StackStateView.model_validate_json(text).location()
+        return location_of_state(text)
     except ValidationError as exc:
         raise ValueError(f"{path} is not a stack's state file: {exc.error_count()} errors") from exc
 

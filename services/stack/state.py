@@ -12,7 +12,13 @@ import psutil
 from pydantic import BaseModel, Field
 
 from services.stack.nodes import NatsNode, PgNode
-from yardstick.stack_location import StackLocation, remove_user_location, user_state_file, write_user_location
+from yardstick.stack_location import (
+    StackLocation,
+    location_of_state,
+    remove_user_location,
+    user_state_file,
+    write_user_location,
+)
 
 DEFAULT_STATE_DIR = Path(os.environ.get("YARDSTICK_HOME", ".yardstick"))
 LOCAL_ALLOWED_NETWORKS = "127.0.0.0/8,::1/128"
@@ -109,17 +115,8 @@ class StackState(BaseModel):
 
     def location(self) -> StackLocation:
         """Where it runs, as the per-user file records it: the coordinator's pid says it still does."""
-        coordinator = self.record("coordinator")
-        return StackLocation(
-            state_dir=str(Path(self.state_dir).resolve()),
-            pid=coordinator.pid if coordinator else None,
-            api_url=self.api_url,
-            api_key=self.api_key,
-            nats_url=self.nats_url,
-            namespace=self.namespace,
-            otlp_url=self.otlp_url,
-            started_at=self.started_at,
-        )
+        recorded = location_of_state(self.model_dump_json())
+        return recorded.model_copy(update={"state_dir": str(Path(self.state_dir).resolve())})
 
     def publish_location(self) -> None:
         """Write the per-user file (none when ``YARDSTICK_HOME`` is set: that folder is then the way in)."""

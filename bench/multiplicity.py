@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.analysis import (  # noqa: E402  # noqa: E402
+from shared.analysis import (  # noqa: E402
     EXACT_MAX_PAIRS,
     holm_adjust,
     holm_tarone_adjust,

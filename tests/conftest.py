@@ -44,6 +44,10 @@ TEMPLATE_DB = "yardstick_template"
 # width), which cut the CLI tests' tables; the tests set COLUMNS per command where they need it.
 os.environ.pop("COLUMNS", None)
 
+# `yardstick stack up` records where the stack runs in a per-user file (yardstick/stack_location.py); the
+# tests' stacks record theirs in a folder of this test process, never in the user's own state folder.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="yardstick-test-state-")
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test must say which tier it is in."""

@@ -20,6 +20,14 @@ The alternative, task workers pulling eval tasks from a per-target JetStream con
 would need a second copy of the lease/retry/publish loop, per-name streams or consumers to declare
 and clean up, and routing in the dispatcher; it was not worth it.
 
+Stale code: the worker fingerprints its task code at start (:mod:`yardstick.code_fingerprint`), sends
+the fingerprint with every reply (the experiment records it with each result) and, before running
+each call, checks whether those source files changed on disk. Once they have, it refuses every call
+(``refused``: the eval worker retries it, transient, and a fresh worker serves it; nothing is run with
+the old code, nothing is lost), withdraws from the queue group (new calls and liveness probes go to
+the other replicas) and says so once, on stderr and in its log. ``yardstick worker --reload`` restarts
+it instead.
+
 Subscriptions are core NATS: there is nothing to ack here (the eval task's JetStream delivery is
 the durable one). ``stop()`` drains: it stops answering the liveness probe, removes interest in new
 requests (NATS routes them to other replicas), lets calls already running finish and reply (up to
@@ -31,6 +39,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -46,6 +56,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
 from shared.contracts.topology import TASK_QUEUE
 from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats, subscriptions_registered
+from yardstick.code_fingerprint import SourceWatch, short
 from yardstick.errors import YardstickError
 from yardstick.tasks import TaskFunction
 from yardstick.worker_settings import TaskWorkerSettings
@@ -95,6 +106,17 @@ class TaskWorker:
         self._in_flight: set[asyncio.Task[None]] = set()
         self._stopping = False
         self.served = 0
+        self.refused = 0
+        self.code = SourceWatch.of_tasks(tasks)
+        self.stale_files: list[str] = []
+        """Set once the task code changed on disk: the calls are refused from then on."""
+        self.code_stale = asyncio.Event()
+        """Set once the worker noticed that change and left the queue group."""
+
+    @property
+    def code_fingerprint(self) -> str | None:
+        """SHA-256 of the task source files as they were at start (None: no source file)."""
+        return self.code.fingerprint
 
     @property
     def in_flight(self) -> int:
@@ -134,16 +156,20 @@ class TaskWorker:
                 "tasks": sorted(self.tasks),
                 "namespace": topology.namespace,
                 "concurrency": self.settings.task_concurrency,
+                "code_fingerprint": self.code_fingerprint,
+                "code_files": [str(path) for path in self.code.files],
+                "pid": os.getpid(),
             },
         )
 
     async def _answer_probe(self, msg: Msg, name: str) -> None:
-        if msg.reply and not self._stopping:
+        if msg.reply and not self._stopping and not self.code_changed():
             info = TaskWorkerInfo(
                 worker_id=self.settings.worker_id,
                 name=name,
                 concurrency=self.settings.task_concurrency,
                 in_flight=self.in_flight,
+                code_fingerprint=self.code_fingerprint,
             )
             await msg.respond(info.model_dump_json().encode())
 
@@ -160,11 +186,59 @@ class TaskWorker:
             reply = TaskInvokeReply(ok=False, error=f"not a TaskInvokeRequest: {exc}")
         else:
             async with self._slots:
-                reply = await self._call(request, fn)
-        self.served += 1
+                if self.code_changed():
+                    reply = self._refusal()
+                else:
+                    reply = await self._call(request, fn)
+        if reply.refused:
+            self.refused += 1
+        else:
+            self.served += 1
         if msg.reply:
             with contextlib.suppress(nats.errors.Error):  # the caller may be gone: it retries
                 await msg.respond(reply.model_dump_json().encode())
+
+    def code_changed(self) -> bool:
+        """Did the task code change on disk since start? The first time it did: say so, withdraw."""
+        if self.stale_files:
+            return True
+        changed = self.code.changed()
+        if not changed:
+            return False
+        self.stale_files = [path.name for path in changed]
+        message = self.stale_message()
+        log.warning(
+            message,
+            extra={"worker_id": self.settings.worker_id, "code_fingerprint": self.code_fingerprint},
+        )
+        print(f"yardstick worker: {message}", file=sys.stderr, flush=True)
+        task = asyncio.create_task(self._withdraw())
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        return True
+
+    def stale_message(self) -> str:
+        then = "reloading" if self.settings.task_reload else "restart it, or run yardstick worker --reload"
+        return f"task code changed on disk since this worker started ({', '.join(self.stale_files)}); {then}"
+
+    async def _withdraw(self) -> None:
+        """Leave the queue group: new calls and probes go to the other replicas (or find none)."""
+        for sub in [*self._probe_subs, *self._invoke_subs]:
+            with contextlib.suppress(nats.errors.Error):
+                await sub.unsubscribe()
+        if self._nc is not None and self._nc.is_connected:
+            with contextlib.suppress(nats.errors.Error):
+                await self._nc.flush()  # the server routes no new call here from now on
+        self.code_stale.set()
+
+    def _refusal(self) -> TaskInvokeReply:
+        return TaskInvokeReply(
+            ok=False,
+            refused=True,
+            error=f"{self.stale_message()} (code {short(self.code_fingerprint)})",
+            worker_id=self.settings.worker_id,
+            code_fingerprint=self.code_fingerprint,
+        )
 
     async def _call(self, request: TaskInvokeRequest, fn: TaskFunction) -> TaskInvokeReply:
         worker_id = self.settings.worker_id
@@ -182,9 +256,17 @@ class TaskWorker:
                 "task function raised",
                 extra={"task": fn.name, "item_id": request.item_id, "error": _describe(exc)},
             )
-            return TaskInvokeReply(ok=False, error=_describe(exc), worker_id=worker_id)
+            return TaskInvokeReply(
+                ok=False, error=_describe(exc), worker_id=worker_id, code_fingerprint=self.code_fingerprint
+            )
         latency_ms = round((time.perf_counter() - started) * 1000.0, 3)
-        return TaskInvokeReply(ok=True, output=output, worker_id=worker_id, latency_ms=latency_ms)
+        return TaskInvokeReply(
+            ok=True,
+            output=output,
+            worker_id=worker_id,
+            latency_ms=latency_ms,
+            code_fingerprint=self.code_fingerprint,
+        )
 
     async def stop(self) -> None:
         """Drain (see the module docstring), then disconnect. Idempotent."""
@@ -209,4 +291,7 @@ class TaskWorker:
         self._threads.shutdown(wait=False, cancel_futures=True)
         if self._nc is not None and not self._nc.is_closed:
             await self._nc.close()
-        log.info("task worker stopped", extra={"worker_id": self.settings.worker_id, "served": self.served})
+        log.info(
+            "task worker stopped",
+            extra={"worker_id": self.settings.worker_id, "served": self.served, "refused": self.refused},
+        )

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
-from yardstick.discovery import local_stack
+from yardstick.discovery import find_nats_stack
 
 
 def default_worker_id() -> str:
@@ -18,7 +18,8 @@ def default_worker_id() -> str:
 
 
 class TaskWorkerSettings(BaseSettings):
-    """``NATS_URL``, ``NATS_NAMESPACE``, ``TASK_CONCURRENCY``, ``TASK_DRAIN_TIMEOUT_S``, ``WORKER_ID``."""
+    """``NATS_URL``, ``NATS_NAMESPACE``, ``TASK_CONCURRENCY``, ``TASK_DRAIN_TIMEOUT_S``, ``WORKER_ID``,
+    ``TASK_RELOAD``."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
@@ -36,6 +37,9 @@ class TaskWorkerSettings(BaseSettings):
     )
     nats_connect_deadline_s: float = Field(default=30.0, gt=0, description="Start-up wait for NATS")
     nats_reconnect_wait_s: float = Field(default=1.0, gt=0, le=60, description="Between reconnects")
+    task_reload: bool = Field(
+        default=False, description="Run by `yardstick worker --reload`: a code change restarts this process"
+    )
     log_level: str = Field(default="INFO")
     log_json: bool = Field(default=False, description="Structured JSON log lines")
 
@@ -53,15 +57,15 @@ class TaskWorkerSettings(BaseSettings):
 
     @classmethod
     def discover(cls, **overrides: Any) -> TaskWorkerSettings:
-        """The environment's settings; without ``NATS_URL`` (and no override) those of the local stack
-        started with ``yardstick stack up``, so that a worker finds it by itself."""
+        """The given and configured settings (arguments, the environment, ``./.env``); without a
+        ``NATS_URL`` among them, those of the local stack started with ``yardstick stack up``, found from
+        any folder (:mod:`yardstick.discovery`). :class:`~yardstick.errors.NotConfigured`, saying where
+        it looked, when there is neither."""
         settings = cls(**overrides)
-        if "nats_url" in overrides or "NATS_URL" in os.environ:
+        if "nats_url" in settings.model_fields_set:
             return settings
-        state = local_stack()
-        if state is None:
-            return settings
+        state = find_nats_stack()
         update: dict[str, Any] = {"nats_url": state.nats_url}
-        if "nats_namespace" not in overrides and "NATS_NAMESPACE" not in os.environ:
+        if "nats_namespace" not in settings.model_fields_set:
             update["nats_namespace"] = state.namespace
         return settings.model_copy(update=update)

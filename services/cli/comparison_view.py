@@ -1,5 +1,6 @@
-"""A terminal-sized view of a comparison report: the verdict, the items that broke (must-pass ones
-first), the metrics (with what each could have detected), then per-category deltas."""
+"""A terminal-sized view of a comparison report: the verdict, the task code of both runs (a warning when
+one mixes code), the items that broke (must-pass ones first), the metrics (with what each could have
+detected), then per-category deltas."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from shared.analysis import (
     ERROR_RATE_METRIC,
     LATENCY_METRIC,
     change_row,
+    code_header,
     direction_arrow,
     fmt_mde,
     latency_note,
+    mixed_code_warnings,
 )
 from shared.contracts.comparison_report import ComparisonReport, MetricResult
 
@@ -124,8 +127,14 @@ def comparison_view(report: ComparisonReport) -> Group:
     """Verdict, broken items, overall table, per-category deltas (changed rows only), verdict again."""
     scores = {r.metric for r in report.metrics if _headline(r)}
     style = "bold red" if report.regression else ("bold yellow" if report.inconclusive else "bold green")
-    parts: list[Table | Text] = [
-        Text(f"Verdict: {report.verdict}", style=style),
+    parts: list[Table | Text] = [Text(f"Verdict: {report.verdict}", style=style)]
+    if (code := code_header(report.baseline_code, report.candidate_code)) is not None:
+        parts.append(Text(code))
+    parts += [
+        Text(f"⚠ {w}", style="bold yellow")
+        for w in mixed_code_warnings(report.baseline_code, report.candidate_code)
+    ]
+    parts += [
         _changes(report),
         _overall(report),
         _reasons(report),

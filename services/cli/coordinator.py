@@ -19,12 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ApiError", "connect", "fail"]
 
-NO_COORDINATOR = (
-    "no coordinator found: start the local stack with `yardstick stack up`, "
-    "or set YARDSTICK_API_URL and YARDSTICK_API_KEY"
-)
-
-
 _project: str | None = None
 
 
@@ -41,13 +35,13 @@ def selected_project() -> str | None:
 def connect() -> Client:
     """A client for the coordinator in ``YARDSTICK_API_URL``/``YARDSTICK_API_KEY``, else the local
     stack's, acting in the ``--project`` given (else ``YARDSTICK_PROJECT``, else the key's own);
-    :class:`ApiError` with what to do when there is neither."""
+    :class:`ApiError` saying where it looked and what to set when there is neither."""
     from yardstick.client import Client
 
     try:
         return Client(project=_project)
     except NotConfigured as exc:
-        raise ApiError(NO_COORDINATOR) from exc
+        raise ApiError(str(exc)) from exc
 
 
 def sentence(exc: Exception) -> str:

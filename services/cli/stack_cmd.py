@@ -1,11 +1,17 @@
 """`yardstick stack up [--ha]|down|status|restart|promote`.
 
+`up` starts the stack in this folder (``./.yardstick``, or ``$YARDSTICK_HOME``) and records where it
+runs in the per-user file (:mod:`yardstick.stack_location`); the other commands act on this folder's
+stack, else on the one the per-user file names, so they work from any folder.
+
 The launcher (Alembic, SQLAlchemy, nats-py) is imported inside the commands, as the other heavy
 modules are across the CLI: every `yardstick` invocation imports every command module, and should
 not pay for the ones it does not run.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 from rich.table import Table
@@ -14,6 +20,7 @@ from services.cli.consoles import stderr_console, stdout_console
 from services.cli.key_values import parse_key_values
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+from yardstick.stack_location import read_location, user_state_file
 
 app = typer.Typer(help="Run the embedded stack (NATS, PostgreSQL, every service) on this machine.")
 console = stderr_console()
@@ -49,7 +56,7 @@ def down() -> None:
     """Stop everything `stack up` started (by pid) and leave no process behind."""
     from services.stack import launcher
 
-    stopped = launcher.down(DEFAULT_STATE_DIR)
+    stopped = launcher.down(_stack_dir())
     console.print(f"stopped: {', '.join(stopped)}" if stopped else "no running stack")
 
 
@@ -64,7 +71,7 @@ def restart(
     extra = parse_key_values(env, "--env")
     with console.status(f"restarting {name}…"):
         try:
-            record = launcher.restart_service(name, extra, DEFAULT_STATE_DIR)
+            record = launcher.restart_service(name, extra, _stack_dir())
         except StackError as exc:
             console.print(f"[red]restart failed:[/red] {exc}")
             raise typer.Exit(1) from exc
@@ -92,10 +99,26 @@ def status() -> None:
         raise typer.Exit(1)
 
 
+def _stack_dir() -> Path:
+    """This folder's stack (``$YARDSTICK_HOME``'s when set); without one, the folder of the stack the
+    per-user file names."""
+    user_file = user_state_file()
+    if StackState.path(DEFAULT_STATE_DIR).exists() or user_file is None:
+        return DEFAULT_STATE_DIR
+    try:
+        location = read_location(user_file)
+    except ValueError:
+        return DEFAULT_STATE_DIR
+    return Path(location.state_dir) if location is not None else DEFAULT_STATE_DIR
+
+
 def _running_state(start_with: str) -> StackState:
-    state = StackState.load(DEFAULT_STATE_DIR)
+    state_dir = _stack_dir()
+    state = StackState.load(state_dir)
     if state is None:
-        console.print(f"no stack running here (state file missing): `{start_with}`")
+        looked = [StackState.path(DEFAULT_STATE_DIR).absolute(), user_state_file()]
+        places = ", then ".join(str(p) for p in looked if p is not None)
+        console.print(f"no stack found (looked at {places}): `{start_with}`")
         raise typer.Exit(1)
     return state
 

@@ -159,6 +159,11 @@ class ExperimentOut(BaseModel):
     rescored_from: str | None = Field(
         default=None, description="The experiment whose stored outputs this one re-scored"
     )
+    code_fingerprints: list[str] = Field(
+        default_factory=list,
+        description="Python targets: the task workers' code fingerprints its outputs came from (more "
+        "than one: mixed code)",
+    )
     created_at: datetime
     started_at: datetime | None = None
     completed_at: datetime | None = None

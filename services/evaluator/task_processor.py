@@ -127,7 +127,7 @@ class TaskProcessor:
         if task.recorded is not None:  # re-scored or cached: the target already answered
             recorded = task.recorded
             return await self._scored(
-                task, attempt, recorded.output, recorded.latency_ms, recorded.usage, ThrottleTally()
+                task, attempt, recorded.output, recorded.latency_ms, recorded.usage, ThrottleTally(), None
             )
         ctx = CallContext(worker_id=self.worker_id, task_id=task.task_id, attempt=attempt)
         tally = ThrottleTally()
@@ -160,7 +160,9 @@ class TaskProcessor:
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
             TARGET_ERRORS.labels(task.target.kind, "false").inc()
             return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
-        return await self._scored(task, attempt, called.output, _elapsed_ms(started), called.usage, tally)
+        return await self._scored(
+            task, attempt, called.output, _elapsed_ms(started), called.usage, tally, called.code_fingerprint
+        )
 
     async def _scored(
         self,
@@ -170,9 +172,10 @@ class TaskProcessor:
         latency_ms: float | None,
         usage: TokenUsage | None,
         tally: ThrottleTally,
+        code_fingerprint: str | None,
     ) -> EvalResult:
         """The ok result: ``output`` scored by the task's item-level evaluators, with what the target
-        and the judges met at the gate (``tally``)."""
+        and the judges met at the gate (``tally``) and the fingerprint of the code that produced it."""
         cache_for = self._judge_cache if task.judge_cache else None  # the experiment may turn it off
         store = cache_for(task.project) if cache_for is not None else None
         with judge_cache_in_use(store), provider_gate_in_use(self._gate.for_judges(tally)):
@@ -195,6 +198,7 @@ class TaskProcessor:
             usage=usage,
             attempts=attempt,
             worker_id=self.worker_id,
+            code_fingerprint=code_fingerprint,
             throttled=tally.throttled,
             target_concurrency=tally.concurrency,
         )

@@ -40,6 +40,8 @@ from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import plain_url
 from shared.messaging.streams import declare_at
+from yardstick.stack_location import read_location as read_stack_location
+from yardstick.stack_location import user_state_file
 
 DATABASE_NAME = "yardstick"
 HEALTH_TIMEOUT_S = 90.0
@@ -174,6 +176,7 @@ def up(
             f"a stack is already running from {state_dir} ({names}): "
             "use `yardstick stack status`, or `yardstick stack down` first"
         )
+    _refuse_a_second_stack(state_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
     logs = state_dir / "logs"
     logs.mkdir(exist_ok=True)
@@ -218,6 +221,7 @@ def up(
         ]
         for spawned in started:
             spawned.wait_healthy()
+        state.publish_location()
     except BaseException as exc:  # whatever went wrong, leave no process behind
         down(state_dir)
         if isinstance(exc, (ServerStartError, StackError, OSError)):
@@ -250,7 +254,31 @@ def restart_service(
     state.save()
     spawned = _spawn_service(state, spec, index, _secret(state_dir), state_dir / "logs", extra_env)
     spawned.wait_healthy()
+    state.publish_location()  # the coordinator's pid may have changed
     return spawned.record
+
+
+def _refuse_a_second_stack(state_dir: Path) -> None:
+    """The per-user file names a running stack of another folder on this stack's ports: starting a
+    second one there would fail on its ports (a stack on other ports may run beside it; the per-user
+    file then names the newer one)."""
+    path = user_state_file()
+    if path is None:
+        return
+    try:
+        other = read_stack_location(path)
+    except ValueError:
+        return  # unreadable: this stack overwrites it
+    if (
+        other is not None
+        and other.running()
+        and other.api_url == f"http://127.0.0.1:{port_base()}"
+        and Path(other.state_dir).resolve() != state_dir.resolve()
+    ):
+        raise StackError(
+            f"a stack is already running from {other.state_dir} (API {other.api_url}; recorded in {path}): "
+            "it is found from any folder; stop it with `yardstick stack down` there first"
+        )
 
 
 def _start_servers(state: StackState, state_dir: Path, logs: Path) -> None:
@@ -304,4 +332,5 @@ def down(state_dir: Path = DEFAULT_STATE_DIR) -> list[str]:
     for server in (r for r in live if r.is_server):  # postgres before nats: reverse start order
         _stop([server])
     state.remove()
+    state.withdraw_location()
     return [record.name for record in live]

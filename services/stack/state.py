@@ -1,4 +1,6 @@
-"""The launcher's state file (``.yardstick/stack.json``): what it started, where, with which pids."""
+"""The launcher's state file (``.yardstick/stack.json``): what it started, where, with which pids; and
+the per-user record of where it runs (:class:`yardstick.stack_location.StackLocation`, the SDK's model:
+the CLI, the SDK and ``yardstick worker`` read it from any folder)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,13 @@ import psutil
 from pydantic import BaseModel, Field
 
 from services.stack.nodes import NatsNode, PgNode
+from yardstick.stack_location import (
+    StackLocation,
+    location_of_state,
+    remove_user_location,
+    user_state_file,
+    write_user_location,
+)
 
 DEFAULT_STATE_DIR = Path(os.environ.get("YARDSTICK_HOME", ".yardstick"))
 LOCAL_ALLOWED_NETWORKS = "127.0.0.0/8,::1/128"
@@ -103,6 +112,21 @@ class StackState(BaseModel):
 
     def remove(self) -> None:
         self.path(Path(self.state_dir)).unlink(missing_ok=True)
+
+    def location(self) -> StackLocation:
+        """Where it runs, as the per-user file records it: the coordinator's pid says it still does."""
+        recorded = location_of_state(self.model_dump_json())
+        return recorded.model_copy(update={"state_dir": str(Path(self.state_dir).resolve())})
+
+    def publish_location(self) -> None:
+        """Write the per-user file (none when ``YARDSTICK_HOME`` is set: that folder is then the way in)."""
+        if (path := user_state_file()) is not None:
+            write_user_location(self.location(), path)
+
+    def withdraw_location(self) -> None:
+        """Remove the per-user file if it records this stack."""
+        if (path := user_state_file()) is not None:
+            remove_user_location(path, self.state_dir)
 
     def record(self, name: str) -> ProcessRecord | None:
         return next((p for p in self.processes if p.name == name), None)

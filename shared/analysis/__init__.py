@@ -43,6 +43,7 @@ from shared.analysis.reports import (
     experiment_junit,
     experiment_markdown,
 )
+from shared.analysis.reports.code_fingerprints import code_header, mixed_code_warnings
 from shared.analysis.reports.item_changes_markdown import change_row, latency_note
 from shared.analysis.reports.markdown import direction_arrow, fmt_mde
 from shared.analysis.reports.pairwise_markdown import pairwise_lines
@@ -115,6 +116,7 @@ __all__ = [
     "bucketed_means",
     "calibrate",
     "change_row",
+    "code_header",
     "columns_from_items",
     "compare_runs",
     "comparison_junit",
@@ -134,6 +136,7 @@ __all__ = [
     "mcnemar_exact",
     "metadata_keys",
     "min_p_given",
+    "mixed_code_warnings",
     "monte_carlo_sign_flip_p_value",
     "pair_runs",
     "pair_values",

@@ -45,3 +45,6 @@ class RunData(BaseModel):
     name: str
     items: list[ScoredItem] = Field(default_factory=list)
     run_scores: list[Evaluation] = Field(default_factory=list, description="Run-level evaluator results")
+    code_fingerprints: list[str] = Field(
+        default_factory=list, description="Python targets: the task code fingerprints of its outputs"
+    )

@@ -258,3 +258,11 @@ class ComparisonReport(BaseModel):
     pairwise: PairwiseResult | None = Field(
         default=None, description="llm_pairwise: win/tie/loss of the candidate, when a judge was asked"
     )
+    baseline_code: list[str] = Field(
+        default_factory=list,
+        description="Python targets: the code fingerprints of the baseline's outputs ([]: not known)",
+    )
+    candidate_code: list[str] = Field(
+        default_factory=list,
+        description="The code fingerprints of the candidate's outputs; more than one: the run mixes code",
+    )

@@ -239,6 +239,9 @@ class EvalResult(BaseModel):
         default=None, ge=1, description="The worker's adaptive concurrency for this target when it finished"
     )
     worker_id: str = ""
+    code_fingerprint: str | None = Field(
+        default=None, description="Of a python target: the task worker's code that produced the output"
+    )
     finished_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property

@@ -1,9 +1,10 @@
 """Messages between an eval worker and the task workers that serve a python target.
 
 ``<ns>.task.invoke.<name>`` (request/reply, queue group ``task-workers``): one item in, the
-function's output (or the exception it raised) out. ``<ns>.task.alive.<name>`` (same group): any
-task worker serving ``name`` answers with a :class:`TaskWorkerInfo`; the coordinator asks before it
-accepts an experiment on that target.
+function's output (or the exception it raised) out, with the fingerprint of the code that ran it, or
+a refusal when that code changed on disk since the worker started. ``<ns>.task.alive.<name>`` (same
+group): any task worker serving ``name`` answers with a :class:`TaskWorkerInfo`; the coordinator asks
+before it accepts an experiment on that target.
 """
 
 from __future__ import annotations
@@ -40,6 +41,15 @@ class TaskInvokeReply(BaseModel):
     error: str | None = Field(default=None, description="'ErrorType: message' when ok is False")
     worker_id: str = Field(default="", description="The task worker that ran the function")
     latency_ms: float | None = Field(default=None, description="Time spent in the function")
+    refused: bool = Field(
+        default=False,
+        description="The worker did not run the function: its task code changed on disk since it started "
+        "(error says which file); the call is to be retried, by a fresh worker",
+    )
+    code_fingerprint: str | None = Field(
+        default=None,
+        description="SHA-256 of the worker's task source files at start (yardstick/code_fingerprint.py)",
+    )
 
 
 class TaskWorkerInfo(BaseModel):
@@ -50,3 +60,4 @@ class TaskWorkerInfo(BaseModel):
     name: str = Field(description="The python target it serves")
     concurrency: int = Field(ge=1, description="Calls it runs at once")
     in_flight: int = Field(ge=0, description="Calls it is running now")
+    code_fingerprint: str | None = Field(default=None, description="As in TaskInvokeReply")

@@ -203,6 +203,9 @@ class ExperimentItem(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     throttled: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     worker_id: Mapped[str | None] = mapped_column(String(100))
+    code_fingerprint: Mapped[str | None] = mapped_column(
+        String(64), doc="Of a python target: the task worker's code that produced the output (0022)"
+    )
     dispatched_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     cache_key: Mapped[str | None] = mapped_column(

@@ -41,6 +41,12 @@ async def create_comparison(
         report = await compare_experiments(session, baseline, candidate, config)
     except ComparisonError as exc:
         raise InvalidComparison(str(exc)) from exc
+    report = report.model_copy(
+        update={
+            "baseline_code": await experiment_store.code_fingerprints(session, baseline.id),
+            "candidate_code": await experiment_store.code_fingerprints(session, candidate.id),
+        }
+    )
     row = Comparison(
         baseline_id=baseline.id,
         candidate_id=candidate.id,

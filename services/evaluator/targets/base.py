@@ -29,6 +29,8 @@ class CallContext:
 class TargetOutput:
     output: dict[str, Any]
     usage: TokenUsage | None = field(default=None)
+    code_fingerprint: str | None = field(default=None)
+    """Of a python target: the task worker's code (recorded with the result)."""
 
 
 class Target(Protocol):

@@ -3,8 +3,10 @@
 
 The eval worker keeps every delivery rule: its JetStream lease covers the call, a timeout or a
 missing responder is transient (nack, backoff, redelivery, possibly to another replica), the result
-is published once under ``Nats-Msg-Id``. The function raising is the item's recorded error, never
-retried: a bug does not go away on a second attempt.
+is published once under ``Nats-Msg-Id``. A worker whose code changed on disk since it started refuses
+the call (transient too: redelivered, to a fresh worker) rather than answer with old code; the
+fingerprint of the code that answered goes with the result. The function raising is the item's
+recorded error, never retried: a bug does not go away on a second attempt.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class PythonTaskTarget:
             reply = TaskInvokeReply.model_validate_json(raw)
         except ValidationError as exc:
             raise TargetRejected(f"task worker reply is not a TaskInvokeReply: {exc}") from exc
+        if reply.refused:  # its code changed on disk: never scored with old code; a fresh worker gets it
+            raise TargetUnavailable(f"task worker {reply.worker_id} refused: {reply.error}")
         if not reply.ok or reply.output is None:
             raise TargetRejected(f"python task {spec.name!r} failed: {reply.error or '(no message)'}")
-        return TargetOutput(output=reply.output)
+        return TargetOutput(output=reply.output, code_fingerprint=reply.code_fingerprint)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shared.analysis.pass_rule import stored_policy
+from shared.analysis.reports.code_fingerprints import code_header, mixed_code_warnings, shown
 from shared.analysis.reports.item_changes_markdown import item_change_lines, latency_note
 from shared.analysis.reports.pairwise_markdown import pairwise_lines
 from shared.analysis.reports.spend_markdown import spend_lines
@@ -144,6 +145,12 @@ def _spec_differences(report: ComparisonReport) -> list[str]:
     ]
 
 
+def _code_lines(baseline: list[str], candidate: list[str]) -> list[str]:
+    header = code_header(baseline, candidate)
+    lines = [] if header is None else [f"- {header}"]
+    return lines + [f"- ⚠ {w}" for w in mixed_code_warnings(baseline, candidate)]
+
+
 def comparison_markdown(report: ComparisonReport) -> str:
     """The comparison table plus summary, regressions, per-category deltas and run scores."""
     out = [
@@ -155,6 +162,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
         f"- Paired items: {report.n_pairs}; unmatched: {len(report.unmatched_baseline)} baseline-only, "
         f"{len(report.unmatched_candidate)} candidate-only; errors: {report.errors.baseline} → "
         f"{report.errors.candidate}",
+        *_code_lines(report.baseline_code, report.candidate_code),
         *item_change_lines(report),
         "",
         "## Metrics",
@@ -259,6 +267,9 @@ def experiment_markdown(run: RunData, aggregates: ExperimentAggregates) -> str:
         f"- Latency ms: p50 {fmt_num(a.latency.p50)}, p95 {fmt_num(a.latency.p95)}, "
         f"p99 {fmt_num(a.latency.p99)} (n={a.latency.count})",
     ]
+    if run.code_fingerprints:
+        out.append(f"- Task code: {shown(run.code_fingerprints)}")
+        out += [f"- ⚠ {w}" for w in mixed_code_warnings([], run.code_fingerprints)]
     if a.tokens:
         out.append(
             f"- Tokens: {a.tokens.total_tokens} total ({a.tokens.input_tokens} in, "

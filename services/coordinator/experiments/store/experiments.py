@@ -163,6 +163,17 @@ async def in_flight(session: AsyncSession, experiment_id: str) -> int:
     return int((await session.execute(stmt)).scalar_one())
 
 
+async def code_fingerprints(session: AsyncSession, experiment_id: str) -> list[str]:
+    """The fingerprints of the task code that produced the experiment's outputs (python targets), sorted;
+    more than one: its results came from different code."""
+    stmt = (
+        select(ExperimentItem.code_fingerprint)
+        .where(ExperimentItem.experiment_id == experiment_id, ExperimentItem.code_fingerprint.is_not(None))
+        .distinct()
+    )
+    return sorted(str(f) for f in (await session.execute(stmt)).scalars())
+
+
 async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOut:
     dataset = await session.get(Dataset, row.dataset_id)
     version = await session.get(DatasetVersion, row.version_id)
@@ -203,6 +214,7 @@ async def experiment_out(session: AsyncSession, row: Experiment) -> ExperimentOu
         regression=comparison.regression if comparison else None,
         metadata=row.config.metadata,
         rescored_from=row.config.rescored_from,
+        code_fingerprints=await code_fingerprints(session, row.id),
         created_at=row.created_at,
         started_at=row.started_at,
         completed_at=row.completed_at,

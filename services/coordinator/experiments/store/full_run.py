@@ -67,6 +67,11 @@ async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunDa
             )
         )
     run_scores = list(experiment.aggregates.run_scores) if experiment.aggregates else []
+    fingerprints = sorted({item.code_fingerprint for item in items if item.code_fingerprint})
     return RunData(
-        experiment_id=experiment.id, name=experiment.name, items=scored, run_scores=run_scores
+        experiment_id=experiment.id,
+        name=experiment.name,
+        items=scored,
+        run_scores=run_scores,
+        code_fingerprints=fingerprints,
     ), results

@@ -23,7 +23,7 @@ _COPY_ITEMS = text(
     """
     INSERT INTO experiment_items (
         experiment_id, item_id, trial, position, status, input, expected_output, metadata,
-        error, latency_ms, total_ms, attempts, worker_id, finished_at, recorded)
+        error, latency_ms, total_ms, attempts, worker_id, finished_at, recorded, code_fingerprint)
     SELECT :experiment_id, item_id, trial, position,
            CASE WHEN status = 'ok' THEN 'pending' ELSE 'error' END,
            input, expected_output, metadata,
@@ -38,7 +38,8 @@ _COPY_ITEMS = text(
            CASE WHEN status = 'ok' THEN NULL ELSE now() END,
            CASE WHEN status = 'ok' THEN jsonb_build_object(
                'source', 'rescore', 'output', output, 'latency_ms', latency_ms, 'usage', usage)
-           END
+           END,
+           code_fingerprint
     FROM experiment_items
     WHERE experiment_id = :source_id
     """

@@ -25,11 +25,12 @@ _STORE_BATCH = text(
         UPDATE experiment_items AS ei
         SET status = v.status, output = v.output, error = v.error, latency_ms = v.latency_ms,
             total_ms = v.total_ms, usage = v.usage, attempts = v.attempts, worker_id = v.worker_id,
-            finished_at = v.finished_at, throttled = v.throttled
+            finished_at = v.finished_at, throttled = v.throttled,
+            code_fingerprint = coalesce(v.code_fingerprint, ei.code_fingerprint)
         FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS v(
             experiment_id text, item_id text, trial int, status text, output jsonb, error text,
             latency_ms float8, total_ms float8, usage jsonb, attempts int, worker_id text,
-            finished_at timestamptz, throttled int, judge_hits int)
+            finished_at timestamptz, throttled int, judge_hits int, code_fingerprint text)
         WHERE ei.experiment_id = v.experiment_id AND ei.item_id = v.item_id AND ei.trial = v.trial
           AND ei.status IN ('pending', 'dispatched')
         RETURNING ei.experiment_id, ei.item_id, ei.trial, ei.status, ei.throttled, v.judge_hits
@@ -89,6 +90,7 @@ def _item_row(result: EvalResult) -> dict[str, object]:
         "finished_at": result.finished_at.isoformat(),
         "throttled": result.throttled,
         "judge_hits": sum((s.metadata or {}).get("judge_cache") == HIT for s in result.scores),
+        "code_fingerprint": result.code_fingerprint,
     }
 
 

@@ -21,7 +21,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from pydantic import BaseModel, Field, ValidationError
 
 from services.coordinator.access.store.projects import find_key, project_of, visible_projects
-from services.coordinator.errors import Forbidden
+from services.coordinator.errors import CoordinatorError, Forbidden
 from services.coordinator.http.deps import RuntimeDep, SessionDep
 from shared.contracts.audit import Actor
 from shared.contracts.projects import DEFAULT_PROJECT
@@ -67,16 +67,21 @@ class UiSession(BaseModel):
         return self.role.grants(Role.RUNNER)
 
 
-class SignInRequired(Exception):
-    """No valid session: pages redirect to the sign-in page, fragments answer 401 + HX-Redirect."""
+class SignInRequired(CoordinatorError):
+    """No valid session: pages redirect to the sign-in page, fragments answer 401 + HX-Redirect (the
+    web UI's own handler; an API client would get the 401 problem)."""
+
+    status_code = 401
 
     def __init__(self, next_path: str) -> None:
-        super().__init__(next_path)
+        super().__init__(f"sign in to see {next_path}")
         self.next_path = next_path
 
 
-class CsrfRefused(Exception):
+class CsrfRefused(CoordinatorError):
     """A state-changing request without the session's CSRF token."""
+
+    status_code = 403
 
 
 def serializer(api_key_secret: str) -> URLSafeTimedSerializer:
@@ -171,7 +176,7 @@ async def require_csrf(request: Request, ui: UiSessionDep) -> UiSession:
         value = form.get(CSRF_FIELD)
         sent = value if isinstance(value, str) else None
     if not sent or not hmac.compare_digest(sent, ui.csrf):
-        raise CsrfRefused()
+        raise CsrfRefused("the form is out of date (no valid CSRF token): reload the page and try again")
     return ui
 
 

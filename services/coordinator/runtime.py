@@ -56,16 +56,15 @@ class Runtime:
             reconnect_wait_s=self.settings.nats_reconnect_wait_s,
         )
         self.js = self.nc.jetstream()
-        completions: asyncio.Queue[str] = asyncio.Queue()
         credits = (
             CreditGrants(self.nc, self.topology, self.settings.credit_read_ahead)
             if self.settings.credit_read_ahead > 0
             else None
         )
+        self.finalizer = Finalizer(self.nc, self.topology, self.sessions, self.registry)
         self.dispatcher = Dispatcher(
-            self.js, self.topology, self.sessions, self.settings, completions, credits=credits
+            self.js, self.topology, self.sessions, self.settings, self.finalizer.submit, credits=credits
         )
-        self.finalizer = Finalizer(self.nc, self.topology, self.sessions, completions, self.registry)
         self.collector = Collector(
             self.nc,
             self.js,

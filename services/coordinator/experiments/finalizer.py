@@ -44,18 +44,23 @@ class Finalizer:
         nc: NatsClient,
         topology: Topology,
         sessions: async_sessionmaker[AsyncSession],
-        queue: asyncio.Queue[str],
         registry: EvaluatorRegistry | None = None,
     ) -> None:
         self.registry = registry or process_registry()
         self.nc = nc
         self.topology = topology
         self.sessions = sessions
-        self.queue = queue
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self._queued: set[str] = set()
         self._stopping = False
 
     def submit(self, experiment_id: str) -> None:
-        self.queue.put_nowait(experiment_id)
+        """The one way in: an experiment whose items are all terminal (told by the collector once its
+        last result is stored, by the dispatcher's scan, or at start for one interrupted). An id
+        already waiting is not queued twice; finalizing one twice is refused by its claim anyway."""
+        if experiment_id not in self._queued:
+            self._queued.add(experiment_id)
+            self.queue.put_nowait(experiment_id)
 
     def stop(self) -> None:
         self._stopping = True
@@ -69,6 +74,7 @@ class Finalizer:
     async def run(self) -> None:
         while not self._stopping:
             experiment_id = await self.queue.get()
+            self._queued.discard(experiment_id)
             try:
                 await self.finalize(experiment_id)
             except Exception as exc:

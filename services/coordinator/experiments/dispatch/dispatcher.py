@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -86,7 +86,7 @@ class Dispatcher:
         topology: Topology,
         sessions: async_sessionmaker[AsyncSession],
         settings: CoordinatorSettings,
-        on_complete: asyncio.Queue[str],
+        on_complete: Callable[[str], None],
         credits: CreditGrants | None = None,
     ) -> None:
         self.js = js
@@ -300,7 +300,7 @@ class Dispatcher:
             if experiment.done >= experiment.total:
                 if self._slots.pop(experiment.id, None) is not None:
                     self._credits_due.set()
-                await self.on_complete.put(experiment.id)
+                self.on_complete(experiment.id)
                 continue
             if experiment.id in self._forgotten:
                 continue

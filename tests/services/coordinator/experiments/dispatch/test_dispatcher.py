@@ -41,7 +41,7 @@ async def test_a_missing_credits_bucket_is_told_once_and_retried(caplog: pytest.
     )
     credits = MissingBucket()
     dispatcher = Dispatcher(
-        cast(Any, None), Topology(), cast(Any, None), settings, asyncio.Queue(), cast(CreditGrants, credits)
+        cast(Any, None), Topology(), cast(Any, None), settings, lambda _: None, cast(CreditGrants, credits)
     )
     credits.dispatcher = dispatcher
     with caplog.at_level(logging.WARNING, "services.coordinator.experiments.dispatch.dispatcher"):

@@ -36,9 +36,11 @@ __all__ = [
     "closest",
     "describe_errors",
     "did_you_mean",
+    "did_you_mean_each",
     "explain",
     "location",
     "model_at",
+    "phrase",
     "unknown_name",
 ]
 
@@ -71,15 +73,24 @@ def did_you_mean(given: str, known: Iterable[str]) -> str:
     return f"; did you mean {suggestion!r}?" if suggestion is not None else ""
 
 
-def unknown_name(what: str, given: str, known: Sequence[str], plural: str | None = None) -> str:
-    """``unknown target kind 'pyhton'; did you mean 'python'? Known kinds: agent, python``."""
-    listed = f"{plural or what + 's'}: {', '.join(known) if known else 'none'}"
+def did_you_mean_each(unknown: Sequence[str], known: Sequence[str]) -> str:
+    """:func:`did_you_mean` for several unknown names: ``; did you mean 'ks'?`` for one,
+    ``; did you mean 'ks' for 'kz', 'mode' for 'mdoe'?`` for several (``""`` when none is near)."""
+    if len(unknown) == 1:
+        return did_you_mean(unknown[0], known)
+    near = [(name, closest(name, known)) for name in unknown]
+    found = ", ".join(f"{suggestion!r} for {name!r}" for name, suggestion in near if suggestion is not None)
+    return f"; did you mean {found}?" if found else ""
+
+
+def unknown_name(what: str, given: str, known: Sequence[str], listed: str = "known") -> str:
+    """``unknown target kind 'pyhton'; did you mean 'python'? Known kinds: agent, python`` (with
+    ``listed="known kinds"``); without a near name, ``unknown … 'x'; known kinds: agent, python``."""
+    names = ", ".join(known) if known else "none"
     hint = did_you_mean(given, known)
-    return (
-        f"unknown {what} {given!r}{hint} Known {listed}"
-        if hint
-        else f"unknown {what} {given!r}; known {listed}"
-    )
+    if hint:
+        return f"unknown {what} {given!r}{hint} {listed[:1].upper()}{listed[1:]}: {names}"
+    return f"unknown {what} {given!r}; {listed}: {names}"
 
 
 def _singular(name: str) -> str:
@@ -163,9 +174,9 @@ def _choices(expected: Any) -> list[str]:
     return _QUOTED.findall(str(expected or ""))
 
 
-def _what(error: ErrorDetails, model: type[BaseModel] | None, noun: str) -> tuple[Loc, str]:
-    """Where the problem is (a location) and what it is, for one error."""
-    loc, kind = tuple(error["loc"]), error["type"]
+def phrase(error: ErrorDetails, model: type[BaseModel] | None = None, noun: str = "field") -> tuple[Loc, str]:
+    """Where the problem is (a location) and what it is, for one error (see the module docstring)."""
+    loc, kind = tuple(error.get("loc", ())), error.get("type", "")
     ctx: Mapping[str, Any] = error.get("ctx") or {}
     if kind == "extra_forbidden" and loc:
         field = str(loc[-1])
@@ -179,14 +190,14 @@ def _what(error: ErrorDetails, model: type[BaseModel] | None, noun: str) -> tupl
     if kind == "missing" and loc:
         return loc[:-1], f"missing {noun} {str(loc[-1])!r}"
     if kind in _CHOICE_ERRORS or kind == "union_tag_invalid":
-        given = error["input"] if kind != "union_tag_invalid" else ctx.get("tag")
+        given = error.get("input") if kind != "union_tag_invalid" else ctx.get("tag")
         options = _choices(ctx.get("expected") or ctx.get("expected_tags"))
         if kind == "union_tag_invalid":
             loc = (*loc, *_choices(ctx.get("discriminator"))[:1])
         hint = did_you_mean(given, options) if isinstance(given, str) else ""
         listed = ", ".join(repr(option) for option in options)
         return loc, f"{given!r} is not one of {listed}{hint}"
-    return loc, str(error["msg"]).removeprefix("Value error, ")
+    return loc, str(error.get("msg", "")).removeprefix("Value error, ")
 
 
 def explain(
@@ -198,7 +209,7 @@ def explain(
 ) -> str:
     """One error as one sentence (see the module docstring); ``model`` is the model that was
     validated (it names the known fields), ``locate`` phrases a location."""
-    loc, what = _what(error, model, noun)
+    loc, what = phrase(error, model, noun)
     where = locate(loc)
     return f"{where}: {what}" if where else what
 

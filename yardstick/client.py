@@ -45,7 +45,7 @@ from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
-from shared.datasets.files import DatasetItemIn
+from shared.datasets.files import DatasetItemIn, validate_items
 from shared.reports import ExperimentDocument
 from yardstick.discovery import find_api
 from yardstick.errors import ApiError
@@ -137,9 +137,11 @@ class Client:
         """Store ``items`` (``{"id", "input", "expected_output", "metadata"}``) as the dataset's next
         version, creating the dataset if needed. ``replace``: the version is exactly these items;
         False merges them by id into the latest version. Pushing the same items twice makes no new
-        version."""
+        version. An item with an unknown field is refused (``DatasetFileError``, a ``ValueError``
+        naming the item from 1, the field and the closest known name): extra data goes in
+        ``metadata``."""
         body = ItemsUpsert(
-            items=[DatasetItemIn.model_validate(item) for item in items],
+            items=validate_items(items, f"push_dataset({name!r})"),
             replace=replace,
             source=source,
             create=DatasetSettings(description=description, kind=kind),

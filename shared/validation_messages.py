@@ -185,7 +185,7 @@ def phrase(error: ErrorDetails, model: type[BaseModel] | None = None, noun: str 
         suggestion = closest(field, known)
         hint = f"; did you mean {suggestion!r}?" if suggestion is not None else ""
         if EXTRA_DATA_FIELD in known and suggestion != EXTRA_DATA_FIELD:
-            hint += f" Put extra data under {EXTRA_DATA_FIELD!r}."
+            hint += f"{'' if hint else '.'} Put extra data under {EXTRA_DATA_FIELD!r}."
         return loc[:-1], f"unknown {noun} {field!r}{hint}"
     if kind == "missing" and loc:
         return loc[:-1], f"missing {noun} {str(loc[-1])!r}"

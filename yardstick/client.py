@@ -47,6 +47,7 @@ from shared.contracts.gates import Gate
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.datasets.files import DatasetItemIn, validate_items
 from shared.reports import ExperimentDocument
+from shared.validation_messages import did_you_mean_each
 from yardstick.discovery import find_api
 from yardstick.errors import ApiError
 from yardstick.events import parse_sse
@@ -188,9 +189,10 @@ class Client:
         refused (422) with the command that starts one."""
         unknown = sorted(set(settings) - set(ExperimentCreate.model_fields))
         if unknown:
+            valid = sorted(set(ExperimentCreate.model_fields) - {"name", "dataset", "target"})
             raise TypeError(
-                f"start_experiment() got unknown settings {unknown}; valid: "
-                f"{sorted(set(ExperimentCreate.model_fields) - {'name', 'dataset', 'target'})}"
+                f"start_experiment() got unknown settings {unknown} (valid: {valid})"
+                + did_you_mean_each(unknown, valid)
             )
         body = ExperimentCreate(
             name=name,

@@ -32,7 +32,9 @@ from rapidfuzz import process, utils
 from rapidfuzz.distance import DamerauLevenshtein
 
 __all__ = [
+    "EXTRA_DATA_FIELD",
     "SUGGESTION_CUTOFF",
+    "Loc",
     "closest",
     "describe_errors",
     "did_you_mean",

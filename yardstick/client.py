@@ -45,7 +45,8 @@ from shared.contracts.experiment_events import ExperimentEvent
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
-from shared.datasets.files import DatasetItemIn
+from shared.datasets.files import DatasetItemIn, validate_items
+from shared.validation_messages import did_you_mean_each
 from yardstick.discovery import find_api
 from yardstick.errors import ApiError
 from yardstick.events import parse_sse
@@ -136,9 +137,11 @@ class Client:
         """Store ``items`` (``{"id", "input", "expected_output", "metadata"}``) as the dataset's next
         version, creating the dataset if needed. ``replace``: the version is exactly these items;
         False merges them by id into the latest version. Pushing the same items twice makes no new
-        version."""
+        version. An item with an unknown field is refused (``DatasetFileError``, a ``ValueError``
+        naming the item from 1, the field and the closest known name): extra data goes in
+        ``metadata``."""
         body = ItemsUpsert(
-            items=[DatasetItemIn.model_validate(item) for item in items],
+            items=validate_items(items, f"push_dataset({name!r})"),
             replace=replace,
             source=source,
             create=DatasetSettings(description=description, kind=kind),
@@ -185,9 +188,10 @@ class Client:
         refused (422) with the command that starts one."""
         unknown = sorted(set(settings) - set(ExperimentCreate.model_fields))
         if unknown:
+            valid = sorted(set(ExperimentCreate.model_fields) - {"name", "dataset", "target"})
             raise TypeError(
-                f"start_experiment() got unknown settings {unknown}; valid: "
-                f"{sorted(set(ExperimentCreate.model_fields) - {'name', 'dataset', 'target'})}"
+                f"start_experiment() got unknown settings {unknown} (valid: {valid})"
+                + did_you_mean_each(unknown, valid)
             )
         body = ExperimentCreate(
             name=name,

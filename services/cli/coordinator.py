@@ -12,6 +12,7 @@ import typer
 from pydantic import ValidationError
 
 from services.cli.consoles import stderr_console
+from shared.validation_messages import describe_errors
 from yardstick.errors import ApiError, NotConfigured
 
 if TYPE_CHECKING:
@@ -48,10 +49,7 @@ def sentence(exc: Exception) -> str:
     """What went wrong in one line: a request the client refused before sending it reads like the
     API's own refusal (``field: message; …``)."""
     if isinstance(exc, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" if err["loc"] else err["msg"]
-            for err in exc.errors()
-        )
+        return "; ".join(describe_errors(exc))
     return str(exc)
 
 

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
-from shared.datasets.files import DatasetFileError, load_dataset_file
+from shared.datasets.files import DatasetFile, DatasetFileError, load_dataset_file
 
 if TYPE_CHECKING:
     from services.coordinator.schemas import UpsertResult
@@ -24,7 +24,10 @@ err = stderr_console()
 
 def push_file(client: Client, path: Path, name: str | None = None, merge: bool = False) -> UpsertResult:
     """One request: the dataset is created with its first version or not at all."""
-    dataset = load_dataset_file(path, name)
+    return _push(client, path, load_dataset_file(path, name), merge)
+
+
+def _push(client: Client, path: Path, dataset: DatasetFile, merge: bool) -> UpsertResult:
     return client.push_dataset(
         dataset.name,
         dataset.items,
@@ -54,10 +57,12 @@ def push(
         for p in paths
         for f in (sorted(p.rglob("*.y*ml")) + sorted(p.rglob("*.json*")) if p.is_dir() else [p])
     ]
+    client: Client | None = None
     try:
-        client = connect()
         for path in files:
-            result = push_file(client, path, name, merge)
+            dataset = load_dataset_file(path, name)  # a file refused before any server is needed
+            client = client or connect()
+            result = _push(client, path, dataset, merge)
             verb = "new version" if result.created_new_version else "unchanged"
             err.print(
                 f"{path}: [bold]{result.dataset}[/bold] v{result.version} ({verb}; "

@@ -20,6 +20,7 @@ import yaml
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
+from services.cli.target_options import TargetOptionError, build_target
 from shared.datasets.files import DatasetFileError
 from shared.datasets.importers import Imported, import_openai_evals, import_promptfoo
 
@@ -86,10 +87,11 @@ def finish(
     output_field: str | None,
 ) -> None:
     """Refuse or warn about unsupported checks, store the dataset (or write ``out``), print the run
-    command. ``read`` makes the import (its bad input exits 2)."""
+    command. ``read`` makes the import (its bad input exits 2, as a misspelt --target or --set does)."""
     try:
+        build_target(target, sets or PLACEHOLDER_SETS.get(target, []))
         imported = read()
-    except DatasetFileError as exc:
+    except (DatasetFileError, TargetOptionError) as exc:
         raise fail(exc) from exc
     _refuse_or_warn(imported, skip_unsupported)
     for warning in imported.warnings:

@@ -1,4 +1,8 @@
-"""Build a target configuration from `--target KIND` and repeatable `--set dotted.key=value`."""
+"""Build a target configuration from `--target KIND` and repeatable `--set dotted.key=value`.
+
+An unknown kind or key is refused naming the closest known one (``unknown target kind 'pyhton';
+did you mean 'python'? Known kinds: …``); other problems read as :mod:`shared.validation_messages`
+sentences, never pydantic's own text."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from shared.contracts.eval_messages import (
     AgentTarget,
@@ -15,6 +20,7 @@ from shared.contracts.eval_messages import (
     SearchTarget,
     TargetSpec,
 )
+from shared.validation_messages import did_you_mean, explain, unknown_name
 
 _target_adapter: TypeAdapter[Any] = TypeAdapter(TargetSpec)
 
@@ -53,17 +59,19 @@ def _settable(model: type[BaseModel], prefix: str = "") -> list[str]:
     return keys
 
 
-def _problem(kind: str, error: Any) -> str:
-    key = ".".join(str(p) for p in error["loc"][1:])
-    if error["type"] != "extra_forbidden":
-        return f"{key}: {error['msg']}"
+def _problem(kind: str, error: ErrorDetails) -> str:
     model = _TARGETS.get(kind)
-    valid = ", ".join(_settable(model)) if model else "none"
-    return f"unknown key {key!r} (valid keys: {valid})"
+    if error["type"] != "extra_forbidden":
+        return explain({**error, "loc": error["loc"][1:]}, model, noun="key")
+    key = ".".join(str(p) for p in error["loc"][1:])
+    valid = _settable(model) if model else []
+    return f"unknown key {key!r} (valid keys: {', '.join(valid) or 'none'}){did_you_mean(key, valid)}"
 
 
 def build_target(kind: str, settings: list[str]) -> dict[str, Any]:
     """`build_target("agent", ["model.offline.ambiguous_policy=guess_first"])` → a validated target dict."""
+    if kind not in _TARGETS:
+        raise TargetOptionError(unknown_name("target kind", kind, list(_TARGETS), "known kinds"))
     target: dict[str, Any] = {"kind": kind}
     for setting in settings:
         key, sep, raw = setting.partition("=")
@@ -79,7 +87,7 @@ def build_target(kind: str, settings: list[str]) -> dict[str, Any]:
     try:
         validated = _target_adapter.validate_python(target)
     except ValidationError as exc:
-        problems = "; ".join(_problem(kind, e) for e in exc.errors())
+        problems = "; ".join(_problem(kind, e) for e in exc.errors(include_url=False))
         raise TargetOptionError(f"invalid --target {kind} configuration: {problems}") from exc
     dumped: dict[str, Any] = _target_adapter.dump_python(validated, mode="json")
     return dumped

@@ -36,6 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from shared.contracts.agent_conversation import MAX_CONVERSATION_TURNS
 from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 from shared.datasets.files import DatasetFileError
+from shared.datasets.item_errors import item_label, problem_lines
+from shared.validation_messages import describe_errors
 
 CONVERSATION_KIND = "conversation"
 
@@ -164,7 +166,11 @@ def parse_conversations(raw: Any, source: str = "<data>") -> ConversationFile:
     try:
         return ConversationFile.model_validate(raw)
     except ValidationError as exc:
-        raise ConversationFileError(f"{source}: does not follow the conversation format: {exc}") from exc
+        cases = raw.get("conversations") if isinstance(raw, dict) else None
+        problems = problem_lines(exc, ConversationFile, cases, key="conversations", noun="conversation")
+        raise ConversationFileError(
+            f"{source}: does not follow the conversation format:\n{problems}"
+        ) from exc
 
 
 def conversations_file_to_dataset(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
@@ -186,11 +192,7 @@ def check_conversation_items(items: list[dict[str, Any]], source: str) -> None:
         try:
             ConversationItem.model_validate(raw)
         except ValidationError as exc:
-            item_id = raw.get("id", "?") if isinstance(raw, dict) else "?"
-            problems = "; ".join(
-                f"{'.'.join(str(part) for part in error['loc']) or 'item'}: {error['msg']}"
-                for error in exc.errors(include_url=False)
-            )
+            problems = "; ".join(describe_errors(exc, ConversationItem))
             raise ConversationFileError(
-                f"{source}: item #{index} (id {item_id!r}) is not a conversation: {problems}"
+                f"{source}: {item_label(index, raw)} is not a conversation: {problems}"
             ) from exc

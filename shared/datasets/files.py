@@ -16,6 +16,10 @@ A top-level ``cases`` (the golden retrieval format), ``test_cases`` (the traject
 ``conversations`` (scripted conversations, ``shared.datasets.conversations``) is converted to items by
 the matching module. Items of a ``conversation`` dataset are checked against the conversation item shape.
 
+Unknown fields are refused, on an item and at the top level, naming the item (counted from 1, as
+JSONL lines are: ``item 3 (line 3)``), the field and the closest known name; free-form data goes
+under ``metadata``. :func:`validate_items` applies the same rule to items given in code (the SDK).
+
 Files are read bounded: at most ``MAX_FILE_BYTES``, UTF-8 only, and YAML whose aliases (``*a``)
 expand to at most ``MAX_EXPANDED_NODES`` values (nine nested aliases stand for billions: the
 "billion laughs"). A dataset has at least one item.
@@ -26,11 +30,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+
+from shared.datasets.item_errors import item_label, problem_lines
 
 MUST_PASS_KEY = "must_pass"
 """The item metadata key that marks a must-pass item (``shared.analysis.broken_items`` reads it)."""
@@ -72,10 +80,12 @@ class _BoundedLoader(yaml.SafeLoader):
 
 
 class DatasetFileError(ValueError):
-    """A dataset file is invalid; the message names the file, the item and the field."""
+    """A dataset file (or items given in code) is invalid; the message names the file, the item and
+    the field."""
 
 
 class DatasetItemIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     id: str = Field(
         description="Deterministic item id, unique in the dataset",
         json_schema_extra={"pattern": _ID_RE.pattern},  # documented; checked (with a clear message) below
@@ -109,6 +119,7 @@ class DatasetItemIn(BaseModel):
 
 
 class DatasetFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=200)
     description: str = ""
     kind: str = "generic"
@@ -137,17 +148,27 @@ def content_hash(items: list[DatasetItemIn]) -> str:
     return digest.hexdigest()
 
 
-def _describe(exc: ValidationError, raw_items: list[Any] | None) -> str:
-    lines = []
-    for err in exc.errors()[:10]:
-        loc = list(err["loc"])
-        where = ".".join(str(p) for p in loc)
-        if loc[:1] == ["items"] and len(loc) > 1 and isinstance(loc[1], int) and raw_items is not None:
-            raw = raw_items[loc[1]]
-            item_id = raw.get("id", "?") if isinstance(raw, dict) else "?"
-            where = f"item #{loc[1]} (id {item_id!r}) field {'.'.join(str(p) for p in loc[2:]) or '(item)'}"
-        lines.append(f"  - {where}: {err['msg']}")
-    return "\n".join(lines)
+def validate_items(
+    items: Iterable[DatasetItemIn | Mapping[str, Any]], source: str = "items"
+) -> list[DatasetItemIn]:
+    """Items given in code (dicts or models), each checked as a file's item is; raises
+    :class:`DatasetFileError` naming every refused item (counted from 1) and field."""
+    given = list(items)
+    checked: list[DatasetItemIn] = []
+    errors: list[ErrorDetails] = []
+    for index, item in enumerate(given):
+        if isinstance(item, DatasetItemIn):
+            checked.append(item)
+            continue
+        try:
+            checked.append(DatasetItemIn.model_validate(item))
+        except ValidationError as exc:
+            errors += [{**e, "loc": ("items", index, *e["loc"])} for e in exc.errors(include_url=False)]
+    if errors:
+        raise DatasetFileError(
+            f"{source}: invalid dataset items\n{problem_lines(errors, DatasetFile, given)}"
+        )
+    return checked
 
 
 def read_text(path: Path) -> str:
@@ -174,21 +195,23 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_BoundedLoader)
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path) -> tuple[Any, list[int] | None]:
+    """The file's content, and for JSONL the line number of each item."""
     text = read_text(path)
     try:
         if path.suffix == ".jsonl":
-            rows = []
+            rows, lines = [], []
             for number, line in enumerate(text.splitlines(), start=1):
                 if line.strip():
                     try:
                         rows.append(json.loads(line))
                     except json.JSONDecodeError as exc:
                         raise DatasetFileError(f"{path}: line {number} is not valid JSON: {exc.msg}") from exc
-            return {"name": path.stem, "items": rows}
+                    lines.append(number)
+            return {"name": path.stem, "items": rows}, lines
         if path.suffix == ".json":
-            return json.loads(text)
-        return load_yaml(text)
+            return json.loads(text), None
+        return load_yaml(text), None
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise DatasetFileError(f"{path}: not valid {path.suffix.lstrip('.').upper()}: {exc}") from exc
 
@@ -225,7 +248,7 @@ def load_dataset_file(path: Path, name: str | None = None) -> DatasetFile:
         raise DatasetFileError(f"{path}: no such file")
     if path.suffix not in (".yaml", ".yml", ".json", ".jsonl"):
         raise DatasetFileError(f"{path}: unsupported extension {path.suffix!r}; use .yaml, .json or .jsonl")
-    raw = _read(path)
+    raw, lines = _read(path)
     if not isinstance(raw, dict):
         raise DatasetFileError(f"{path}: top level must be a mapping with 'name' and 'items'")
     raw = _convert_seed_formats(path, raw)
@@ -235,12 +258,14 @@ def load_dataset_file(path: Path, name: str | None = None) -> DatasetFile:
     try:
         dataset = DatasetFile.model_validate(raw)
     except ValidationError as exc:
-        items = raw.get("items") if isinstance(raw.get("items"), list) else None
-        raise DatasetFileError(f"{path}: invalid dataset\n{_describe(exc, items)}") from exc
+        raise DatasetFileError(
+            f"{path}: invalid dataset\n{problem_lines(exc, DatasetFile, raw.get('items'), lines=lines)}"
+        ) from exc
     seen: set[str] = set()
     for index, item in enumerate(dataset.items):
         if item.id in seen:
-            raise DatasetFileError(f"{path}: item #{index} repeats id {item.id!r}; ids must be unique")
+            label = item_label(index, None, lines[index] if lines else None)
+            raise DatasetFileError(f"{path}: {label} repeats id {item.id!r}; ids must be unique")
         seen.add(item.id)
     if dataset.kind == "conversation":
         from shared.datasets.conversations import check_conversation_items

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shared.datasets.files import DatasetFileError
+from shared.datasets.item_errors import problem_lines
 
 QueryType = Literal["temporal", "actor", "technical", "status", "multi-hop", "null"]
 QUERY_TYPES: tuple[str, ...] = ("temporal", "actor", "technical", "status", "multi-hop", "null")
@@ -81,18 +82,10 @@ class EvalDataset(_Camel):
 
 
 def _describe(path: Path | str, exc: ValidationError, raw: Any) -> str:
-    lines = []
-    for err in exc.errors()[:10]:
-        loc = list(err["loc"])
-        where = ".".join(str(p) for p in loc) or "(top level)"
-        if loc[:1] == ["cases"] and len(loc) > 1 and isinstance(loc[1], int):
-            cases = raw.get("cases") if isinstance(raw, dict) else None
-            case = cases[loc[1]] if isinstance(cases, list) and loc[1] < len(cases) else None
-            case_id = case.get("id", "?") if isinstance(case, dict) else "?"
-            field = ".".join(str(p) for p in loc[2:]) or "(case)"
-            where = f"case #{loc[1]} (id {case_id!r}) field {field}"
-        lines.append(f"  - {where}: {err['msg']}")
-    return f"{path}: invalid golden dataset\n" + "\n".join(lines)
+    cases = raw.get("cases") if isinstance(raw, dict) else None
+    return f"{path}: invalid golden dataset\n" + problem_lines(
+        exc, EvalDataset, cases, key="cases", noun="case"
+    )
 
 
 def parse_golden(raw: Any, source: Path | str = "<golden>") -> EvalDataset:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shared.contracts.agent_messages import TrajectoryMessage
 from shared.datasets.files import DatasetFileError
+from shared.datasets.item_errors import problem_lines
 
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 
@@ -26,6 +27,7 @@ class ScenarioFileError(DatasetFileError):
 
 
 class TrajectoryRequirements(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     mandatory_tools: list[str] = Field(default_factory=list, description="Tools that must be called")
     forbidden_tools: list[str] = Field(default_factory=list, description="Tools that must not be called")
     trajectory_mode: TrajectoryMode = Field(default="strict", description="How to match the reference")
@@ -52,7 +54,7 @@ class ScenarioContext(BaseModel):
 
 
 class TrajectoryScenario(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1)
     query: str = Field(min_length=1, description="The user message")
     category: str = "uncategorised"
@@ -75,6 +77,15 @@ class ScenarioDatasetItem(BaseModel):
     metadata: dict[str, Any]
 
 
+def _validated(data: dict[str, Any], source: str) -> TrajectoryScenarioFile:
+    try:
+        return TrajectoryScenarioFile.model_validate(data)
+    except ValidationError as exc:
+        cases = data.get("test_cases")
+        problems = problem_lines(exc, TrajectoryScenarioFile, cases, key="test_cases", noun="test case")
+        raise ScenarioFileError(f"{source}: does not follow the scenario format:\n{problems}") from exc
+
+
 def parse_trajectory_scenarios(text: str, source: str = "<string>") -> TrajectoryScenarioFile:
     """Parse and validate scenario YAML; :class:`ScenarioFileError` says what is wrong where."""
     try:
@@ -83,10 +94,7 @@ def parse_trajectory_scenarios(text: str, source: str = "<string>") -> Trajector
         raise ScenarioFileError(f"{source}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict) or "test_cases" not in data:
         raise ScenarioFileError(f"{source}: expected a mapping with a top-level 'test_cases' list")
-    try:
-        parsed = TrajectoryScenarioFile.model_validate(data)
-    except ValidationError as exc:
-        raise ScenarioFileError(f"{source}: does not follow the scenario format: {exc}") from exc
+    parsed = _validated(data, source)
     seen: set[str] = set()
     for case in parsed.test_cases:
         if case.id in seen:
@@ -179,10 +187,7 @@ def scenarios_to_items(scenarios: TrajectoryScenarioFile) -> list[ScenarioDatase
 def scenarios_file_to_dataset(path: Path, raw: dict[str, Any]) -> dict[str, Any]:
     """A parsed scenario file (``{"test_cases": …}``) in the generic dataset-file shape
     (``{name, description, kind: "trajectory", metadata, items}``) for ``shared.datasets.files``."""
-    try:
-        parsed = TrajectoryScenarioFile.model_validate(raw)
-    except ValidationError as exc:
-        raise ScenarioFileError(f"{path}: does not follow the scenario format: {exc}") from exc
+    parsed = _validated(raw, str(path))
     return {
         "name": str(raw.get("name") or path.stem),
         "description": str(raw.get("description") or "Trajectory scenarios"),

@@ -15,26 +15,33 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic_core import ErrorDetails
+
+from shared.validation_messages import did_you_mean_each, phrase
 
 GIVEN = frozenset({"input", "output", "expected_output", "metadata", "item_results", "columns"})
 """Parameters filled by the caller per item (or per run), never by an experiment's ``args``."""
 
 
 class EvaluatorArgumentsError(ValueError):
-    """An evaluator's ``args`` do not fit its arguments model."""
+    """An evaluator's ``args`` do not fit its arguments model; an unknown argument names the closest
+    accepted one (``kz: unknown argument (accepted arguments: ks, …); did you mean 'ks'?``)."""
 
     def __init__(self, evaluator: str, error: ValidationError, accepted: list[str]) -> None:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {_message(e)}" for e in error.errors()
-        )
+        errors = error.errors(include_url=False)
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {_message(e)}" for e in errors)
         known = ", ".join(accepted) if accepted else "none"
-        super().__init__(f"evaluator {evaluator!r}: {problems} (accepted arguments: {known})")
+        unknown = [str(e["loc"][-1]) for e in errors if e["type"] == "extra_forbidden" and e["loc"]]
+        hint = did_you_mean_each(unknown, accepted)
+        super().__init__(f"evaluator {evaluator!r}: {problems} (accepted arguments: {known}){hint}")
         self.evaluator = evaluator
 
 
-def _message(error: Any) -> str:
+def _message(error: ErrorDetails) -> str:
     if error["type"] == "extra_forbidden":
         return "unknown argument"
+    if error["type"] in ("literal_error", "enum"):
+        return phrase(error)[1]
     return str(error["msg"])
 
 

@@ -15,6 +15,7 @@ from shared.contracts.evaluator_catalog import EvaluatorDescriptor, WorkerEvalua
 from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.registry import EvaluatorRegistry, Level, RegisteredEvaluator
+from shared.validation_messages import closest, did_you_mean_each
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,12 @@ def _check_arguments(
     )
     if errors:
         problems = "; ".join(f"{'.'.join(str(p) for p in e.path) or 'args'}: {e.message}" for e in errors)
-        accepted = ", ".join(advertised.arguments_schema.get("properties", {})) or "none"
-        raise EvaluatorUnavailable(f"evaluator {spec.name!r}: {problems} (accepted arguments: {accepted})")
+        properties = list(advertised.arguments_schema.get("properties", {}))
+        hint = did_you_mean_each([name for name in spec.args if name not in properties], properties)
+        accepted = ", ".join(properties) or "none"
+        raise EvaluatorUnavailable(
+            f"evaluator {spec.name!r}: {problems} (accepted arguments: {accepted}){hint}"
+        )
 
 
 def check_on_fleet(
@@ -94,9 +99,13 @@ def check_on_fleet(
         lacking = sorted(w.worker_id for w in fleet if _has(w, spec.name, "item") is None)
         if not having:
             known = sorted({d.name for w in fleet for d in w.evaluators if d.level == "item"})
+            near = closest(spec.name, known)
             raise EvaluatorUnavailable(
                 f"unknown item-level evaluator {spec.name!r}: none of the running eval workers "
-                f"({', '.join(lacking)}) has it; known: {', '.join(known)}. If it is a plugin, " + PLUGIN_HINT
+                f"({', '.join(lacking)}) has it; known: {', '.join(known)}."
+                + (f" Did you mean {near!r}?" if near else "")
+                + " If it is a plugin, "
+                + PLUGIN_HINT
             )
         if lacking:
             raise EvaluatorUnavailable(

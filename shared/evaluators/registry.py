@@ -35,6 +35,7 @@ from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.metric_spec import MetricSpec
 from shared.contracts.pass_criteria import PassCriterion
 from shared.evaluators.arguments import arguments_model, validate_arguments
+from shared.validation_messages import unknown_name
 
 EvaluatorFn = Callable[..., Any]
 Level = Literal["item", "run"]
@@ -48,7 +49,7 @@ class UnknownEvaluator(LookupError):
     """No evaluator of that name is registered."""
 
     def __init__(self, name: str, level: Level, known: Iterable[str]) -> None:
-        super().__init__(f"unknown {level}-level evaluator {name!r}; known: {', '.join(sorted(known))}")
+        super().__init__(unknown_name(f"{level}-level evaluator", name, sorted(known)))
         self.name = name
 
 

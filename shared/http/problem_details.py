@@ -9,7 +9,9 @@ each with its location (``["body", "concurrency"]``).
 Rules :func:`install_problem_handlers` enforces on an app:
 
 - a :class:`ProblemError` answers its ``status_code`` and ``message``, named by its class;
-- a request that fails validation answers 422 naming each field (the first five in ``detail``);
+- a request that fails validation answers 422 naming each field (the first five in ``detail``),
+  each a sentence of :mod:`shared.validation_messages`: an unknown body field names the closest
+  known one (read from the route's body model), a list index counts from 1 (``item 3``);
 - an unknown path answers 404 ``NotFound`` naming the path, an unknown method 405
   ``MethodNotAllowed`` naming the allowed one (``Allow`` header kept);
 - anything else answers 500 "internal error" and is logged with its traceback, never sent;
@@ -24,13 +26,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from http import HTTPStatus
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from shared.validation_messages import location, phrase
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",
@@ -101,19 +106,33 @@ def _printable(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
-def _field_problem(error: Any) -> FieldProblem:
+def _sentence(error: Any, body: type[BaseModel] | None) -> tuple[FieldProblem, str]:
+    """The field problem and its sentence; a body error is read against the route's body model."""
     loc = [p if isinstance(p, int) else _printable(p) for p in error.get("loc", ())]
-    msg = _printable(error.get("msg", "")).removeprefix("Value error, ")  # pydantic's prefix says nothing
-    return FieldProblem(loc=loc, msg=msg, type=_printable(error.get("type", "")))
+    detail = cast(ErrorDetails, {**error, "loc": tuple(loc[1:]), "msg": _printable(error.get("msg", ""))})
+    where, what = phrase(detail, body if loc[:1] == ["body"] else None)
+    problem = FieldProblem(loc=loc, msg=what, type=_printable(error.get("type", "")))
+    return problem, f"{location(where) or (loc[0] if loc else 'request')}: {what}"
 
 
-def validation_problem(errors: list[Any]) -> JSONResponse:
-    """422 naming each field that failed validation (pydantic's ``errors()``)."""
-    problems = [_field_problem(e) for e in errors]
-    where = "; ".join(f"{'.'.join(str(p) for p in fp.loc[1:]) or fp.loc[0]}: {fp.msg}" for fp in problems[:5])
-    more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+def _body_model(request: Request | None) -> type[BaseModel] | None:
+    """The model the matched route validates its JSON body with (None: no single model)."""
+    field = getattr(request.scope.get("route"), "body_field", None) if request is not None else None
+    annotation = getattr(getattr(field, "field_info", None), "annotation", None)
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def validation_problem(errors: list[Any], request: Request | None = None) -> JSONResponse:
+    """422 naming each field that failed validation (pydantic's ``errors()``), as sentences."""
+    body = _body_model(request)
+    pairs = [_sentence(e, body) for e in errors]
+    where = "; ".join(sentence for _, sentence in pairs[:5])
+    more = f" (and {len(pairs) - 5} more)" if len(pairs) > 5 else ""
     return problem_response(
-        422, f"invalid request: {where}{more}", error="RequestValidationError", errors=problems
+        422,
+        f"invalid request: {where}{more}",
+        error="RequestValidationError",
+        errors=[problem for problem, _ in pairs],
     )
 
 
@@ -139,9 +158,9 @@ def install_problem_handlers(
             headers["Connection"] = "close"
         return problem_response(exc.status_code, exc.message, error=type(exc).__name__, headers=headers)
 
-    async def invalid(_: Request, exc: Exception) -> JSONResponse:
+    async def invalid(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return validation_problem(list(exc.errors()))
+        return validation_problem(list(exc.errors()), request)
 
     async def http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)

@@ -65,3 +65,24 @@ def test_without_a_coordinator_the_error_says_how_to_get_one(
     monkeypatch.setenv("YARDSTICK_HOME", str(tmp_path))
     with pytest.raises(NotConfigured, match="yardstick stack up"):
         Client()
+
+
+def test_a_misspelt_setting_names_the_closest_one() -> None:
+    with (
+        recording_client(httpx.Response(500), []) as client,
+        pytest.raises(TypeError, match=r"\); did you mean 'concurrency'\?$"),
+    ):
+        client.start_experiment("v1", dataset="qa", target=shout, concurency=4)
+
+
+def test_a_misspelt_item_field_is_refused_before_anything_is_sent() -> None:
+    seen: list[httpx.Request] = []
+    items = [{"id": "a", "input": {}}, {"id": "b", "input": {}, "expected_ouput": {"answer": "x"}}]
+    with recording_client(httpx.Response(500), seen) as client, pytest.raises(ValueError) as caught:
+        client.push_dataset("qa", items)
+    assert str(caught.value).splitlines() == [
+        "push_dataset('qa'): invalid dataset items",
+        "  - item 2 (id 'b'): unknown field 'expected_ouput'; did you mean 'expected_output'? "
+        "Put extra data under 'metadata'.",
+    ]
+    assert seen == []

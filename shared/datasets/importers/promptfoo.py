@@ -11,7 +11,9 @@ What is read, as promptfoo reads it:
   ``file://`` var values are read from text, YAML or JSON files; a script var is refused;
 - ``assert``: see :mod:`.promptfoo_assertions`.
 
-``prompts`` and ``providers`` are not imported: Yardstick calls your application (a target) with the
+A test key promptfoo does not define (``asert:``) is named in a warning with the closest known key:
+promptfoo ignores it too, so nothing it meant is imported. ``prompts`` and ``providers`` are not
+imported: Yardstick calls your application (a target) with the
 vars; the warnings say so. A test-level ``threshold`` (weighted scoring), ``options.transform`` and
 ``assertScoringFunction`` are refused like an unsupported assertion.
 """
@@ -40,6 +42,7 @@ from shared.datasets.importers.imported import (
     slug,
 )
 from shared.datasets.importers.promptfoo_assertions import SIMILARITY_WARNING, map_assertion
+from shared.validation_messages import did_you_mean_each
 
 SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".py")
 ASSERTION_TYPES = (
@@ -101,6 +104,11 @@ THRESHOLD_TYPES = {
     "answer-relevance", "classifier", "context-faithfulness", "context-recall", "context-relevance",
     "cost", "latency", "levenshtein", "perplexity-score", "perplexity", "rouge-n", "similar", "starts-with",
 }  # fmt: skip
+TEST_KEYS = (
+    "assert", "assertScoringFunction", "description", "metadata", "options", "prompts", "provider",
+    "providerOutput", "providers", "threshold", "vars",
+)  # fmt: skip
+"""The keys of a promptfoo test case (and ``defaultTest``)."""
 CSV_SIMILAR_THRESHOLD = 0.8
 """promptfoo's CSV short form gives ``similar`` this threshold when it names none."""
 
@@ -318,6 +326,17 @@ def _test_problems(test: Mapping[str, Any], where: str) -> list[Unsupported]:
     return problems
 
 
+def _unknown_keys(test: Mapping[str, Any], where: str) -> list[str]:
+    """A warning naming each key of ``test`` promptfoo does not define, with the closest known one."""
+    unknown = [str(key) for key in test if key not in TEST_KEYS]
+    if not unknown:
+        return []
+    names = ", ".join(repr(key) for key in unknown)
+    return [
+        f"{where}: unknown key {names}{did_you_mean_each(unknown, TEST_KEYS)} (ignored, as promptfoo does)"
+    ]
+
+
 def _check_shape(test: Mapping[str, Any], where: str) -> None:
     """Refuse a test (or defaultTest) whose parts have the wrong shape, naming the part."""
     shapes = (("vars", (dict, str), "a mapping"), ("assert", list, "a list"), ("metadata", dict, "a mapping"))
@@ -335,14 +354,16 @@ def import_promptfoo(path: Path, name: str | None = None) -> Imported:
     config = _Config(path)
     default = config.default_test()
     _check_shape(default, f"{path}: defaultTest")
+    warnings = _unknown_keys(default, "defaultTest")
     if isinstance(default.get("vars"), str):
         raise ImportFileError(f"{path}: defaultTest: vars must be a mapping")
     templates = config.raw.get("assertionTemplates")
     templates = templates if isinstance(templates, dict) else {}
-    warnings = [
+    warnings.insert(
+        0,
         "prompts and providers are not imported: Yardstick calls your application (the run's --target) "
-        "with each item's vars as its input"
-    ]
+        "with each item's vars as its input",
+    )
     unsupported: list[Unsupported] = []
     cases: list[ImportedCase] = []
     for number, test in enumerate(config.tests(), start=1):
@@ -351,6 +372,7 @@ def import_promptfoo(path: Path, name: str | None = None) -> Imported:
         _check_shape(test, f"{path}: test {number}")
         description = str(test.get("description") or "").strip()
         where = f"test {number}" + (f" ({description[:60]})" if description else "")
+        warnings += _unknown_keys(test, where)
         unsupported += _test_problems({**default, **test}, where)
         try:
             own_vars = test.get("vars") or {}

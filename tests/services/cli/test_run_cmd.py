@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 import typer
+from typer.testing import CliRunner
 
+from services.cli.app import app as cli
 from services.cli.run_cmd import exit_code, parse_pass_criteria
 
 pytestmark = pytest.mark.unit
@@ -47,3 +49,23 @@ def test_an_inconclusive_comparison_is_not_a_silent_pass() -> None:
     assert exit_code(experiment(), fail_on_regression=True, inconclusive=True) == 3
     assert exit_code(experiment(), fail_on_regression=False, inconclusive=True) == 0
     assert exit_code(experiment(regression=True), fail_on_regression=True, inconclusive=True) == 1
+
+
+NO_SERVER = {"YARDSTICK_API_URL": "http://127.0.0.1:9", "YARDSTICK_API_KEY": "unused", "COLUMNS": "400"}
+
+
+@pytest.mark.parametrize(
+    ("options", "sentence"),
+    [
+        (
+            ["--target", "pyhton"],
+            "unknown target kind 'pyhton'; did you mean 'python'? Known kinds: agent, search, answer, http",
+        ),
+        (["--target", "search", "--set", "mdoe=fast"], "unknown key 'mdoe' (valid keys: mode, limit, "),
+        (["--target", "search", "--set", "mdoe=fast"], "; did you mean 'mode'?"),
+    ],
+)
+def test_a_misspelt_target_or_setting_exits_2_before_any_request(options: list[str], sentence: str) -> None:
+    result = CliRunner().invoke(cli, ["run", "--dataset", "d", "--name", "n", *options], env=NO_SERVER)
+    assert result.exit_code == 2, result.output
+    assert sentence in result.output and "Traceback" not in result.output and "Input tag" not in result.output

@@ -18,7 +18,7 @@ def test_unknown_keys_are_refused_with_the_valid_ones_listed() -> None:
         build_target("search", ["mdoe=thorough"])
     assert str(caught.value) == (
         "invalid --target search configuration: unknown key 'mdoe' "
-        "(valid keys: mode, limit, backend, bypass_cache, degrade)"
+        "(valid keys: mode, limit, backend, bypass_cache, degrade); did you mean 'mode'?"
     )
     with pytest.raises(TargetOptionError, match=r"unknown key 'model.offlin' \(valid keys: model.provider"):
         build_target("agent", ["model.offlin.x=1"])
@@ -36,3 +36,30 @@ def test_a_python_target_names_the_task_and_nothing_else() -> None:
         build_target("python", ["name=my.app"])
     with pytest.raises(TargetOptionError, match=r"valid keys: name"):
         build_target("python", ["name=a", "module=x"])
+
+
+def test_a_misspelt_kind_names_the_closest_one_and_every_kind() -> None:
+    with pytest.raises(TargetOptionError) as caught:
+        build_target("pyhton", [])
+    assert str(caught.value) == (
+        "unknown target kind 'pyhton'; did you mean 'python'? "
+        "Known kinds: agent, search, answer, http, python"
+    )
+    with pytest.raises(TargetOptionError, match=r"^unknown target kind 'zzz'; known kinds: agent, "):
+        build_target("zzz", [])
+
+
+def test_a_misspelt_key_or_value_names_the_closest_one_in_plain_words() -> None:
+    with pytest.raises(
+        TargetOptionError,
+        match=r"'model\.offline\.ambiguous_polcy' .*; did you mean 'model\.offline\.ambiguous_policy'\?$",
+    ):
+        build_target("agent", ["model.offline.ambiguous_polcy=guess_first"])
+    with pytest.raises(TargetOptionError) as caught:
+        build_target("search", ["mode=thorogh"])
+    assert str(caught.value) == (
+        "invalid --target search configuration: "
+        "mode: 'thorogh' is not one of 'fast', 'balanced', 'thorough'; did you mean 'thorough'?"
+    )
+    with pytest.raises(TargetOptionError, match=r"configuration: missing key 'name'; unknown key 'nmae'"):
+        build_target("python", ["nmae=my-app"])

@@ -69,7 +69,10 @@ def test_the_final_order_defaults_to_the_last_turns_expectation(tmp_path: Path) 
         (("customer: 'Yes'", "customer: Yes"), "valid string"),  # YAML 1.1 reads a bare Yes as true
         (("id: c2", "id: c1"), "duplicate conversation id 'c1'"),
         (("quantity: 1}", "quantity: 0}"), "greater than or equal to 1"),
-        (("    must_finalize: true\n", "    must_finalize: true\n    script: []\n"), "Extra inputs"),
+        (
+            ("    must_finalize: true\n", "    must_finalize: true\n    script: []\n"),
+            "unknown field 'script'",
+        ),
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_problem(
@@ -88,7 +91,7 @@ items:
     input: {turns: [hi]}
     expected_output: {turn_expectations: [{turn_index: 3, expected_items: []}]}
 """
-    with pytest.raises(DatasetFileError, match=r"(?s)item #0 \(id 'a'\).*names turn 3"):
+    with pytest.raises(DatasetFileError, match=r"(?s)item 1 \(id 'a'\).*names turn 3"):
         load_dataset_file(_write(tmp_path, text))
 
 

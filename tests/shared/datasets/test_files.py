@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.datasets.files import DatasetFileError, load_dataset_file
+from shared.datasets.files import DatasetFileError, DatasetItemIn, load_dataset_file, validate_items
 
 pytestmark = pytest.mark.unit
 
@@ -56,3 +56,53 @@ REPO = Path(__file__).resolve().parents[3]
 )
 def test_the_repositorys_datasets_load(relative: str, count: int) -> None:
     assert len(load_dataset_file(REPO / relative).items) == count
+
+
+TYPO = (
+    "item 2 (line 3): unknown field 'expected_ouput'; did you mean 'expected_output'? "
+    "Put extra data under 'metadata'."
+)
+
+
+def test_an_unknown_item_field_is_refused_naming_the_item_from_1_its_line_and_the_closest_field(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "typo.jsonl"
+    path.write_text(
+        '{"id": "a", "input": {}}\n\n{"id": "b", "input": {}, "expected_ouput": {"x": 1}}\n', encoding="utf-8"
+    )
+    with pytest.raises(DatasetFileError) as caught:
+        load_dataset_file(path)
+    assert str(caught.value) == f"{path}: invalid dataset\n  - {TYPO}"
+
+
+def test_yaml_items_are_named_by_position_and_id_and_a_typo_at_the_top_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(
+        "name: x\nmetdata: {}\nitems:\n  - {id: a, input: {}}\n  - {id: b, inptu: {}}\n", encoding="utf-8"
+    )
+    with pytest.raises(DatasetFileError) as caught:
+        load_dataset_file(path)
+    assert str(caught.value).splitlines()[1:] == [
+        "  - item 2 (id 'b'): missing field 'input'",
+        "  - item 2 (id 'b'): unknown field 'inptu'; did you mean 'input'? Put extra data under 'metadata'.",
+        "  - unknown field 'metdata'; did you mean 'metadata'?",
+    ]
+
+
+def test_a_repeated_id_names_the_item_from_1(tmp_path: Path) -> None:
+    path = tmp_path / "twice.jsonl"
+    path.write_text('{"id": "a", "input": {}}\n{"id": "a", "input": {}}\n', encoding="utf-8")
+    with pytest.raises(DatasetFileError, match=r"item 2 \(line 2\) repeats id 'a'"):
+        load_dataset_file(path)
+
+
+def test_items_given_in_code_are_checked_the_same_way() -> None:
+    good = DatasetItemIn(id="a", input={})
+    assert validate_items([good, {"id": "b", "input": {}, "metadata": {"k": 1}}])[1].metadata == {"k": 1}
+    with pytest.raises(DatasetFileError) as caught:
+        validate_items([good, {"id": "b", "input": {}, "metdata": {}}], "push_dataset('x')")
+    assert str(caught.value) == (
+        "push_dataset('x'): invalid dataset items\n"
+        "  - item 2 (id 'b'): unknown field 'metdata'; did you mean 'metadata'?"
+    )

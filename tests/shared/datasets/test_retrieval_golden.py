@@ -131,3 +131,16 @@ def test_required_citations_outside_the_corpus_are_reported() -> None:
     golden = load_golden(RAG_GOLDEN)
     case = golden.cases[0].model_copy(update={"required_citations": ["pr:nope"]})
     assert "pr:nope" in missing_ids(golden.model_copy(update={"cases": [case]}), ["x"])[case.id]
+
+
+def test_a_misspelt_case_field_names_the_case_from_1_and_the_closest_field(tmp_path: Path) -> None:
+    raw = json.loads(GOLDEN.read_text())
+    raw["cases"][4]["expectedAnwser"] = raw["cases"][4].pop("notes")
+    bad = tmp_path / "golden-typo.json"
+    bad.write_text(json.dumps(raw))
+    with pytest.raises(GoldenFileError) as info:
+        load_golden(bad)
+    assert str(info.value).splitlines()[1] == (
+        "  - case 5 (id 'golden-005'): unknown field 'expectedAnwser'; did you mean 'expectedAnswer'? "
+        "Put extra data under 'metadata'."
+    )

@@ -161,3 +161,13 @@ test_cases:
     bad = text.replace("role: user", "role: user, type: robot")
     with pytest.raises(ScenarioFileError, match=r"follow_up.*chat_history\[0\]"):
         scenarios_to_items(parse_trajectory_scenarios(bad))
+
+
+def test_a_misspelt_scenario_field_is_refused_naming_the_test_case_from_1() -> None:
+    text = "test_cases:\n  - {id: a, query: q}\n  - {id: b, query: q, reference_trajectroy: []}\n"
+    with pytest.raises(ScenarioFileError) as caught:
+        parse_trajectory_scenarios(text, "x.yaml")
+    assert str(caught.value) == (
+        "x.yaml: does not follow the scenario format:\n"
+        "  - test case 2 (id 'b'): unknown field 'reference_trajectroy'; did you mean 'reference_trajectory'?"
+    )

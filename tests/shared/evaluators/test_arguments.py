@@ -49,3 +49,15 @@ def test_every_builtin_has_an_arguments_model() -> None:
         "judge_provider",
         "temperature",
     ]
+
+
+def test_a_misspelt_argument_or_choice_names_the_closest_one() -> None:
+    with pytest.raises(EvaluatorArgumentsError) as caught:
+        validate_specs([EvaluatorSpec(name="retrieval", args={"score_treshold": 0.2})])
+    assert str(caught.value) == (
+        "evaluator 'retrieval': score_treshold: unknown argument (accepted arguments: ks, score_threshold); "
+        "did you mean 'score_threshold'?"
+    )
+    with pytest.raises(EvaluatorArgumentsError) as caught:
+        validate_specs([EvaluatorSpec(name="retrieval", args={"kz": [5]})])
+    assert "did you mean" not in str(caught.value), "two letters, one wrong: too far for a guess"

@@ -137,3 +137,14 @@ def test_fleet_check_validates_arguments_against_the_advertised_schema() -> None
     local = [_worker("w0", "retrieval", schema=schema)]
     with pytest.raises(EvaluatorArgumentsError, match="evaluator 'retrieval': kz: unknown argument"):
         check_on_fleet(REGISTRY, [EvaluatorSpec(name="retrieval", args={"kz": [5]})], local)
+
+
+def test_fleet_check_names_the_closest_evaluator_and_argument() -> None:
+    schema = {"type": "object", "properties": {"limit": {"type": "integer"}}, "additionalProperties": False}
+    fleet = [_worker("w0", "order_correctness", "remote_only", schema=schema)]
+    with pytest.raises(
+        EvaluatorUnavailable, match=r"known: order_correctness, remote_only\. Did you mean 'remote_only'\? If"
+    ):
+        check_on_fleet(REGISTRY, [EvaluatorSpec(name="remote_onyl")], fleet)
+    with pytest.raises(EvaluatorUnavailable, match=r"\(accepted arguments: limit\); did you mean 'limit'\?$"):
+        check_on_fleet(REGISTRY, [EvaluatorSpec(name="remote_only", args={"limt": 1})], fleet)

@@ -161,3 +161,13 @@ def test_declared_specs_carry_the_evaluators_name_and_version() -> None:
     assert REGISTRY.metric_specs([EvaluatorSpec(name="hallucination_rate")])[
         "hallucination_rate"
     ].lower_is_better
+
+
+def test_a_misspelt_evaluator_name_names_the_closest_one() -> None:
+    with pytest.raises(
+        UnknownEvaluator,
+        match=r"^unknown item-level evaluator 'exact_mach'; did you mean 'exact_match'\? Known: ",
+    ):
+        get("exact_mach")
+    with pytest.raises(UnknownEvaluator, match=r"^unknown item-level evaluator 'vibes'; known: "):
+        get("vibes")

@@ -11,6 +11,7 @@ import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
+from shared.datasets.files import DatasetItemIn
 from shared.http.problem_details import PROBLEM_MEDIA_TYPE, ProblemError, install_problem_handlers
 
 pytestmark = pytest.mark.unit
@@ -37,6 +38,10 @@ class Order(BaseModel):
     quantity: int = Field(ge=1)
 
 
+class Items(BaseModel):
+    items: list[DatasetItemIn]
+
+
 @pytest.fixture
 async def client() -> AsyncIterator[Client]:
     seen: list[ProblemError] = []
@@ -53,6 +58,10 @@ async def client() -> AsyncIterator[Client]:
     @app.post("/orders")
     async def order(body: Order) -> Order:
         return body
+
+    @app.post("/items")
+    async def items(body: Items) -> int:
+        return len(body.items)
 
     @app.get("/widgets/{name}")
     async def widget(name: str) -> str:
@@ -101,6 +110,19 @@ async def test_validation_errors_name_each_field(client: Client) -> None:
             "msg": "Input should be greater than or equal to 1",
             "type": "greater_than_equal",
         }
+    ]
+
+
+async def test_an_unknown_body_field_names_the_item_from_1_and_the_closest_field(client: Client) -> None:
+    http, _ = client
+    items = [{"id": "a", "input": {}}, {"id": "b", "input": {}, "expected_ouput": {}}]
+    body = problem(await http.post("/items", json={"items": items}), 422)
+    sentence = (
+        "unknown field 'expected_ouput'; did you mean 'expected_output'? Put extra data under 'metadata'."
+    )
+    assert body["detail"] == f"invalid request: item 2: {sentence}"
+    assert body["errors"] == [
+        {"loc": ["body", "items", 1, "expected_ouput"], "msg": sentence, "type": "extra_forbidden"}
     ]
 
 

@@ -93,6 +93,19 @@ async def test_one_case_by_id(coordinator: Coordinator) -> None:
     assert typo.status_code == 422 and "has no item 'syn-9'" in typo.json()["detail"]
 
 
+async def test_a_misspelt_item_field_is_refused_naming_the_item_from_1_and_the_closest_field(
+    coordinator: Coordinator,
+) -> None:
+    items = [{"id": "a", "input": {}}, {"id": "b", "input": {}, "expected_ouput": {"x": 1}}]
+    refused = await coordinator.client.post("/datasets/typo/items", json={"items": items})
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"] == (
+        "invalid request: item 2: unknown field 'expected_ouput'; did you mean 'expected_output'? "
+        "Put extra data under 'metadata'."
+    )
+    assert (await coordinator.client.get("/datasets/typo")).status_code == 404
+
+
 async def test_items_that_are_not_conversations_are_refused_by_a_conversation_dataset(
     coordinator: Coordinator,
 ) -> None:
@@ -101,7 +114,7 @@ async def test_items_that_are_not_conversations_are_refused_by_a_conversation_da
     refused = await coordinator.client.post("/datasets/talks/items", json=body)
     assert refused.status_code == 422, refused.text
     detail = refused.json()["detail"]
-    assert "item #0 (id 'c1') is not a conversation" in detail and "turns" in detail
+    assert "item 1 (id 'c1') is not a conversation" in detail and "turns" in detail
     assert (await coordinator.client.get("/datasets/talks")).status_code == 404  # nothing left behind
 
     good = {"id": "c1", "input": {"turns": ["a cheeseburger", "that's all"]}}

@@ -291,3 +291,18 @@ def test_a_reference_to_a_folder_names_no_file(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     with pytest.raises(ImportFileError, match="file://sub names no file"):
         import_promptfoo(write(tmp_path, "tests: [{vars: file://sub}]\n"))
+
+
+def test_a_misspelt_test_key_is_named_in_a_warning_with_the_closest_key(tmp_path: Path) -> None:
+    config = write(
+        tmp_path,
+        "defaultTest: {metdata: {team: a}}\n"
+        "tests:\n  - vars: {q: hi}\n    asert: [{type: equals, value: hello}]\n",
+    )
+    warnings = import_promptfoo(config).warnings
+    assert (
+        "defaultTest: unknown key 'metdata'; did you mean 'metadata'? (ignored, as promptfoo does)"
+        in warnings
+    )
+    assert "test 1: unknown key 'asert'; did you mean 'assert'? (ignored, as promptfoo does)" in warnings
+    assert warnings[0].startswith("prompts and providers are not imported")

@@ -1,8 +1,8 @@
 """How CI runs are named and how a pull request finds its baseline.
 
 Every run is named ``PREFIX-BRANCH-SHA12``: the gate's prefix (default ``ci``), the branch with every
-character other than letters, digits, ``.``, ``_`` and ``-`` replaced by ``-``, and the commit's first
-12 hex digits. The baseline of a run is the newest **completed** experiment on the same dataset whose
+run of characters other than letters, digits, ``.``, ``_`` and ``-`` replaced by one ``-`` (none at
+either end), and the commit's first 12 hex digits, lower-case. The baseline of a run is the newest **completed** experiment on the same dataset whose
 name is exactly ``PREFIX-DEFAULT_BRANCH-<12 hex digits>``: the last run recorded by a push to the
 default branch. A branch called ``main-x`` cannot be taken for ``main`` (its runs are
 ``ci-main-x-<sha>``, and what follows ``ci-main-`` must be the 12 hex digits alone).
@@ -29,7 +29,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def branch_slug(branch: str) -> str:
-    return _UNSAFE.sub("-", branch)[:MAX_BRANCH]
+    return _UNSAFE.sub("-", branch).strip("-")[:MAX_BRANCH]
 
 
 def run_name(prefix: str, branch: str, sha: str) -> str:

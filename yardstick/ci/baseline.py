@@ -2,10 +2,11 @@
 
 Every run is named ``PREFIX-BRANCH-SHA12``: the gate's prefix (default ``ci``), the branch with every
 run of characters other than letters, digits, ``.``, ``_`` and ``-`` replaced by one ``-`` (none at
-either end), and the commit's first 12 hex digits, lower-case. The baseline of a run is the newest **completed** experiment on the same dataset whose
-name is exactly ``PREFIX-DEFAULT_BRANCH-<12 hex digits>``: the last run recorded by a push to the
-default branch. A branch called ``main-x`` cannot be taken for ``main`` (its runs are
-``ci-main-x-<sha>``, and what follows ``ci-main-`` must be the 12 hex digits alone).
+either end), and the commit's first 12 hex digits, lower-case. The baseline of a run is the newest
+**completed** experiment on the same dataset whose name is exactly
+``PREFIX-DEFAULT_BRANCH-<12 hex digits>``: the last run recorded by a push to the default branch.
+A branch called ``main-x`` cannot be taken for ``main`` (its runs are ``ci-main-x-<sha>``, and what
+follows ``ci-main-`` must be the 12 hex digits alone).
 
 Failed or cancelled runs are never baselines. The search reads the dataset's completed experiments
 newest first, at most ``SEARCH_LIMIT`` of them; a baseline older than that is not found (the run

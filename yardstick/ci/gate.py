@@ -64,6 +64,8 @@ HEADLINES = {
     "run-failed": "❌ RUN FAILED",
     "inconclusive": "⚠️ INCONCLUSIVE",
 }
+OUTPUT_NAMES = ("verdict", "exit-code", "experiment-id", "comparison-id", "report-path", "junit-path")
+"""The step outputs (``GITHUB_OUTPUT``) the gate sets; action.yml declares the same."""
 EMPTY_ENV = ("YARDSTICK_API_URL", "YARDSTICK_API_KEY", "YARDSTICK_PROJECT", "NATS_URL", "NATS_NAMESPACE")
 """Set to "" by an action input left empty: unset instead, so that discovery looks further."""
 
@@ -257,14 +259,15 @@ def publish(
             options.baseline_file.parent.mkdir(parents=True, exist_ok=True)
             options.baseline_file.write_text(result.run_json, encoding="utf-8")
     print(body)
-    outputs = {
-        "verdict": result.outcome.verdict,
-        "exit-code": str(result.outcome.exit_code),
-        "experiment-id": result.experiment.id,
-        "comparison-id": result.comparison_id or "",
-        "report-path": str(out / "report.md"),
-        "junit-path": str(out / "junit.xml"),
-    }
+    values = (
+        result.outcome.verdict,
+        str(result.outcome.exit_code),
+        result.experiment.id,
+        result.comparison_id or "",
+        str(out / "report.md"),
+        str(out / "junit.xml"),
+    )
+    outputs = dict(zip(OUTPUT_NAMES, values, strict=True))
     if path := env.get("GITHUB_OUTPUT"):
         write_outputs(Path(path), outputs)
     if path := env.get("GITHUB_STEP_SUMMARY"):

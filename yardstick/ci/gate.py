@@ -54,7 +54,7 @@ from yardstick.errors import ApiError, NotConfigured, TaskLoadError
 from yardstick.task_worker import TaskWorkerStartError
 
 if TYPE_CHECKING:
-    from shared.analysis.run_data import RunData
+    from shared.analysis import RunData
 
 RUN_TIMEOUT_S = 6 * 3600.0
 HEADLINES = {
@@ -84,7 +84,7 @@ class GateResult(BaseModel):
 
 
 def _load_baseline_file(path: Path) -> RunData | None:
-    from shared.analysis.run_data import RunData
+    from shared.analysis import RunData  # deferred: SciPy, only for a baseline file
 
     if not path.is_file():
         return None
@@ -192,10 +192,14 @@ def _judge(
         report_md = client.comparison_text(comparison.id, "md")
         junit = client.comparison_text(comparison.id, "junit")
     elif file_baseline is not None:
-        from shared.analysis.comparison import ComparisonConfig, compare_runs  # deferred: SciPy
-        from shared.analysis.run_data import RunData
+        from shared.analysis import (  # deferred: SciPy
+            ComparisonConfig,
+            RunData,
+            compare_runs,
+            comparison_junit,
+            comparison_markdown,
+        )
         from shared.contracts.gates import Gate
-        from shared.reports import comparison_junit, comparison_markdown
 
         candidate = RunData.model_validate(json.loads(run_json)["run"])
         config = ComparisonConfig(

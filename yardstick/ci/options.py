@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from yardstick.target_settings import TargetSettingError, apply_settings
+
 ENV_PREFIX = "YARDSTICK_CI_"
 REPEATED = {"set": "set_", "evaluator": "evaluators", "gate": "gates", "primary": "primary"}
 """flag → field for the options that repeat; their variables are ``YARDSTICK_CI_<FIELD>``."""
@@ -114,13 +116,6 @@ def parse_options(argv: Sequence[str], env: Mapping[str, str]) -> GateOptions:
         raise OptionsError(_sentence(exc)) from exc
 
 
-def _value(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
-
-
 def target_dict(target: str, settings: Sequence[str]) -> dict[str, Any]:
     """``target_dict("http", ["url=https://app/answer"])`` → ``{"kind": "http", "url": …}``: a kind
     (or a JSON object) with ``dotted.key=value`` settings on top, as ``yardstick run --target --set``
@@ -130,17 +125,11 @@ def target_dict(target: str, settings: Sequence[str]) -> dict[str, Any]:
             spec = json.loads(target)
         except json.JSONDecodeError as exc:
             raise OptionsError(f"--target: not a JSON object: {exc}") from exc
+        if not isinstance(spec, dict):
+            raise OptionsError("--target: not a JSON object")
     else:
         spec = {"kind": target.strip()}
-    for setting in settings:
-        key, sep, raw = setting.partition("=")
-        if not sep or not key.strip():
-            raise OptionsError(f"--set {setting!r}: expected dotted.key=value")
-        node = spec
-        *parents, leaf = key.strip().split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise OptionsError(f"--set {setting!r}: {part!r} is not an object")
-        node[leaf] = _value(raw.strip())
-    return dict(spec)
+    try:
+        return apply_settings(spec, settings)
+    except TargetSettingError as exc:
+        raise OptionsError(str(exc)) from exc

@@ -6,7 +6,6 @@ sentences, never pydantic's own text."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -21,6 +20,7 @@ from shared.contracts.eval_messages import (
     TargetSpec,
 )
 from shared.validation_messages import did_you_mean, explain, unknown_name
+from yardstick.target_settings import TargetSettingError, apply_settings
 
 _target_adapter: TypeAdapter[Any] = TypeAdapter(TargetSpec)
 
@@ -34,15 +34,8 @@ _TARGETS: dict[str, type[BaseModel]] = {
 }
 
 
-class TargetOptionError(ValueError):
+class TargetOptionError(TargetSettingError):
     pass
-
-
-def _value(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
-        return raw
 
 
 def _settable(model: type[BaseModel], prefix: str = "") -> list[str]:
@@ -72,18 +65,10 @@ def build_target(kind: str, settings: list[str]) -> dict[str, Any]:
     """`build_target("agent", ["model.offline.ambiguous_policy=guess_first"])` → a validated target dict."""
     if kind not in _TARGETS:
         raise TargetOptionError(unknown_name("target kind", kind, list(_TARGETS), "known kinds"))
-    target: dict[str, Any] = {"kind": kind}
-    for setting in settings:
-        key, sep, raw = setting.partition("=")
-        if not sep or not key:
-            raise TargetOptionError(f"--set {setting!r}: expected dotted.key=value")
-        node = target
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise TargetOptionError(f"--set {setting!r}: {part!r} is not an object")
-        node[leaf] = _value(raw)
+    try:
+        target = apply_settings({"kind": kind}, settings)
+    except TargetSettingError as exc:
+        raise TargetOptionError(str(exc)) from exc
     try:
         validated = _target_adapter.validate_python(target)
     except ValidationError as exc:

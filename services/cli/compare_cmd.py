@@ -19,13 +19,13 @@ from services.cli.experiment_refs import resolve_experiment
 from services.cli.key_values import parse_key_values
 
 if TYPE_CHECKING:
-    from shared.analysis.run_data import RunData
+    from yardstick.api.run_data import RunData
 
 err = stderr_console()
 
 
 def _load_file(path: Path) -> RunData:
-    from shared.analysis.run_data import RunData
+    from yardstick.api.run_data import RunData
 
     try:
         data = json.loads(path.read_text())
@@ -103,9 +103,9 @@ def compare_command(
     from services.cli.comparison_view import comparison_view
     from services.cli.judging_view import compare_judged
     from shared.analysis.comparison import ComparisonConfig, compare_runs
-    from shared.contracts.pairwise import PairwiseJudgeSpec
     from shared.reports import comparison_junit, comparison_markdown
     from shared.reports.pairwise_markdown import pairwise_lines
+    from yardstick.api.pairwise import PairwiseJudgeSpec
 
     try:
         thresholds: dict[str, float | str] = dict(parse_key_values(threshold, "--threshold"))

@@ -8,9 +8,9 @@ from rich.table import Table
 from rich.text import Text
 
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.reports.item_changes_markdown import change_row, latency_note
 from shared.reports.markdown import direction_arrow, fmt_mde
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 

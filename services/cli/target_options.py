@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from shared.contracts.eval_messages import (
+from yardstick.api.eval_messages import (
     AgentTarget,
     AnswerTarget,
     HttpTarget,

@@ -10,6 +10,7 @@ import psutil
 from pydantic import BaseModel, Field
 
 from services.stack.nodes import NatsNode, PgNode
+from yardstick.api.stack_state import StackState as StackStateFile
 
 DEFAULT_STATE_DIR = Path(os.environ.get("YARDSTICK_HOME", ".yardstick"))
 LOCAL_ALLOWED_NETWORKS = "127.0.0.0/8,::1/128"
@@ -50,18 +51,15 @@ class ProcessRecord(BaseModel):
             return False
 
 
-class StackState(BaseModel):
-    state_dir: str
-    nats_url: str
+class StackState(StackStateFile):
+    """The launcher's whole record; the SDK reads the part its base class declares."""
+
     database_url: str
-    namespace: str
     started_at: datetime
     own_nats: bool
     own_postgres: bool
     postgres_data: str | None = None
     processes: list[ProcessRecord] = Field(default_factory=list)
-    api_url: str | None = None
-    api_key: str | None = Field(default=None, description="The CLI's key (file is mode 0600)")
     agent_url: str | None = None
     otlp_url: str | None = Field(
         default=None,
@@ -81,17 +79,6 @@ class StackState(BaseModel):
     stream_replicas: int = Field(default=1, description="NATS_STREAM_REPLICAS given to the services")
     nats_nodes: list[NatsNode] = Field(default_factory=list, description="The JetStream cluster (--ha)")
     pg_nodes: list[PgNode] = Field(default_factory=list, description="Primary and standby (--ha)")
-
-    @staticmethod
-    def path(state_dir: Path) -> Path:
-        return state_dir / "stack.json"
-
-    @classmethod
-    def load(cls, state_dir: Path = DEFAULT_STATE_DIR) -> StackState | None:
-        path = cls.path(state_dir)
-        if not path.exists():
-            return None
-        return cls.model_validate_json(path.read_text())
 
     def save(self) -> None:
         path = self.path(Path(self.state_dir))

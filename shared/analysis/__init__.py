@@ -18,35 +18,18 @@ from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.paired_columns import PairedColumns, pair_runs
 from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for
-from shared.analysis.run_data import RunData, ScoredItem
 from shared.analysis.run_level import RunLevelEvaluation
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport, ItemKey, MetricResult
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.pass_criteria import PassCriterion
-from shared.contracts.run_aggregates import ExperimentAggregates, MetricAggregate, RunWarning
 
 __all__ = [
     "AggregateBuilder",
     "ComparisonBuilder",
-    "ComparisonConfig",
     "ComparisonError",
-    "ComparisonReport",
-    "ExperimentAggregates",
-    "ItemKey",
-    "MetricAggregate",
-    "MetricResult",
-    "MetricSpec",
     "MetricSpecs",
     "Outcome",
     "PairedColumns",
-    "PassCriterion",
     "PassPolicy",
     "RunColumns",
-    "RunData",
     "RunLevelEvaluation",
-    "RunWarning",
-    "ScoredItem",
     "columns_from_items",
     "compare_runs",
     "item_passed",

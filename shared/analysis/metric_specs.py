@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from shared.contracts.experiment_config import DEFAULT_PASS_THRESHOLD
-from shared.contracts.metric_spec import UNBOUNDED, UNIT_RANGE, MetricSpec
-from shared.contracts.pass_criteria import PassCriterion
-from shared.contracts.review import HUMAN_METRIC_PREFIX, HUMAN_SOURCE
+from yardstick.api.experiment_config import DEFAULT_PASS_THRESHOLD
+from yardstick.api.metric_spec import UNBOUNDED, UNIT_RANGE, MetricSpec
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.review import HUMAN_METRIC_PREFIX, HUMAN_SOURCE
 
 LATENCY_METRIC = "latency_ms"
 ERROR_RATE_METRIC = "error_rate"

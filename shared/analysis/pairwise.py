@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shared.contracts.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult, Rate
 from shared.stats.descriptive import wilson_bounds
+from yardstick.api.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult, Rate
 
 
 def _rate(k: int, n: int, confidence: float) -> Rate:

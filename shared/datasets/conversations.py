@@ -34,8 +34,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shared.contracts.agent_conversation import MAX_CONVERSATION_TURNS
-from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 from shared.datasets.files import DatasetFileError
+from yardstick.api.agent_messages import OrderLine, TrajectoryMessage
 
 CONVERSATION_KIND = "conversation"
 

@@ -30,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from yardstick.api.datasets import DatasetItemIn
 
 MUST_PASS_KEY = "must_pass"
 """The item metadata key that marks a must-pass item (``shared.analysis.broken_items`` reads it)."""
@@ -73,39 +75,6 @@ class _BoundedLoader(yaml.SafeLoader):
 
 class DatasetFileError(ValueError):
     """A dataset file is invalid; the message names the file, the item and the field."""
-
-
-class DatasetItemIn(BaseModel):
-    id: str = Field(
-        description="Deterministic item id, unique in the dataset",
-        json_schema_extra={"pattern": _ID_RE.pattern},  # documented; checked (with a clear message) below
-    )
-    input: dict[str, Any]
-    expected_output: dict[str, Any] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    must_pass: bool = Field(
-        default=False,
-        exclude=True,
-        description="A must-pass item: if it passes in a baseline and fails in a candidate, the "
-        "comparison fails whatever the means say. Stored as the item's metadata 'must_pass'",
-    )
-
-    @model_validator(mode="after")
-    def _must_pass_in_metadata(self) -> DatasetItemIn:
-        if self.must_pass:
-            self.metadata[MUST_PASS_KEY] = True
-        return self
-
-    @field_validator("id")
-    @classmethod
-    def _valid_id(cls, value: str) -> str:
-        if not _ID_RE.match(value):
-            raise ValueError("must be 1-200 characters of letters, digits, '.', '_', ':', '/', '-'")
-        return value
-
-    def content_hash(self) -> str:
-        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(payload.encode()).hexdigest()
 
 
 class DatasetFile(BaseModel):

@@ -15,8 +15,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.contracts.agent_messages import TrajectoryMessage
 from shared.datasets.files import DatasetFileError
+from yardstick.api.agent_messages import TrajectoryMessage
 
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 

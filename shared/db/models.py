@@ -24,19 +24,19 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shared.contracts.audit import AuditChange
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.eval_messages import RecordedOutput
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.experiment_status import INITIAL, ExperimentStatus
-from shared.contracts.pairwise import PairwiseJudging
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.roles import Role
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
+from yardstick.api.audit import AuditChange
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.eval_messages import RecordedOutput
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.experiment_status import INITIAL, ExperimentStatus
+from yardstick.api.pairwise import PairwiseJudging
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.roles import Role
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 
 def checked_enum(values: type[StrEnum], name: str) -> Enum:

@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shared.contracts.review import QueueDefinition
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.models import ProjectOwned
 from shared.db.pydantic_json import PydanticJSON
+from yardstick.api.review import QueueDefinition
 
 
 class ReviewQueue(ProjectOwned, Base):

@@ -14,9 +14,9 @@ import numpy as np
 
 from shared.analysis.columns import ABSENT, NULL, GroupColumn, RunColumns
 from shared.analysis.run_level import DEFAULT_BREAKDOWN_KEYS, ColumnarFactory, evaluate_items
-from shared.contracts.evaluation import Evaluation
 from shared.evaluators.registry import EvaluatorFn, register
 from shared.stats import FloatArray
+from yardstick.api.evaluation import Evaluation
 
 MISSING_GROUP = "unspecified"
 """Breakdown group of the items whose metadata lacks the key (or has it as None)."""

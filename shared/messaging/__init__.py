@@ -14,15 +14,8 @@
 """
 
 from shared.messaging.acks import settle
-from shared.messaging.connection import (
-    ConnectionHealth,
-    NatsUnavailable,
-    connect_nats,
-    connection_options,
-)
 from shared.messaging.decoding import decode_or_terminate
 from shared.messaging.election import ELECTION_BUDGET_S, publish_once, through_election
-from shared.messaging.interest import subscriptions_registered
 from shared.messaging.pull import (
     FETCH_ERROR_PAUSE_S,
     ConsumerNotDeclared,
@@ -31,25 +24,17 @@ from shared.messaging.pull import (
     fetch_ready,
     give_back,
 )
-from shared.messaging.server_urls import InvalidNatsUrl, nats_servers
 
 __all__ = [
     "ELECTION_BUDGET_S",
     "FETCH_ERROR_PAUSE_S",
-    "ConnectionHealth",
     "ConsumerNotDeclared",
-    "InvalidNatsUrl",
-    "NatsUnavailable",
     "PullLoop",
     "bind_durable",
-    "connect_nats",
-    "connection_options",
     "decode_or_terminate",
     "fetch_ready",
     "give_back",
-    "nats_servers",
     "publish_once",
     "settle",
-    "subscriptions_registered",
     "through_election",
 ]

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from shared.analysis.pass_rule import stored_policy
-from shared.analysis.run_data import RunData
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.contracts.gates import GateResult
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.reports.item_changes_markdown import item_change_lines, latency_note
 from shared.reports.pairwise_markdown import pairwise_lines
 from shared.reports.spend_markdown import spend_lines
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
+from yardstick.api.gates import GateResult
+from yardstick.api.run_aggregates import ExperimentAggregates
+from yardstick.api.run_data import RunData
 
 _STATUS = {
     "regression": "🔴 regression",

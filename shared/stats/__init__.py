@@ -7,29 +7,6 @@ Agreement between raters (a judge against people's labels): ``binary_agreement``
 people's labels (prediction-powered inference): ``prediction_powered_mean``.
 """
 
-from shared.contracts.agreement import (
-    AgreementStatistic,
-    BinaryAgreement,
-    CategoricalAgreement,
-    ConfusionMatrix,
-    Estimate,
-    IntervalMethod,
-    JudgeComparison,
-    KappaWeighting,
-    Label,
-    OrdinalAgreement,
-    Proportion,
-)
-from shared.contracts.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
-from shared.contracts.statistics import (
-    CiMethod,
-    McNemarResult,
-    PairedBootstrapResult,
-    PairedComparison,
-    Percentiles,
-    Summary,
-    TestName,
-)
 from shared.stats.agreement import Labels, binary_agreement, categorical_agreement, ordinal_agreement
 from shared.stats.attainable import min_p_at_n, min_p_given, pairs_needed_for
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, bootstrap_means, paired_bootstrap, percentile_interval
@@ -55,39 +32,17 @@ from shared.stats.power import (
 )
 from shared.stats.prediction_powered import ppi_mean_interval, prediction_powered_mean
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
-from shared.stats.time_buckets import BucketMean, bucketed_means
+from shared.stats.time_buckets import bucketed_means
 from shared.stats.westfall_young import WestfallYoungResult, westfall_young
 
 __all__ = [
     "DEFAULT_POWER",
     "DEFAULT_RESAMPLES",
     "EXACT_MAX_PAIRS",
-    "AgreementStatistic",
-    "BinaryAgreement",
-    "BucketMean",
-    "CategoricalAgreement",
-    "CiMethod",
-    "ConfusionMatrix",
-    "Estimate",
     "FloatArray",
-    "IntervalMethod",
-    "JudgeComparison",
-    "KappaWeighting",
-    "Label",
     "Labels",
-    "McNemarResult",
-    "MeanEstimate",
-    "MeanMethod",
-    "OrdinalAgreement",
     "PairedArrays",
-    "PairedBootstrapResult",
-    "PairedComparison",
-    "Percentiles",
-    "PredictionPoweredMean",
-    "Proportion",
     "StatsInputError",
-    "Summary",
-    "TestName",
     "Values",
     "WestfallYoungResult",
     "binary_agreement",

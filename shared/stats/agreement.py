@@ -24,17 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from shared.contracts.agreement import (
-    BinaryAgreement,
-    CategoricalAgreement,
-    ConfusionMatrix,
-    Estimate,
-    IntervalMethod,
-    KappaWeighting,
-    Label,
-    OrdinalAgreement,
-    Proportion,
-)
 from shared.stats.agreement_tables import (
     IntArray,
     KappaWeights,
@@ -47,6 +36,17 @@ from shared.stats.agreement_tables import (
 )
 from shared.stats.descriptive import wilson_bounds
 from shared.stats.errors import StatsInputError
+from yardstick.api.agreement import (
+    BinaryAgreement,
+    CategoricalAgreement,
+    ConfusionMatrix,
+    Estimate,
+    IntervalMethod,
+    KappaWeighting,
+    Label,
+    OrdinalAgreement,
+    Proportion,
+)
 
 Labels = Sequence[Label | float | None]
 """One rater's labels in item order; ``None`` (or NaN) marks an item the rater did not label."""

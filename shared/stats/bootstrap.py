@@ -18,9 +18,9 @@ from collections.abc import Iterator
 import numpy as np
 import numpy.typing as npt
 
-from shared.contracts.statistics import PairedBootstrapResult
 from shared.stats.cleaning import FloatArray, Values, pair_values
 from shared.stats.errors import StatsInputError
+from yardstick.api.statistics import PairedBootstrapResult
 
 DEFAULT_RESAMPLES = 10_000
 LARGE_N = 1_000

@@ -18,10 +18,10 @@ import math
 import numpy as np
 from scipy.special import ndtri, stdtrit  # type: ignore[import-untyped]
 
-from shared.contracts.statistics import CiMethod, Percentiles, Summary
 from shared.stats.bootstrap import bootstrap_means, percentile_interval
 from shared.stats.cleaning import FloatArray, Values, drop_missing, is_binary
 from shared.stats.errors import StatsInputError
+from yardstick.api.statistics import CiMethod, Percentiles, Summary
 
 SUMMARY_RESAMPLES = 2_000
 BOOTSTRAP_MAX_N = 2_000

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 from scipy import stats as sps  # type: ignore[import-untyped]
 
-from shared.contracts.agreement import AgreementStatistic, Estimate, JudgeComparison, Label
 from shared.stats.agreement import Labels, encode_labels, kappa_estimate, proportion
 from shared.stats.agreement_tables import IntArray, KappaWeights, agreement_weights, contingency, kappa_parts
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, percentile_interval
 from shared.stats.cleaning import FloatArray
 from shared.stats.errors import StatsInputError
+from yardstick.api.agreement import AgreementStatistic, Estimate, JudgeComparison, Label
 
 _WEIGHTS: dict[AgreementStatistic, KappaWeights] = {
     "agreement": "none",

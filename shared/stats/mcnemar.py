@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
 
-from shared.contracts.statistics import McNemarResult
 from shared.stats.cleaning import Values, is_binary, pair_values
 from shared.stats.errors import StatsInputError
+from yardstick.api.statistics import McNemarResult
 
 
 def mcnemar_exact(baseline: Values, candidate: Values) -> McNemarResult:

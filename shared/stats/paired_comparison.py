@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shared.contracts.statistics import CiMethod, PairedBootstrapResult, PairedComparison, TestName
 from shared.stats.attainable import min_p_given
 from shared.stats.bootstrap import DEFAULT_RESAMPLES, paired_bootstrap
 from shared.stats.cleaning import PairedArrays, Values, is_binary, pair_values
@@ -21,6 +20,7 @@ from shared.stats.descriptive import summarize
 from shared.stats.effect_size import cohens_d, cohens_dz
 from shared.stats.mcnemar import mcnemar_exact
 from shared.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value, sign_flip_p_value
+from yardstick.api.statistics import CiMethod, PairedBootstrapResult, PairedComparison, TestName
 
 
 def compare_paired(

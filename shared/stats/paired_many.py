@@ -42,7 +42,6 @@ import numpy as np
 import numpy.typing as npt
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-from shared.contracts.statistics import PairedBootstrapResult, PairedComparison
 from shared.stats.bootstrap import (
     DEFAULT_RESAMPLES,
     bootstrap_result,
@@ -52,6 +51,7 @@ from shared.stats.bootstrap import (
 from shared.stats.cleaning import FloatArray, PairedArrays, pair_values
 from shared.stats.paired_comparison import assemble_comparison, needs_monte_carlo
 from shared.stats.sign_flip import pooled_flip_p_values, random_sign_bits, resamples_for
+from yardstick.api.statistics import PairedBootstrapResult, PairedComparison
 
 BoolArray = npt.NDArray[np.bool_]
 

@@ -29,10 +29,10 @@ from typing import cast
 import numpy as np
 from scipy.special import ndtri  # type: ignore[import-untyped]
 
-from shared.contracts.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
 from shared.stats.cleaning import FloatArray, Values, drop_missing, pair_values
 from shared.stats.descriptive import clip_to_range, summarize
 from shared.stats.errors import StatsInputError
+from yardstick.api.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
 
 
 def ppi_mean_interval(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from shared.contracts.topology import Topology
 from tests.services.evaluator.worker_process import WorkerProcess
+from yardstick.api.topology import Topology
 
 YARDSTICK = str(Path(sys.executable).parent / "yardstick")
 

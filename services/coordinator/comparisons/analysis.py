@@ -14,11 +14,11 @@ from services.coordinator.experiments.store.spend import recorded_spend
 from shared.analysis.comparison import ComparisonBuilder, paired_keys
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.pass_rule import policy_for, stored_policy
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment
 from shared.llm.prices import configured_prices
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.evaluation import Evaluation
 
 
 def run_specs(experiment: Experiment) -> MetricSpecs:

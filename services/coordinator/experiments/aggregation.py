@@ -12,14 +12,14 @@ from services.coordinator.experiments.store.run_columns import load_metrics, loa
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
 from shared.analysis.pass_rule import PassPolicy
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
-from shared.contracts.gates import Gate
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.models import Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.item_results import ItemResult
 from shared.evaluators.loading import process_registry
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.experiment_config import DEFAULT_MAX_ERROR_RATE
+from yardstick.api.gates import Gate
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 
 async def analyse_experiment(

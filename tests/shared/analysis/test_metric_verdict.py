@@ -7,9 +7,9 @@ import pytest
 
 from shared.analysis.metric_specs import LATENCY_SPEC
 from shared.analysis.metric_verdict import verdict
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.metric_spec import MetricSpec
 from shared.stats import compare_paired
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.metric_spec import MetricSpec
 
 pytestmark = pytest.mark.unit
 

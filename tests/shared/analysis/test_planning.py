@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from shared.analysis.planning import PlanningError, plan_for
-from shared.contracts.run_aggregates import MetricAggregate
 from shared.stats import mcnemar_power, planning_churn
+from yardstick.api.run_aggregates import MetricAggregate
 
 pytestmark = pytest.mark.unit
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.experiment_config import MAX_CONCURRENCY, ExperimentSettings
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.experiment_config import MAX_CONCURRENCY, ExperimentSettings
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from shared.contracts.experiment_status import INITIAL, TERMINAL_STATUSES, TRANSITIONS, ExperimentStatus
+from yardstick.api.experiment_status import INITIAL, TERMINAL_STATUSES, TRANSITIONS, ExperimentStatus
 
 pytestmark = pytest.mark.unit
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from shared.contracts.gates import Gate, check_gates
+from yardstick.api.gates import Gate, check_gates
 
 pytestmark = pytest.mark.unit
 

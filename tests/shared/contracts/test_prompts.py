@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.contracts.prompts import PromptRef
+from yardstick.api.prompts import PromptRef
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from shared.contracts import HttpTarget, RateLimit
+from yardstick.api.eval_messages import HttpTarget, RateLimit
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.contracts.review import RubricField
+from yardstick.api.review import RubricField
 
 pytestmark = pytest.mark.unit
 

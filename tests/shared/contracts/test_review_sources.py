@@ -8,12 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from shared.contracts.review import (
-    MAX_QUEUE_ITEMS,
-    QueueDefinition,
-    ReviewSource,
-    TracesSource,
-)
+from yardstick.api.review import MAX_QUEUE_ITEMS, QueueDefinition, ReviewSource, TracesSource
 
 pytestmark = pytest.mark.unit
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from services.stack.servers import free_port, start_nats
-from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats
+from yardstick.api.nats_connection import ConnectionHealth, NatsUnavailable, connect_nats
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -22,7 +22,7 @@ async def test_closing_logs_closed_not_a_reconnect_warning(
     health = ConnectionHealth()
     nc = await connect_nats(nats_url, name="test", deadline_s=5, health=health)
     assert nc.is_connected and health.connected
-    with caplog.at_level(logging.INFO, logger="shared.messaging.connection"):
+    with caplog.at_level(logging.INFO, logger="yardstick.api.nats_connection"):
         await nc.close()
     messages = [(r.levelno, r.getMessage()) for r in caplog.records]
     assert (logging.INFO, "nats connection closed") in messages

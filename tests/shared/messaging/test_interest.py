@@ -14,8 +14,8 @@ import nats
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from shared.contracts.topology import Topology
-from shared.messaging import subscriptions_registered
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from shared.messaging import InvalidNatsUrl, nats_servers
 from shared.settings import CommonSettings
+from yardstick.api.nats_servers import InvalidNatsUrl, nats_servers
 from yardstick.worker_settings import TaskWorkerSettings
 
 pytestmark = pytest.mark.unit

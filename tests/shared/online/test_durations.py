@@ -4,7 +4,7 @@ from datetime import timedelta
 
 import pytest
 
-from shared.online.durations import InvalidDuration, parse_duration
+from yardstick.api.durations import InvalidDuration, parse_duration
 
 pytestmark = pytest.mark.unit
 

@@ -8,10 +8,6 @@ import pytest
 
 from shared.analysis.comparison import ComparisonConfig, compare_runs
 from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.reports import (
     comparison_junit,
     comparison_markdown,
@@ -20,6 +16,10 @@ from shared.reports import (
     experiment_markdown,
 )
 from tests.shared.analysis.in_memory import compute_aggregates
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -26,9 +26,9 @@ from services.coordinator.experiments.store.run_columns import (
 )
 from shared.analysis.columns import GroupCoder
 from shared.analysis.paired_columns import PairedColumns, RunSide
-from shared.contracts.comparison_report import ItemKey
 from shared.db.models import Experiment, ExperimentItem
 from shared.stats import FloatArray
+from yardstick.api.comparison_report import ItemKey
 
 
 async def run_side(session: AsyncSession, experiment: Experiment) -> RunSide:

@@ -18,10 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from shared.analysis.columns import GroupCoder, RunColumns, UsageTotals
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment, ExperimentItem, Score
 from shared.stats import FloatArray
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.evaluation import Evaluation
 
 CHUNK_ROWS = 5_000
 

@@ -16,13 +16,13 @@ from services.coordinator.review.store.selection import Selected, source_candida
 from shared.analysis.calibration import CalibrationItem, Population
 from shared.analysis.metric_specs import MetricSpecs
 from shared.analysis.pass_rule import policy_for
-from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
 from shared.db.models import Score
 from shared.db.project_scope import session_project
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import Trace, TraceScore
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import load_config
+from yardstick.api.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
 
 
 async def _labelled(

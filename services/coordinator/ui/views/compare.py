@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field
 
 from services.coordinator.ui.views import formatting
 from shared.analysis.detectability import describe_mde
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
 from shared.reports.markdown import direction_arrow, fmt_mde
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
 
 Tone = Literal["bad", "good", "neutral", "warn"]
 

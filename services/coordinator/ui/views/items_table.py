@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from services.coordinator.schemas import ExperimentItemOut
 from services.coordinator.ui.views.item import Verdict, verdict
 from shared.analysis.pass_rule import Outcome, PassPolicy
-from shared.analysis.run_data import ScoredItem
+from yardstick.api.experiments import ExperimentItemOut
+from yardstick.api.run_data import ScoredItem
 
 
 class Cell(BaseModel):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.ui.views.calibration import human_scale_views
-from shared.contracts.calibration import CalibrationReport
 from shared.stats import prediction_powered_mean
+from yardstick.api.calibration import CalibrationReport
 
 pytestmark = pytest.mark.unit
 

@@ -8,7 +8,7 @@
 - ``aggregates``: per-metric summaries, breakdowns, pass rate (``AggregateBuilder``);
 - ``run_level``: run-level evaluators over the columns;
 - ``metric_specs``: what each metric of an experiment means (direction, pass, regression);
-- ``comparison``: baseline vs candidate (its report model: ``shared.contracts.comparison_report``).
+- ``comparison``: baseline vs candidate (its report model: ``yardstick.api.comparison_report``).
 """
 
 from shared.analysis.aggregates import AggregateBuilder

@@ -1,4 +1,6 @@
-"""Message contracts and NATS names shared by every service."""
+"""The server's internal message contracts: spans, worker capacity and credits, evaluator catalogues,
+item checks, the agent's conversations. The contracts an application also sees (HTTP bodies, the
+task worker's messages, NATS names) are the SDK's, in ``yardstick.api``."""
 
 from shared.contracts.span_messages import ResourceSpans, Span, SpanBatch
 

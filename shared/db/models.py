@@ -350,7 +350,7 @@ class ApiKey(ProjectOwned, Base):
     expires_at: Mapped[datetime | None] = mapped_column(doc="None: never")
     role: Mapped[Role] = mapped_column(
         checked_enum(Role, "api_key_role"),  # its CHECK: migration 0008
-        doc="What the key may do (shared.contracts.roles)",
+        doc="What the key may do (yardstick.api.roles)",
     )
 
 
@@ -412,7 +412,7 @@ class UiSignInLink(Base):
 
 
 class AuditEvent(Base):
-    """One recorded state change (``shared.contracts.audit``); append-only (migration 0009)."""
+    """One recorded state change (``yardstick.api.audit``); append-only (migration 0009)."""
 
     __tablename__ = "audit_events"
     __table_args__ = (Index("ix_audit_events_project_at", "project_id", "at"),)

@@ -1,4 +1,4 @@
-"""Review queues, their items and the labels people give (``shared.contracts.review``).
+"""Review queues, their items and the labels people give (``yardstick.api.review``).
 
 A queue belongs to a project; its items point at exactly one thing they review (an experiment's
 item and trial, or a sampled trace) and disappear with it; a label is one

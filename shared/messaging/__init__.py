@@ -1,13 +1,16 @@
 """NATS and JetStream as every Yardstick service uses them.
 
-- ``connection``: one connection policy (reconnect forever, health for /healthz);
+The connection itself is the SDK's (a task worker connects the same way):
+``yardstick.api.nats_connection`` (one policy: reconnect forever, health for /healthz),
+``yardstick.api.nats_servers`` (``NATS_URL`` as a comma-separated list of servers) and
+``yardstick.api.nats_interest`` (wait until the server has registered a connection's subscriptions).
+Here:
+
 - ``decoding``: decode a message into its contract or terminate it;
-- ``interest``: wait until the server has registered a connection's subscriptions;
 - ``acks``: ACK and TERM confirmed by the server;
 - ``pull``: the one JetStream pull loop (bind, fetch, pause on errors, stop cleanly);
 - ``kv_view``: a KV bucket followed in memory through a watch;
 - ``election``: JetStream publishes and calls that ride out a stream leader election;
-- ``server_urls``: ``NATS_URL`` as a comma-separated list of servers;
 - ``streams``: the streams and durable consumers, declared once;
 - ``faststream_broker``: the request/reply brokers of the agent and the search-proxy (import it
   from its module: FastStream is heavy, and the CLI imports this package).

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from yardstick.task_worker import TaskWorker, TaskWorkerStartError
     from yardstick.worker_settings import TaskWorkerSettings
 
-# Loaded on first use: the client brings the API's models (and SciPy, through the aggregates), the
-# task worker NATS; `import yardstick` for @task needs neither, and the CLI starts without them.
+# Loaded on first use: the client brings the API's models, the task worker NATS; `import yardstick`
+# for @task needs neither, and the CLI starts without them.
 _LAZY = {
     "serve": "yardstick.serving",
     **dict.fromkeys(["TaskWorker", "TaskWorkerStartError"], "yardstick.task_worker"),

@@ -1,6 +1,6 @@
 """The typed objects the :class:`~yardstick.Client` returns: the coordinator's own HTTP models
-(``services.coordinator.schemas``, which imports nothing of the server) and the shared contracts,
-plus two lists that turn into pandas data frames."""
+(``yardstick.api``, which imports nothing of the server), plus two lists that turn into pandas data
+frames."""
 
 from __future__ import annotations
 

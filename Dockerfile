@@ -12,12 +12,13 @@ FROM python:3.11-slim
 WORKDIR /app
 ENV PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY pyproject.toml README.md alembic.ini ./
+COPY sdk ./sdk
 COPY shared ./shared
 COPY services ./services
-COPY yardstick ./yardstick
 COPY --from=ui-assets /ui/vendor ./services/coordinator/ui/static/vendor
-COPY datasets ./datasets
-RUN pip install --no-cache-dir .
+# the SDK first: the server depends on yardstick-sdk (not on PyPI yet); the shipped data is package
+# data of shared.shipped_data
+RUN pip install --no-cache-dir ./sdk .
 # Non-root at run time.
 RUN useradd --create-home yardstick
 USER yardstick

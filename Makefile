@@ -12,10 +12,10 @@ STAMP  := $(VENV)/.installed
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml sdk/pyproject.toml Makefile
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --disable-pip-version-check uv
-	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e '.[dev]'
+	$(BIN)/uv pip install -q --compile-bytecode --python $(BIN)/python -e './sdk[pandas]' -e '.[dev]'
 	@touch $(STAMP)
 
 # The web UI's front-end packages (htmx, Chart.js and its error-bar plugin) come from the npm
@@ -43,15 +43,15 @@ browser:
 
 # Our own sources change between runs: compiled (if stale) before each run, not only at install.
 bytecode: venv
-	@$(BIN)/python -m compileall -q -j 0 services shared tests bench yardstick > /dev/null
+	@$(BIN)/python -m compileall -q -j 0 services shared tests bench sdk/src > /dev/null
 
 lint: venv
-	$(BIN)/ruff check services shared tests bench yardstick docs/gen
-	$(BIN)/ruff format --check services shared tests bench yardstick docs/gen
+	$(BIN)/ruff check services shared tests bench sdk docs/gen
+	$(BIN)/ruff format --check services shared tests bench sdk docs/gen
 	$(BIN)/lint-imports
 
 typecheck: venv
-	$(BIN)/mypy services shared yardstick
+	$(BIN)/mypy services shared sdk/src/yardstick
 	$(BIN)/mypy -p docs.gen
 
 # Two pytest-xdist workers: the suite mostly waits (servers, subprocess stacks, deadlines), so two

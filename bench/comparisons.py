@@ -41,15 +41,15 @@ from services.coordinator.comparisons.store.pairing import load_paired_columns, 
 from services.coordinator.settings import CoordinatorSettings  # noqa: E402
 from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres  # noqa: E402
 from shared.analysis import ComparisonBuilder, paired_keys  # noqa: E402
-from shared.contracts.comparison_config import ComparisonConfig  # noqa: E402
-from shared.contracts.eval_messages import AgentTarget  # noqa: E402
-from shared.contracts.experiment_config import ExperimentConfig  # noqa: E402
-from shared.contracts.roles import Role  # noqa: E402
 from shared.db.api_keys import create_key_sync  # noqa: E402
 from shared.db.migrate import upgrade_to_head  # noqa: E402
 from shared.db.models import Experiment  # noqa: E402
 from shared.db.session import make_engine, make_session_factory, plain_url  # noqa: E402
 from shared.messaging.streams import declare_at  # noqa: E402
+from yardstick.api.comparison_config import ComparisonConfig  # noqa: E402
+from yardstick.api.eval_messages import AgentTarget  # noqa: E402
+from yardstick.api.experiment_config import ExperimentConfig  # noqa: E402
+from yardstick.api.roles import Role  # noqa: E402
 
 STATE = Path(os.environ.get("YARDSTICK_BENCH_HOME", ROOT / ".yardstick-bench" / "comparisons"))
 SECRET = "bench-secret-not-for-production"

@@ -43,13 +43,13 @@ sys.path.insert(0, str(ROOT))
 
 from services.stack.nats_cluster import quiet_connect  # noqa: E402
 from services.stack.servers import postgres_uri_for, start_nats, start_postgres  # noqa: E402
-from shared.contracts.roles import Role  # noqa: E402
 from shared.contracts.span_messages import SpanBatch  # noqa: E402
-from shared.contracts.topology import Topology  # noqa: E402
 from shared.db.api_keys import create_key_sync  # noqa: E402
 from shared.db.migrate import upgrade_to_head  # noqa: E402
-from shared.messaging.server_urls import nats_servers  # noqa: E402
 from shared.messaging.streams import declare_at  # noqa: E402
+from yardstick.api.nats_servers import nats_servers  # noqa: E402
+from yardstick.api.roles import Role  # noqa: E402
+from yardstick.api.topology import Topology  # noqa: E402
 
 STATE = ROOT / ".yardstick-bench-ingest"
 SECRET = "bench-secret"

@@ -134,7 +134,7 @@ def _metadata_sum(items: list[dict[str, Any]], metric: str, key: str) -> int:
 
 
 def _agent_run(client: Any, items: list[str], model: str) -> dict[str, Any]:
-    from shared.contracts.experiment_status import TERMINAL_STATUSES
+    from yardstick.api.experiment_status import TERMINAL_STATUSES
 
     started = client.start_experiment(
         name=f"llm-check-agent-{int(time.time())}",

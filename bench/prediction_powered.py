@@ -31,7 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shared.analysis import MeanEstimate, prediction_powered_mean  # noqa: E402
+from shared.analysis import prediction_powered_mean  # noqa: E402
+from yardstick.api.prediction_powered import MeanEstimate  # noqa: E402
 
 Draw = Callable[[np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
 """(people's scores, judge's scores) of ``items`` items."""

@@ -156,8 +156,8 @@ def langfuse_peer(n: int, concurrency: int, latency_ms: float) -> float:
     from services.agent.invoke import invoke_agent
     from services.agent.runtime import AgentRuntime
     from services.agent.settings import AgentSettings
-    from shared.contracts import AgentInvokeRequest, ModelConfig, OfflineBehaviour
     from shared.evaluators.drive_thru import order_correctness
+    from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
 
     state = StackState.load(STATE)
     assert state is not None

@@ -27,11 +27,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.ingest import HTTP_PORT, Environment, rss_sampler, run_load  # noqa: E402
 from services.coordinator.traces.store.traces import TraceQuery, list_traces  # noqa: E402
-from shared.contracts.evaluation import EvaluatorSpec  # noqa: E402
-from shared.contracts.projects import DEFAULT_PROJECT  # noqa: E402
 from shared.db.session import make_engine, make_session_factory  # noqa: E402
 from shared.online.application_sampling import ApplicationSampling  # noqa: E402
 from shared.online.sampling_config import SamplingSettings, save_config  # noqa: E402
+from yardstick.api.evaluation import EvaluatorSpec  # noqa: E402
+from yardstick.api.projects import DEFAULT_PROJECT  # noqa: E402
 
 APPLICATION = "bench-shop"  # bench/ingest.py's traces' service.name
 SAMPLER_PORT = HTTP_PORT + 50

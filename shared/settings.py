@@ -10,9 +10,9 @@ from functools import cached_property
 from pydantic import Field, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.http.outbound_guard import OutboundPolicy, parse_networks
 from shared.retired_settings import RefusesRetiredNames
+from yardstick.api.topology import DEFAULT_NAMESPACE, Topology
 
 DEFAULT_MAX_BODY_BYTES = 2**20  # services answering one request at a time; the coordinator allows more
 
@@ -53,7 +53,7 @@ class CommonSettings(RefusesRetiredNames):
     @field_validator("nats_url")
     @classmethod
     def _nats_servers(cls, value: str) -> str:
-        from shared.messaging.server_urls import nats_servers  # nats-py only when settings are read
+        from yardstick.api.nats_servers import nats_servers  # nats-py only when settings are read
 
         nats_servers(value)  # refuses a malformed entry at start-up, naming it
         return value

@@ -28,14 +28,14 @@ from services.stack.servers import (
     start_nats,
     start_postgres,
 )
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.topology import Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import make_engine, make_session_factory, plain_url
 from shared.evaluators import RegisteredEvaluator
 from shared.evaluators.item_results import ItemResult, as_item_results
 from shared.messaging.streams import declare
 from tests.evaluator_registry import add_for_test
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.topology import Topology
 
 TEMPLATE_DB = "yardstick_template"
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from shared.analysis.pass_rule import PassPolicy
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.contracts.pass_criteria import PassCriterion
 from shared.evaluators import running
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import Level, RegisteredEvaluator
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.pass_criteria import PassCriterion
 
 REGISTRY = process_registry()
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from docs.gen.json_schema import cell, type_text
-from shared.contracts.experiment_config import DEFAULT_PASS_THRESHOLD
 from shared.evaluators.loading import build_registry
 from shared.evaluators.registry import RegisteredEvaluator
+from yardstick.api.experiment_config import DEFAULT_PASS_THRESHOLD
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, Field, field_validator
 
 from services.agent.conversations import ConversationService, TurnResult
-from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 from shared.http.problem_details import ProblemError
+from yardstick.api.agent_messages import OrderLine, TrajectoryMessage
 
 MAX_UTTERANCE_CHARS = 2000
 

@@ -15,9 +15,9 @@ from langchain_core.language_models import BaseChatModel
 
 from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
-from shared.contracts.agent_messages import ModelConfig
 from shared.http.problem_details import ProblemError
 from shared.llm import LlmConfig, LlmNotConfigured, LlmSettings, chat_model, llm_config
+from yardstick.api.agent_messages import ModelConfig
 
 
 class ModelUnavailableError(ProblemError, RuntimeError):

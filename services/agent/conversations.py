@@ -26,8 +26,8 @@ from services.agent.telemetry import AgentTelemetry
 from services.agent.tools import TOOLS
 from services.agent.transcript import order_lines, reply_text, to_trajectory, tool_call_names
 from services.agent.turn_spans import turn_trace
-from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 from shared.http.problem_details import ProblemError
+from yardstick.api.agent_messages import OrderLine, TrajectoryMessage
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from shared.db.health import postgres_health
 from shared.db.session import make_engine
 from shared.http.input_guard import InputGuard
 from shared.http.problem_details import install_problem_handlers
-from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
 from shared.metrics import metrics_router, nats_probe, postgres_probe
+from yardstick.api.nats_connection import ConnectionHealth
 
 log = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from services.agent.transcript import (
     tool_call_names,
     usage_of,
 )
-from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse
-from shared.contracts.prompts import PromptRef
 from shared.llm import RequestCount, counting
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse
+from yardstick.api.prompts import PromptRef
 
 logger = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from services.agent.invoke import invoke_agent
 from services.agent.replay import replay_conversation
 from services.agent.runtime import AgentRuntime
 from shared.contracts.agent_conversation import AgentConversationRequest, AgentConversationResponse
-from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse
-from shared.contracts.topology import AGENT_QUEUE
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse
+from yardstick.api.topology import AGENT_QUEUE
 
 
 def register_invoke_handler(broker: NatsBroker, runtime: AgentRuntime) -> None:

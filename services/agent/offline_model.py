@@ -25,7 +25,7 @@ from langchain_core.tools import BaseTool
 from services.agent import offline_replies as say
 from services.agent.tools import ADD_ITEM_TO_ORDER, FINALIZE_ORDER, GET_CURRENT_ORDER, LOOKUP_MENU_ITEM
 from services.agent.utterance import Intent, ItemRequest, parse_utterance
-from shared.contracts.agent_messages import OfflineBehaviour
+from yardstick.api.agent_messages import OfflineBehaviour
 
 _PIECE = re.compile(r"\w+|[^\w\s]")
 

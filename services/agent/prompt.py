@@ -12,11 +12,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.agent.domain import Menu, Order
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 from shared.db import prompts as prompt_store
 from shared.db.project_scope import scope_to_project
 from shared.db.session import make_engine, make_session_factory
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 
 logger = logging.getLogger(__name__)
 

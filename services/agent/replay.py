@@ -39,7 +39,7 @@ from shared.contracts.agent_conversation import (
     AgentConversationResponse,
     ConversationTurnResult,
 )
-from shared.contracts.prompts import PromptRef
+from yardstick.api.prompts import PromptRef
 
 logger = logging.getLogger(__name__)
 

@@ -7,12 +7,12 @@ from typing import Literal
 
 from pydantic import Field, SecretStr
 
-from shared.contracts.agent_messages import OfflineBehaviour
-from shared.contracts.projects import DEFAULT_PROJECT, PROJECT_ID_PATTERN
 from shared.settings import CommonSettings
+from shared.shipped_data import MENU
+from yardstick.api.agent_messages import OfflineBehaviour
+from yardstick.api.projects import DEFAULT_PROJECT, PROJECT_ID_PATTERN
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_MENU_PATH = REPO_ROOT / "datasets" / "drive-thru" / "menu.json"
+DEFAULT_MENU_PATH = MENU
 
 
 class AgentSettings(CommonSettings):

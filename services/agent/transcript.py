@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from services.agent.domain import Order
-from shared.contracts.agent_messages import ModifierLine, OrderLine, TokenUsage, TrajectoryMessage
+from yardstick.api.agent_messages import ModifierLine, OrderLine, TokenUsage, TrajectoryMessage
 
 
 def order_lines(order: Order) -> list[OrderLine]:

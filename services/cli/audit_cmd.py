@@ -9,7 +9,7 @@ from rich.table import Table
 
 from services.cli.consoles import stdout_console
 from services.cli.coordinator import ApiError, connect, fail
-from shared.contracts.audit import AuditAction
+from yardstick.api.audit import AuditAction
 
 
 def audit_command(

@@ -15,8 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
-from services.coordinator.trace_schemas import BackfillOut
-from shared.contracts.evaluation import EvaluatorSpec
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.traces import BackfillOut
 
 if TYPE_CHECKING:
     from yardstick.client import Client

@@ -9,9 +9,9 @@ from rich.table import Table
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
-from shared.contracts.agreement import BinaryAgreement, Estimate, OrdinalAgreement
-from shared.contracts.calibration import Agreement
-from shared.contracts.prediction_powered import MeanEstimate, PredictionPoweredMean
+from yardstick.api.agreement import BinaryAgreement, Estimate, OrdinalAgreement
+from yardstick.api.calibration import Agreement
+from yardstick.api.prediction_powered import MeanEstimate, PredictionPoweredMean
 
 
 def _cell(estimate: Estimate) -> tuple[str, str]:

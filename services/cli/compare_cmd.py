@@ -19,13 +19,13 @@ from services.cli.experiment_refs import resolve_experiment
 from services.cli.key_values import parse_key_values
 
 if TYPE_CHECKING:
-    from shared.analysis import RunData
+    from yardstick.api.run_data import RunData
 
 err = stderr_console()
 
 
 def _load_file(path: Path) -> RunData:
-    from shared.analysis import RunData
+    from yardstick.api.run_data import RunData
 
     try:
         data = json.loads(path.read_text())
@@ -109,7 +109,7 @@ def compare_command(
         comparison_markdown,
         pairwise_lines,
     )
-    from shared.contracts.pairwise import PairwiseJudgeSpec
+    from yardstick.api.pairwise import PairwiseJudgeSpec
 
     try:
         thresholds: dict[str, float | str] = dict(parse_key_values(threshold, "--threshold"))

@@ -18,7 +18,7 @@ from shared.analysis import (
     latency_note,
     mixed_code_warnings,
 )
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
 

@@ -12,7 +12,7 @@ import typer
 from pydantic import ValidationError
 
 from services.cli.consoles import stderr_console
-from shared.validation_messages import describe_errors
+from yardstick.api.validation_messages import describe_errors
 from yardstick.errors import ApiError, NotConfigured
 
 if TYPE_CHECKING:

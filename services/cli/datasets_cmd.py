@@ -15,7 +15,7 @@ from services.cli.coordinator import ApiError, connect, fail
 from shared.datasets.files import DatasetFile, DatasetFileError, load_dataset_file
 
 if TYPE_CHECKING:
-    from services.coordinator.schemas import UpsertResult
+    from yardstick.api.datasets import UpsertResult
     from yardstick.client import Client
 
 app = typer.Typer(help="Versioned datasets: push files, list datasets and versions.")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -17,19 +16,19 @@ from services.cli.progress_view import summary_table
 from services.cli.run_cmd import print_comparison, print_failures, start_and_follow
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+from shared import shipped_data as shipped
 
 if TYPE_CHECKING:
     from yardstick.client import Client
 
-ROOT = Path(__file__).resolve().parents[2]
-DRIVE_THRU = ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
-GOLDEN = ROOT / "datasets" / "search" / "golden-v1.json"
-RAG_GOLDEN = ROOT / "datasets" / "search" / "rag-golden-v1.json"
+DRIVE_THRU = shipped.DRIVE_THRU / "order-correctness-v1.yaml"
+GOLDEN = shipped.SEARCH / "golden-v1.json"
+RAG_GOLDEN = shipped.SEARCH / "rag-golden-v1.json"
 RAG_EVALUATORS = ["citation_recall", "hallucination_rate", "entity_recall"]
 """The deterministic RAG evaluators: the judges (the answer target's other defaults) would make the
 demo wait on Mistral when a key is set."""
-SCENARIOS = ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
-CONVERSATIONS = ROOT / "datasets" / "drive-thru" / "conversations-v1.yaml"
+SCENARIOS = shipped.DRIVE_THRU / "trajectory-scenarios-v1.yaml"
+CONVERSATIONS = shipped.DRIVE_THRU / "conversations-v1.yaml"
 
 out = stdout_console()
 err = stderr_console()

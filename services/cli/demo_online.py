@@ -21,7 +21,7 @@ from services.sampler.sampling import in_sample
 from services.stack import launcher
 
 if TYPE_CHECKING:
-    from services.coordinator.schemas import DriftAlertOut
+    from yardstick.api.online import DriftAlertOut
     from yardstick.client import Client
 
 RATE = 0.5

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.rule import Rule
 
+from shared.shipped_data import DRIVE_THRU
+
 if TYPE_CHECKING:
     from yardstick.client import Client
 
-PROMPTS = Path(__file__).resolve().parents[2] / "datasets" / "drive-thru" / "prompts"
+PROMPTS = DRIVE_THRU / "prompts"
 NAME = "drive-thru/orchestrator"
 DATASET = "drive-thru/order-correctness-v1"
 RunExperiment = Callable[["Client", dict[str, Any]], dict[str, Any]]

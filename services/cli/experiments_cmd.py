@@ -12,10 +12,10 @@ from rich.table import Table
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
-from shared.contracts.experiment_status import ExperimentStatus
+from yardstick.api.experiment_status import ExperimentStatus
 
 if TYPE_CHECKING:
-    from services.coordinator.schemas import ExperimentOut, ItemsPage
+    from yardstick.api.experiments import ExperimentOut, ItemsPage
 
 app = typer.Typer(help="List and delete experiments.", no_args_is_help=True)
 err = stderr_console()

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 if TYPE_CHECKING:
-    from services.coordinator.schemas import ComparisonOut
-    from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
+    from yardstick.api.comparisons import ComparisonOut
+    from yardstick.api.pairwise import PairwiseJudgeSpec, PairwiseJudging
     from yardstick.client import Client
 
 

@@ -11,8 +11,8 @@ from rich.table import Table
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail, selected_project
 from services.stack.state import DEFAULT_STATE_DIR, StackState
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.roles import Role
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.roles import Role
 
 app = typer.Typer(help="API keys for the coordinator API.")
 err = stderr_console()
@@ -41,7 +41,7 @@ def create(
 ) -> None:
     """Create an API key and print it (only now: it is stored as a keyed hash). Made on the stack's
     database directly, so it works before any key exists."""
-    from shared.online.durations import InvalidDuration, parse_duration  # deferred: light, but unused else
+    from yardstick.api.durations import InvalidDuration, parse_duration  # deferred: light, but unused else
 
     try:
         expires_at = datetime.now(UTC) + parse_duration(expires_in) if expires_in else None

@@ -15,8 +15,7 @@ from services.cli.coordinator import ApiError, connect, fail
 from services.cli.key_values import parse_key_values
 
 if TYPE_CHECKING:
-    from services.coordinator.schemas import DriftAlertOut
-    from shared.online.metrics import OnlineMetrics
+    from yardstick.api.online import DriftAlertOut, OnlineMetrics
     from yardstick.client import Client
 
 app = typer.Typer(help="Production traffic sampling: config, online metrics, drift alerts, sampled traces.")

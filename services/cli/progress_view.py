@@ -18,11 +18,11 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from shared.contracts.spend import Spend
+from yardstick.api.spend import Spend
 
 if TYPE_CHECKING:
-    from services.coordinator.schemas import ExperimentOut
-    from shared.contracts.experiment_events import ExperimentCounts, ExperimentEvent
+    from yardstick.api.experiment_events import ExperimentCounts, ExperimentEvent
+    from yardstick.api.experiments import ExperimentOut
     from yardstick.client import Client
 
 

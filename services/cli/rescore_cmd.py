@@ -16,7 +16,7 @@ from services.cli.coordinator import ApiError, connect, fail
 from services.cli.experiment_refs import resolve_experiment
 from services.cli.progress_view import follow, summary_table
 from services.cli.run_cmd import exit_code, print_failures
-from shared.contracts.evaluation import EvaluatorSpec
+from yardstick.api.evaluation import EvaluatorSpec
 
 
 def rescore_body(evaluators: list[str], run_evaluators: list[str], name: str | None) -> dict[str, Any]:

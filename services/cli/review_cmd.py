@@ -17,7 +17,7 @@ from rich.table import Table
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect, fail
-from shared.contracts.review import LabelValue, QueueOut, ReviewItemOut, Rubric, RubricField
+from yardstick.api.review import LabelValue, QueueOut, ReviewItemOut, Rubric, RubricField
 
 app = typer.Typer(help="Review queues: people label items; labels become human scores.")
 out = stdout_console()
@@ -59,7 +59,7 @@ def _window_and_score(since: str | None, below: str | None) -> dict[str, Any]:
     """``--since`` (a duration back from now) and ``--below EVALUATOR=VALUE`` as source fields."""
     fields: dict[str, Any] = {}
     if since:
-        from shared.online.durations import InvalidDuration, parse_duration
+        from yardstick.api.durations import InvalidDuration, parse_duration
 
         try:
             fields["since"] = (datetime.now(UTC) - parse_duration(since)).isoformat()

@@ -20,7 +20,6 @@ from rich.table import Table
 from rich.text import Text
 
 from services.cli.consoles import stderr_console
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators import (
     EvaluatorRegistry,
     PluginLoadError,
@@ -29,6 +28,7 @@ from shared.evaluators import (
     run_run_evaluators,
 )
 from shared.evaluators.item_results import ItemResult
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 
 USAGE_ERROR = 2
 

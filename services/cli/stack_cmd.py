@@ -1,7 +1,7 @@
 """`yardstick stack up [--ha]|down|status|restart|promote`.
 
 `up` starts the stack in this folder (``./.yardstick``, or ``$YARDSTICK_HOME``) and records where it
-runs in the per-user file (:mod:`yardstick.stack_location`); the other commands act on this folder's
+runs in the per-user file (:mod:`yardstick.api.stack_location`); the other commands act on this folder's
 stack, else on the one the per-user file names, so they work from any folder.
 
 The launcher (Alembic, SQLAlchemy, nats-py) is imported inside the commands, as the other heavy
@@ -20,7 +20,7 @@ from services.cli.consoles import stderr_console, stdout_console
 from services.cli.key_values import parse_key_values
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
-from yardstick.stack_location import read_location, user_state_file
+from yardstick.api.stack_location import read_location, user_state_file
 
 app = typer.Typer(help="Run the embedded stack (NATS, PostgreSQL, every service) on this machine.")
 console = stderr_console()

@@ -1,7 +1,7 @@
 """Build a target configuration from `--target KIND` and repeatable `--set dotted.key=value`.
 
 An unknown kind or key is refused naming the closest known one (``unknown target kind 'pyhton';
-did you mean 'python'? Known kinds: …``); other problems read as :mod:`shared.validation_messages`
+did you mean 'python'? Known kinds: …``); other problems read as :mod:`yardstick.api.validation_messages`
 sentences, never pydantic's own text."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from shared.contracts.eval_messages import (
+from yardstick.api.eval_messages import (
     AgentTarget,
     AnswerTarget,
     HttpTarget,
@@ -19,7 +19,7 @@ from shared.contracts.eval_messages import (
     SearchTarget,
     TargetSpec,
 )
-from shared.validation_messages import did_you_mean, explain, unknown_name
+from yardstick.api.validation_messages import did_you_mean, explain, unknown_name
 from yardstick.target_settings import TargetSettingError, apply_settings
 
 _target_adapter: TypeAdapter[Any] = TypeAdapter(TargetSpec)

@@ -9,7 +9,7 @@ import typer
 from services.cli.consoles import stdout_console
 from services.cli.coordinator import ApiError, connect, fail
 from services.cli.traces_view import trace_view, traces_table
-from shared.online.durations import parse_moment
+from yardstick.api.durations import parse_moment
 
 app = typer.Typer(help="Sampled traces of your applications: list them, read one whole.")
 

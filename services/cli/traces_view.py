@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from services.coordinator.trace_schemas import TraceDetail, TracePage
-from shared.traces import SpanNode
+from yardstick.api.trace_record import SpanNode
+from yardstick.api.traces import TraceDetail, TracePage
 
 PREVIEW = 60
 

@@ -18,12 +18,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from services.cli.consoles import stderr_console, stdout_console
 from services.stack.state import DEFAULT_STATE_DIR, StackState
+from shared.shipped_data import MENU
 
 app = typer.Typer(help="Production-like traffic against the agent's chat API.")
 out = stdout_console()
 err = stderr_console()
 
-DEFAULT_MENU = Path(__file__).resolve().parents[2] / "datasets" / "drive-thru" / "menu.json"
+DEFAULT_MENU = MENU
 GREETINGS = ("Hi there", "Good morning", "Hello", "Hey, can I order?", "Morning!")
 ORDER_OPENERS = ("I'd like", "Can I get", "Let me get", "I'll have", "Could I have", "Gimme")
 QUANTITY_WORDS = {1: "a", 2: "two", 3: "three"}

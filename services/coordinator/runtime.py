@@ -22,7 +22,7 @@ from services.coordinator.traces.backfills import BackfillRunner
 from shared.db.session import make_engine, make_session_factory
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
-from shared.messaging import ConnectionHealth, connect_nats
+from yardstick.api.nats_connection import ConnectionHealth, connect_nats
 
 log = logging.getLogger(__name__)
 

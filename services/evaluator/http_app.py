@@ -9,9 +9,9 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI, Response, status
 
 from services.evaluator.worker import EvalWorker, WorkerStatus
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.http.problem_details import install_problem_handlers
 from shared.metrics import consumer_lag_probe, metrics_router, nats_probe, postgres_probe
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER
 
 
 def build_app(worker: EvalWorker) -> FastAPI:

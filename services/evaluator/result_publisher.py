@@ -27,8 +27,8 @@ from nats.js import JetStreamContext
 from nats.js.api import PubAck
 
 from services.evaluator.errors import ResultPublishError
-from shared.contracts.eval_messages import RESULT_BATCH_HEADER, EvalResult
 from shared.messaging import ELECTION_BUDGET_S, publish_once
+from yardstick.api.eval_messages import RESULT_BATCH_HEADER, EvalResult
 
 RESULT_LINGER_S = 0.005
 """How long a busy publisher gathers results: short next to any target call, and long enough at a

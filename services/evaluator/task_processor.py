@@ -25,13 +25,13 @@ from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
 from services.evaluator.targets.base import CallContext, Target, TargetOutput
 from services.evaluator.throttling import TargetGate, ThrottleTally
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.eval_messages import EvalResult, EvalTask
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.evaluators.judge_cache import JudgeVerdictStore, judge_cache_in_use
 from shared.llm.provider_gate import provider_gate_in_use
 from shared.messaging import decode_or_terminate, settle
 from shared.metrics import TARGET_ERRORS
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.eval_messages import EvalResult, EvalTask
 
 log = logging.getLogger(__name__)
 

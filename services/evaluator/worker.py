@@ -43,23 +43,17 @@ from services.evaluator.task_processor import DeliveryPolicy, JudgeCacheFor, Tas
 from services.evaluator.throttling import TargetGate, ThrottleBoard
 from shared.contracts.capacity import WorkerCapacity
 from shared.contracts.credits import CreditGrant
-from shared.contracts.eval_messages import TaskRouting
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.db import make_engine, make_session_factory
 from shared.db.judge_verdicts import ProjectVerdicts, configured_max_age
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
-from shared.messaging import (
-    ConnectionHealth,
-    ConsumerNotDeclared,
-    NatsUnavailable,
-    PullLoop,
-    bind_durable,
-    connect_nats,
-    subscriptions_registered,
-)
+from shared.messaging import ConsumerNotDeclared, PullLoop, bind_durable
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 from shared.metrics import TASKS_IN_FLIGHT, TASKS_RETURNED, TASKS_SETTLED
+from yardstick.api.eval_messages import TaskRouting
+from yardstick.api.nats_connection import ConnectionHealth, NatsUnavailable, connect_nats
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from services.ingest.span_publisher import SpanPublisher
 from shared.db import make_engine, make_session_factory
 from shared.db.health import postgres_health
 from shared.http.problem_details import ProblemError, install_problem_handlers
-from shared.messaging import ConnectionHealth, connect_nats
 from shared.metrics import metrics_router, nats_probe, postgres_probe
+from yardstick.api.nats_connection import ConnectionHealth, connect_nats
 
 log = logging.getLogger(__name__)
 

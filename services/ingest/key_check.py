@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.ingest.errors import Forbidden, Unauthorized, Unavailable
-from shared.contracts.roles import Role
 from shared.db.api_keys import key_hash, verify_key
 from shared.db.models import ApiKey
+from yardstick.api.roles import Role
 
 
 def ingest_project(key_row: ApiKey) -> str:

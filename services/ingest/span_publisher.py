@@ -16,8 +16,9 @@ from nats.aio.client import Client as NatsClient
 
 from services.ingest.batching import EncodedBatch
 from services.ingest.errors import Unavailable
-from shared.contracts.topology import Topology
-from shared.messaging import ConnectionHealth, publish_once
+from shared.messaging import publish_once
+from yardstick.api.nats_connection import ConnectionHealth
+from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
 

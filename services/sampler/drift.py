@@ -19,11 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.sampler.drift_stats import welch_less_p, welch_less_p_samples
 from services.sampler.offline_reference import offline_reference
-from shared.contracts.experiment_events import DriftAlert
-from shared.contracts.review import HUMAN_METRIC_PREFIX
 from shared.db.models import DriftAlertRow
 from shared.db.trace_models import TraceScore
 from shared.online.metrics import TRACE_PROMPT_VERSION
+from yardstick.api.experiment_events import DriftAlert
+from yardstick.api.review import HUMAN_METRIC_PREFIX
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.drift import check_drift, projects_scored_since
-from shared.contracts.experiment_events import DriftAlert
-from shared.contracts.topology import Topology
 from shared.db.project_scope import scope_to_project
 from shared.messaging import publish_once
+from yardstick.api.experiment_events import DriftAlert
+from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.http.problem_details import install_problem_handlers
-from shared.messaging import ConnectionHealth, connect_nats
 from shared.metrics import metrics_router, nats_probe, postgres_probe
+from yardstick.api.nats_connection import ConnectionHealth, connect_nats
 
 
 def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:

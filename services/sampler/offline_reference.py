@@ -6,10 +6,10 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.experiment_status import ExperimentStatus
 
 RECENT_EXPERIMENTS = 200
 

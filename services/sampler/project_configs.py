@@ -7,9 +7,9 @@ import time
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.models import Project
 from shared.online.sampling_config import SamplingSettings, load_config
+from yardstick.api.projects import DEFAULT_PROJECT
 
 
 class ProjectConfigs:

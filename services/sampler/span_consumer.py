@@ -34,10 +34,10 @@ from services.sampler.message_holds import MessageHolds
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
 from shared.contracts.span_messages import SpanBatch
-from shared.contracts.topology import SAMPLER_SPANS_CONSUMER, Topology
 from shared.messaging import ConsumerNotDeclared, PullLoop, bind_durable, decode_or_terminate, settle
 from shared.messaging.streams import TRAFFIC_SPANS_ACK_WAIT_S
 from shared.traces import AssembledTrace, AssemblyPolicy, TraceAssembler
+from yardstick.api.topology import SAMPLER_SPANS_CONSUMER, Topology
 
 log = logging.getLogger(__name__)
 

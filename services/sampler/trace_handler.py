@@ -29,11 +29,11 @@ from services.sampler.trace_store import (
     stored_trace,
     stored_traces,
 )
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.metrics import SAMPLER_DECISIONS
 from shared.online.application_sampling import EffectiveSampling
-from shared.traces import TraceRecord
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.trace_record import TraceRecord
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from services.sampler.sampling import Decision, MinuteCap, in_sample
 from shared.online.application_sampling import EffectiveSampling, TraceFilters
-from shared.traces import TraceRecord
+from yardstick.api.trace_record import TraceRecord
 
 
 def matches_trace_filters(record: TraceRecord, filters: TraceFilters) -> bool:

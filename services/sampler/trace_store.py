@@ -23,13 +23,14 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
 from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore, TraceSpan
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
-from shared.traces import Completeness, TraceRecord, trace_record
+from shared.traces import trace_record
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.trace_record import Completeness, TraceRecord
 
 Stored = Literal["stored", "merged", "duplicate"]
 EVALUATE_AT_ONCE = 16

@@ -24,7 +24,7 @@ from services.search_proxy.corpus import Corpus
 from services.search_proxy.query_hints import parse_hints
 from services.search_proxy.rerank import Candidate, rerank
 from services.search_proxy.search_filters import SearchFilters
-from shared.contracts.search_messages import SearchHit, SearchMode
+from yardstick.api.search_messages import SearchHit, SearchMode
 
 _TSQUERY = {
     "plain": "plainto_tsquery('english', :query)",

@@ -11,10 +11,10 @@ from pydantic import BaseModel, Field
 from services.search_proxy.answering import AnswerService
 from services.search_proxy.search_filters import InvalidFilters, parse_filters
 from services.search_proxy.search_service import SearchService
-from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
-from shared.contracts.search_messages import SearchRequest, SearchResponse
 from shared.db.health import PostgresHealth, postgres_health
-from shared.messaging import ConnectionHealth
+from yardstick.api.answer_messages import AnswerRequest, AnswerResponse
+from yardstick.api.nats_connection import ConnectionHealth
+from yardstick.api.search_messages import SearchRequest, SearchResponse
 
 
 class Health(BaseModel):

@@ -14,9 +14,9 @@ from services.search_proxy.runtime import start_runtime
 from services.search_proxy.settings import SearchProxySettings
 from shared.http.input_guard import InputGuard
 from shared.http.problem_details import install_problem_handlers
-from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
 from shared.metrics import metrics_router, nats_probe, postgres_probe
+from yardstick.api.nats_connection import ConnectionHealth
 
 
 def create_app(settings: SearchProxySettings) -> FastAPI:

@@ -11,9 +11,9 @@ from pydantic import BaseModel, ValidationError
 
 from services.search_proxy.answering import AnswerService
 from services.search_proxy.search_service import SearchService
-from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
-from shared.contracts.search_messages import SearchRequest, SearchResponse
-from shared.contracts.topology import SEARCH_QUEUE
+from yardstick.api.answer_messages import AnswerRequest, AnswerResponse
+from yardstick.api.search_messages import SearchRequest, SearchResponse
+from yardstick.api.topology import SEARCH_QUEUE
 
 
 def _invalid(model: type[BaseModel], exc: ValidationError) -> str:

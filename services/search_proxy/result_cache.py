@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from shared.contracts.search_messages import SearchHit
+from yardstick.api.search_messages import SearchHit
 
 
 class CacheKey(BaseModel, frozen=True):

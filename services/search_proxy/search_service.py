@@ -12,7 +12,7 @@ from services.search_proxy.degrade import is_degraded
 from services.search_proxy.result_cache import CacheKey, ResultCache
 from services.search_proxy.search_filters import InvalidFilters, SearchFilters, parse_filters
 from services.search_proxy.upstream_backend import UpstreamError
-from shared.contracts.search_messages import SearchHit, SearchMode, SearchRequest, SearchResponse
+from yardstick.api.search_messages import SearchHit, SearchMode, SearchRequest, SearchResponse
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,9 @@ from pydantic import Field, SecretStr, model_validator
 
 from shared.llm import ProviderChoice
 from shared.settings import CommonSettings
+from shared.shipped_data import SEARCH
 
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "datasets" / "search" / "corpus-v1.json"
+DEFAULT_CORPUS = SEARCH / "corpus-v1.json"
 
 
 class SearchProxySettings(CommonSettings):

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from services.search_proxy.guarded_transport import guarded_client
 from services.search_proxy.search_filters import SearchFilters
-from shared.contracts.search_messages import SearchHit, SearchMode
 from shared.http.outbound_guard import OutboundPolicy, OutboundRefused
+from yardstick.api.search_messages import SearchHit, SearchMode
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from services.stack.nodes import PgNode
 from services.stack.pg_replication import is_primary, multi_host_url, promote, start_primary, start_standby
 from services.stack.services_spec import nats_port
 from services.stack.state import ProcessRecord, StackState
-from shared.contracts.topology import Topology
+from yardstick.api.topology import Topology
 
 HA_REPLICAS = 3
 NODES = 3

@@ -35,13 +35,13 @@ from services.stack.services_spec import (
     service_specs,
 )
 from services.stack.state import DEFAULT_STATE_DIR, LOCAL_ALLOWED_NETWORKS, ProcessRecord, StackState
-from shared.contracts.roles import Role
-from shared.contracts.topology import DEFAULT_NAMESPACE, Topology
 from shared.db.migrate import upgrade_to_head
 from shared.db.session import plain_url
 from shared.messaging.streams import declare_at
-from yardstick.stack_location import read_location as read_stack_location
-from yardstick.stack_location import user_state_file
+from yardstick.api.roles import Role
+from yardstick.api.stack_location import read_location as read_stack_location
+from yardstick.api.stack_location import user_state_file
+from yardstick.api.topology import DEFAULT_NAMESPACE, Topology
 
 DATABASE_NAME = "yardstick"
 HEALTH_TIMEOUT_S = 90.0

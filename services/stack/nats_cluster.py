@@ -18,7 +18,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.stack.nodes import NatsNode
 from services.stack.servers import ServerStartError, nats_server_binary, port_is_free, wait_for_port
-from shared.messaging.server_urls import nats_servers
+from yardstick.api.nats_servers import nats_servers
 
 CLUSTER_NAME = "yardstick"
 

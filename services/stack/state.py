@@ -1,5 +1,5 @@
 """The launcher's state file (``.yardstick/stack.json``): what it started, where, with which pids; and
-the per-user record of where it runs (:class:`yardstick.stack_location.StackLocation`, the SDK's model:
+the per-user record of where it runs (:class:`yardstick.api.stack_location.StackLocation`, the SDK's model:
 the CLI, the SDK and ``yardstick worker`` read it from any folder)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import psutil
 from pydantic import BaseModel, Field
 
 from services.stack.nodes import NatsNode, PgNode
-from yardstick.stack_location import (
+from yardstick.api.stack_location import (
     StackLocation,
     location_of_state,
     remove_user_location,

@@ -27,16 +27,15 @@ from shared.analysis.columns import (
     UsageTotals,
     columns_from_items,
 )
-from shared.analysis.comparison import ComparisonBuilder, compare_runs, paired_keys
+from shared.analysis.comparison import ComparisonBuilder, ComparisonConfig, compare_runs, paired_keys
 from shared.analysis.detectability import describe_mde
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs
 from shared.analysis.paired_columns import PairedColumns, RunSide, pair_runs
 from shared.analysis.pairwise import pairwise_result
 from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for, stored_policy
-from shared.analysis.planning import PlanningError, PlanRequest, PowerPlan, plan_for
+from shared.analysis.planning import PlanningError, plan_for
 from shared.analysis.reports import (
-    ExperimentDocument,
     comparison_junit,
     comparison_markdown,
     experiment_json,
@@ -47,12 +46,9 @@ from shared.analysis.reports.code_fingerprints import code_header, mixed_code_wa
 from shared.analysis.reports.item_changes_markdown import change_row, latency_note
 from shared.analysis.reports.markdown import direction_arrow, fmt_mde
 from shared.analysis.reports.pairwise_markdown import pairwise_lines
-from shared.analysis.run_data import RunData, ScoredItem
 from shared.analysis.run_level import ColumnarFactory, RunLevelEvaluation, evaluate_items, metadata_keys
 from shared.analysis.stats import (
-    BucketMean,
     FloatArray,
-    MeanEstimate,
     bucketed_means,
     holm_adjust,
     holm_tarone_adjust,
@@ -66,11 +62,6 @@ from shared.analysis.stats import (
 )
 from shared.analysis.stats.descriptive import wilson_bounds
 from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport, ItemKey, MetricResult
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.pass_criteria import PassCriterion
-from shared.contracts.run_aggregates import ExperimentAggregates, MetricAggregate, RunWarning
 
 __all__ = [
     "ABSENT",
@@ -80,38 +71,23 @@ __all__ = [
     "LATENCY_METRIC",
     "NULL",
     "AggregateBuilder",
-    "BucketMean",
     "CalibrationItem",
     "ColumnarFactory",
     "ComparisonBuilder",
     "ComparisonConfig",
     "ComparisonError",
-    "ComparisonReport",
-    "ExperimentAggregates",
-    "ExperimentDocument",
     "FloatArray",
     "GroupCoder",
     "GroupColumn",
-    "ItemKey",
-    "MeanEstimate",
-    "MetricAggregate",
-    "MetricResult",
-    "MetricSpec",
     "MetricSpecs",
     "Outcome",
     "PairedColumns",
-    "PassCriterion",
     "PassPolicy",
-    "PlanRequest",
     "PlanningError",
     "Population",
-    "PowerPlan",
     "RunColumns",
-    "RunData",
     "RunLevelEvaluation",
     "RunSide",
-    "RunWarning",
-    "ScoredItem",
     "UsageTotals",
     "bucketed_means",
     "calibrate",

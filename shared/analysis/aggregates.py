@@ -29,10 +29,10 @@ from shared.analysis.columns import (
 )
 from shared.analysis.pass_rule import PassPolicy, clears, measured
 from shared.analysis.stats import FloatArray, clip_to_range, percentiles, summarize
-from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
-from shared.contracts.gates import Gate, check_gates
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.run_aggregates import (
+from yardstick.api.experiment_config import DEFAULT_MAX_ERROR_RATE
+from yardstick.api.gates import Gate, check_gates
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.run_aggregates import (
     BreakdownGroup,
     ExperimentAggregates,
     GroupMetric,

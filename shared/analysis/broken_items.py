@@ -31,9 +31,9 @@ from shared.analysis.columns import BoolArray, IntArray
 from shared.analysis.paired_columns import PairedColumns
 from shared.analysis.stats import FloatArray
 from shared.analysis.stats.multiple_testing import holm_tarone_adjust
-from shared.contracts.comparison_report import MAX_LISTED_CHANGES, ItemChange
-from shared.contracts.metric_spec import MetricSpec
-from shared.datasets.files import MUST_PASS_KEY
+from yardstick.api.comparison_report import MAX_LISTED_CHANGES, ItemChange
+from yardstick.api.datasets import MUST_PASS_KEY
+from yardstick.api.metric_spec import MetricSpec
 
 CATEGORY_KEY = "category"
 ITEM_KEYS = (MUST_PASS_KEY, CATEGORY_KEY)

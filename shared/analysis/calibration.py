@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 from shared.analysis.human_scale import human_scale_mean, judge_value
 from shared.analysis.stats import binary_agreement, categorical_agreement, compare_judges, ordinal_agreement
-from shared.contracts.agreement import BinaryAgreement, CategoricalAgreement, OrdinalAgreement
-from shared.contracts.calibration import CalibrationReport, Disagreement
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.prediction_powered import PredictionPoweredMean
-from shared.contracts.review import LabelValue, RubricField
+from yardstick.api.agreement import BinaryAgreement, CategoricalAgreement, OrdinalAgreement
+from yardstick.api.calibration import CalibrationReport, Disagreement
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.prediction_powered import PredictionPoweredMean
+from yardstick.api.review import LabelValue, RubricField
 
 Agreement = BinaryAgreement | OrdinalAgreement | CategoricalAgreement
 

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from shared.analysis.run_data import ScoredItem
 from shared.analysis.stats import FloatArray
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.evaluation import Evaluation
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.run_data import ScoredItem
 
 BoolArray = npt.NDArray[np.bool_]
 CodeArray = npt.NDArray[np.int32]

@@ -54,11 +54,10 @@ from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs, spec_differences
 from shared.analysis.metric_verdict import Role, metric_result
 from shared.analysis.paired_columns import PairedColumns, PairedValues, pair_runs
-from shared.analysis.run_data import RunData
-from shared.analysis.stats import FloatArray, PairedComparison, compare_paired_groups, westfall_young
+from shared.analysis.stats import FloatArray, compare_paired_groups, westfall_young
 from shared.analysis.verdict_line import VerdictInputs, verdict_line
-from shared.contracts.comparison_config import ComparisonConfig, relative_threshold
-from shared.contracts.comparison_report import (
+from yardstick.api.comparison_config import ComparisonConfig, relative_threshold
+from yardstick.api.comparison_report import (
     BreakdownResult,
     ComparisonReport,
     ErrorCounts,
@@ -66,8 +65,10 @@ from shared.contracts.comparison_report import (
     MetricResult,
     RunScoreDelta,
 )
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.gates import check_gates
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.gates import check_gates
+from yardstick.api.run_data import RunData
+from yardstick.api.statistics import PairedComparison
 
 LATENCY_P95 = "latency_p95_ms"
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from shared.analysis.errors import ComparisonError
 from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, MetricSpecs
 from shared.analysis.paired_columns import PairedColumns
-from shared.contracts.comparison_config import ComparisonConfig, relative_threshold
-from shared.contracts.metric_spec import MetricSpec
+from yardstick.api.comparison_config import ComparisonConfig, relative_threshold
+from yardstick.api.metric_spec import MetricSpec
 
 
 def select_metrics(paired: PairedColumns, config: ComparisonConfig) -> tuple[list[str], list[str], list[str]]:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.analysis.stats import PairedComparison
 from shared.analysis.stats.attainable import min_p_at_n, pairs_needed_for
 from shared.analysis.stats.multiple_testing import holm_tarone_adjust, tarone_size
 from shared.analysis.stats.power import DEFAULT_POWER, mde_continuous, mde_pass_fail
-from shared.contracts.comparison_report import MetricResult, MinimumDetectableEffect
+from yardstick.api.comparison_report import MetricResult, MinimumDetectableEffect
+from yardstick.api.statistics import PairedComparison
 
 _TEST_NAMES = {
     "mcnemar_exact": "exact McNemar",

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.analysis.stats import prediction_powered_mean
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.prediction_powered import PredictionPoweredMean
-from shared.contracts.review import LabelValue, RubricField
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.prediction_powered import PredictionPoweredMean
+from yardstick.api.review import LabelValue, RubricField
 
 
 def people_scale(rubric_field: RubricField) -> tuple[float, float] | None:

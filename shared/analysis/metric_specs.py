@@ -1,5 +1,5 @@
 """Every metric's resolved meaning for one experiment: the one place that answers "which way is
-good, when does it pass, what change regresses" (see :mod:`shared.contracts.metric_spec`).
+good, when does it pass, what change regresses" (see :mod:`yardstick.api.metric_spec`).
 
 A metric's spec is, in this order:
 
@@ -12,7 +12,7 @@ A metric's spec is, in this order:
    comparison shown but not gating: latency between two runs minutes apart measures the machine as
    much as the change; it gates under a comparison's own threshold, '+20%', or a gate),
    ``error_rate`` (lower is better, +0.02 regresses) and people's labels ``human.<field>``
-   (higher is better, in [0, 1]: see ``shared.contracts.review``);
+   (higher is better, in [0, 1]: see ``yardstick.api.review``);
 4. the default for a metric nobody declared: higher is better, unbounded range.
 
 A spec without a pass criterion passes at the experiment's ``pass_threshold`` (``>= t``, or
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from shared.contracts.experiment_config import DEFAULT_PASS_THRESHOLD
-from shared.contracts.metric_spec import UNBOUNDED, UNIT_RANGE, MetricSpec
-from shared.contracts.pass_criteria import PassCriterion
-from shared.contracts.review import HUMAN_METRIC_PREFIX, HUMAN_SOURCE
+from yardstick.api.experiment_config import DEFAULT_PASS_THRESHOLD
+from yardstick.api.metric_spec import UNBOUNDED, UNIT_RANGE, MetricSpec
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.review import HUMAN_METRIC_PREFIX, HUMAN_SOURCE
 
 LATENCY_METRIC = "latency_ms"
 ERROR_RATE_METRIC = "error_rate"

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Literal
 
 from shared.analysis.detectability import too_few_items
-from shared.analysis.stats import PairedComparison
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import MetricResult
-from shared.contracts.metric_spec import MetricSpec
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import MetricResult
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.statistics import PairedComparison
 
 Status = Literal["regression", "improvement", "no_significant_change", "insufficient_data", "informational"]
 Role = Literal["primary", "secondary"]

@@ -16,10 +16,10 @@ import numpy as np
 
 from shared.analysis.columns import BoolArray, GroupCoder, GroupColumn, IntArray, float_column
 from shared.analysis.errors import ComparisonError
-from shared.analysis.run_data import RunData, ScoredItem
 from shared.analysis.stats import FloatArray
-from shared.contracts.comparison_report import ItemKey
-from shared.contracts.evaluation import Evaluation
+from yardstick.api.comparison_report import ItemKey
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.run_data import RunData, ScoredItem
 
 PairedValues = Callable[[str], tuple[FloatArray, FloatArray]]
 """(baseline, candidate) values of one score metric per pair (NaN = missing), whatever the status."""

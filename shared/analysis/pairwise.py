@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.analysis.stats.descriptive import wilson_bounds
-from shared.contracts.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult, Rate
+from yardstick.api.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult, Rate
 
 
 def _rate(k: int, n: int, confidence: float) -> Rate:

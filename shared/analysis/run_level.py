@@ -16,13 +16,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
 from shared.analysis.columns import RunColumns, columns_from_items, item_metric_values
-from shared.analysis.run_data import ScoredItem
 from shared.analysis.stats import FloatArray
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.item_results import ItemResult, as_item_results
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.evaluators.running import failure, run_run_evaluators
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.run_data import ScoredItem
 
 log = logging.getLogger(__name__)
 

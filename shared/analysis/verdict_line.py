@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from shared.analysis.broken_items import ItemChanges
 from shared.analysis.detectability import unconfirmed
-from shared.contracts.comparison_report import MetricResult
+from yardstick.api.comparison_report import MetricResult
 
 _MAX_IDS = 5
 

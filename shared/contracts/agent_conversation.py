@@ -12,14 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.agent_messages import (
-    SCHEMA_VERSION,
-    ModelConfig,
-    OrderLine,
-    TokenUsage,
-    TrajectoryMessage,
-)
-from shared.contracts.projects import DEFAULT_PROJECT
+from yardstick.api.agent_messages import SCHEMA_VERSION, ModelConfig, OrderLine, TokenUsage, TrajectoryMessage
+from yardstick.api.projects import DEFAULT_PROJECT
 
 MAX_CONVERSATION_TURNS = 50
 

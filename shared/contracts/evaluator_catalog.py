@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.metric_spec import MetricSpec
+from yardstick.api.metric_spec import MetricSpec
 
 SCHEMA_VERSION = 1
 

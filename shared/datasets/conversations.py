@@ -34,10 +34,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shared.contracts.agent_conversation import MAX_CONVERSATION_TURNS
-from shared.contracts.agent_messages import OrderLine, TrajectoryMessage
 from shared.datasets.files import DatasetFileError
-from shared.datasets.item_errors import item_label, problem_lines
-from shared.validation_messages import describe_errors
+from yardstick.api.agent_messages import OrderLine, TrajectoryMessage
+from yardstick.api.item_errors import item_label, problem_lines
+from yardstick.api.validation_messages import describe_errors
 
 CONVERSATION_KIND = "conversation"
 

@@ -18,7 +18,8 @@ the matching module. Items of a ``conversation`` dataset are checked against the
 
 Unknown fields are refused, on an item and at the top level, naming the item (counted from 1, as
 JSONL lines are: ``item 3 (line 3)``), the field and the closest known name; free-form data goes
-under ``metadata``. :func:`validate_items` applies the same rule to items given in code (the SDK).
+under ``metadata``. ``yardstick.api.datasets.validate_items`` applies the same rule to items given in
+code (the SDK).
 
 Files are read bounded: at most ``MAX_FILE_BYTES``, UTF-8 only, and YAML whose aliases (``*a``)
 expand to at most ``MAX_EXPANDED_NODES`` values (nine nested aliases stand for billions: the
@@ -30,15 +31,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import ErrorDetails
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from shared.datasets.item_errors import item_label, problem_lines
+from yardstick.api.datasets import DatasetItemIn
+from yardstick.api.item_errors import item_label, problem_lines
 
 MUST_PASS_KEY = "must_pass"
 """The item metadata key that marks a must-pass item (``shared.analysis.broken_items`` reads it)."""
@@ -84,40 +84,6 @@ class DatasetFileError(ValueError):
     the field."""
 
 
-class DatasetItemIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(
-        description="Deterministic item id, unique in the dataset",
-        json_schema_extra={"pattern": _ID_RE.pattern},  # documented; checked (with a clear message) below
-    )
-    input: dict[str, Any]
-    expected_output: dict[str, Any] | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    must_pass: bool = Field(
-        default=False,
-        exclude=True,
-        description="A must-pass item: if it passes in a baseline and fails in a candidate, the "
-        "comparison fails whatever the means say. Stored as the item's metadata 'must_pass'",
-    )
-
-    @model_validator(mode="after")
-    def _must_pass_in_metadata(self) -> DatasetItemIn:
-        if self.must_pass:
-            self.metadata[MUST_PASS_KEY] = True
-        return self
-
-    @field_validator("id")
-    @classmethod
-    def _valid_id(cls, value: str) -> str:
-        if not _ID_RE.match(value):
-            raise ValueError("must be 1-200 characters of letters, digits, '.', '_', ':', '/', '-'")
-        return value
-
-    def content_hash(self) -> str:
-        payload = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(payload.encode()).hexdigest()
-
-
 class DatasetFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=200)
@@ -146,29 +112,6 @@ def content_hash(items: list[DatasetItemIn]) -> str:
     for item_hash in sorted(item.content_hash() for item in items):
         digest.update(item_hash.encode())
     return digest.hexdigest()
-
-
-def validate_items(
-    items: Iterable[DatasetItemIn | Mapping[str, Any]], source: str = "items"
-) -> list[DatasetItemIn]:
-    """Items given in code (dicts or models), each checked as a file's item is; raises
-    :class:`DatasetFileError` naming every refused item (counted from 1) and field."""
-    given = list(items)
-    checked: list[DatasetItemIn] = []
-    errors: list[ErrorDetails] = []
-    for index, item in enumerate(given):
-        if isinstance(item, DatasetItemIn):
-            checked.append(item)
-            continue
-        try:
-            checked.append(DatasetItemIn.model_validate(item))
-        except ValidationError as exc:
-            errors += [{**e, "loc": ("items", index, *e["loc"])} for e in exc.errors(include_url=False)]
-    if errors:
-        raise DatasetFileError(
-            f"{source}: invalid dataset items\n{problem_lines(errors, DatasetFile, given)}"
-        )
-    return checked
 
 
 def read_text(path: Path) -> str:

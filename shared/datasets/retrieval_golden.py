@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shared.datasets.files import DatasetFileError
-from shared.datasets.item_errors import problem_lines
+from yardstick.api.item_errors import problem_lines
 
 QueryType = Literal["temporal", "actor", "technical", "status", "multi-hop", "null"]
 QUERY_TYPES: tuple[str, ...] = ("temporal", "actor", "technical", "status", "multi-hop", "null")

@@ -15,9 +15,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.contracts.agent_messages import TrajectoryMessage
 from shared.datasets.files import DatasetFileError
-from shared.datasets.item_errors import problem_lines
+from yardstick.api.agent_messages import TrajectoryMessage
+from yardstick.api.item_errors import problem_lines
 
 TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
 

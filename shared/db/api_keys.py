@@ -14,12 +14,12 @@ import psycopg
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.audit import AuditAction, AuditChange
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.roles import Role
 from shared.db.base import new_uuid
 from shared.db.models import ApiKey
 from shared.db.session import plain_url
+from yardstick.api.audit import AuditAction, AuditChange
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.roles import Role
 
 KEY_PREFIX = "ys_"
 LAST_USED_RESOLUTION = timedelta(minutes=1)

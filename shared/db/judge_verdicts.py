@@ -23,9 +23,9 @@ from sqlalchemy import delete, select, tuple_
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.contracts.evaluation import Evaluation
 from shared.db.base import utcnow
 from shared.db.models import JudgeVerdictRow
+from yardstick.api.evaluation import Evaluation
 
 PRUNE_BATCH = 1000
 """Expired verdicts deleted per statement (short transactions, no long lock on the table)."""

@@ -24,19 +24,19 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shared.contracts.audit import AuditChange
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.eval_messages import RecordedOutput
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.experiment_status import INITIAL, ExperimentStatus
-from shared.contracts.pairwise import PairwiseJudging
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.roles import Role
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.pydantic_json import PydanticJSON
+from yardstick.api.audit import AuditChange
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.eval_messages import RecordedOutput
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.experiment_status import INITIAL, ExperimentStatus
+from yardstick.api.pairwise import PairwiseJudging
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.roles import Role
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 
 def checked_enum(values: type[StrEnum], name: str) -> Enum:
@@ -353,7 +353,7 @@ class ApiKey(ProjectOwned, Base):
     expires_at: Mapped[datetime | None] = mapped_column(doc="None: never")
     role: Mapped[Role] = mapped_column(
         checked_enum(Role, "api_key_role"),  # its CHECK: migration 0008
-        doc="What the key may do (shared.contracts.roles)",
+        doc="What the key may do (yardstick.api.roles)",
     )
 
 
@@ -415,7 +415,7 @@ class UiSignInLink(Base):
 
 
 class AuditEvent(Base):
-    """One recorded state change (``shared.contracts.audit``); append-only (migration 0009)."""
+    """One recorded state change (``yardstick.api.audit``); append-only (migration 0009)."""
 
     __tablename__ = "audit_events"
     __table_args__ = (Index("ix_audit_events_project_at", "project_id", "at"),)

@@ -12,10 +12,10 @@ import hashlib
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.prompts import PromptPush, PromptRef, PromptSummary, PromptVersionOut
 from shared.db.base import utcnow
 from shared.db.models import PromptLabel, PromptVersion
 from shared.db.project_scope import session_project
+from yardstick.api.prompts import PromptPush, PromptRef, PromptSummary, PromptVersionOut
 
 
 def _hash(template: str) -> str:

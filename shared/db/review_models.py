@@ -1,4 +1,4 @@
-"""Review queues, their items and the labels people give (``shared.contracts.review``).
+"""Review queues, their items and the labels people give (``yardstick.api.review``).
 
 A queue belongs to a project; its items point at exactly one thing they review (an experiment's
 item and trial, or a sampled trace) and disappear with it; a label is one
@@ -12,10 +12,10 @@ from typing import Any
 from sqlalchemy import BigInteger, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from shared.contracts.review import QueueDefinition
 from shared.db.base import Base, new_uuid, utcnow
 from shared.db.models import ProjectOwned
 from shared.db.pydantic_json import PydanticJSON
+from yardstick.api.review import QueueDefinition
 
 
 class ReviewQueue(ProjectOwned, Base):

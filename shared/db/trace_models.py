@@ -20,7 +20,7 @@ from shared.db.base import Base, new_uuid, utcnow
 from shared.db.models import OnlineScoreColumns, ProjectOwned
 from shared.db.pydantic_json import PydanticJSON
 from shared.online.backfill_spec import BackfillSpec
-from shared.traces import TraceRecord
+from yardstick.api.trace_record import TraceRecord
 
 
 class Trace(ProjectOwned, Base):

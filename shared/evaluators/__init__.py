@@ -2,8 +2,6 @@
 that each service builds at start-up (``shared.evaluators.loading.build_registry``, imported from
 there: it loads every built-in evaluator module, which this package's door must not)."""
 
-from shared.contracts.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import EvaluatorArgumentsError
 from shared.evaluators.judging import Judging, NotMeasured, run_judge
 from shared.evaluators.plugins import PluginLoadError
@@ -16,13 +14,9 @@ from shared.evaluators.registry import (
 from shared.evaluators.running import failure, run_item_evaluators, run_run_evaluators
 
 __all__ = [
-    "Evaluation",
     "EvaluatorArgumentsError",
-    "EvaluatorFailure",
     "EvaluatorRegistry",
-    "EvaluatorSpec",
     "Judging",
-    "MetricSpec",
     "NotMeasured",
     "PluginLoadError",
     "RegisteredEvaluator",

@@ -22,8 +22,8 @@ from shared.analysis import (
     RunColumns,
     evaluate_items,
 )
-from shared.contracts.evaluation import Evaluation
 from shared.evaluators.registry import EvaluatorFn, register
+from yardstick.api.evaluation import Evaluation
 
 MISSING_GROUP = "unspecified"
 """Breakdown group of the items whose metadata lacks the key (or has it as None)."""

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import ErrorDetails
 
-from shared.validation_messages import did_you_mean_each, phrase
+from yardstick.api.validation_messages import did_you_mean_each, phrase
 
 GIVEN = frozenset({"input", "output", "expected_output", "metadata", "item_results", "columns"})
 """Parameters filled by the caller per item (or per run), never by an experiment's ``args``."""

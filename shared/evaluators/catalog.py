@@ -10,12 +10,12 @@ from typing import Any
 import jsonschema
 from pydantic import BaseModel
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.evaluator_catalog import EvaluatorDescriptor, WorkerEvaluators
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.registry import EvaluatorRegistry, Level, RegisteredEvaluator
-from shared.validation_messages import closest, did_you_mean_each
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.validation_messages import closest, did_you_mean_each
 
 log = logging.getLogger(__name__)
 

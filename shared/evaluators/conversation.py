@@ -11,9 +11,9 @@ import json
 import re
 from typing import Any
 
-from shared.contracts.evaluation import Evaluation
 from shared.evaluators.payload import as_dict, as_list, tool_call_names
 from shared.evaluators.registry import register
+from yardstick.api.evaluation import Evaluation
 
 LOOKUP = "lookup_menu_item"
 ADD = "add_item_to_order"

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.menu_ids import menu_item_ids
 from shared.evaluators.order_matching import compare_orders
 from shared.evaluators.payload import as_dict, as_list, require_key, tool_call_names
 from shared.evaluators.registry import register
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
 
 LOOKUP = "lookup_menu_item"
 ADD = "add_item_to_order"

@@ -22,10 +22,10 @@ import jsonschema
 from pydantic import AfterValidator, Field
 from rapidfuzz import fuzz
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.pass_criteria import higher_is_better
 from shared.evaluators.payload import MalformedPayload, tool_call_names
 from shared.evaluators.registry import register
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.pass_criteria import higher_is_better
 
 PASS_AT_ONE = higher_is_better(1.0)
 SIMILARITY_TO_PASS = 0.8

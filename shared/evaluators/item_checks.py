@@ -25,12 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from shared.contracts.evaluation import Evaluation
 from shared.contracts.item_checks import CHECKS_KEY, CheckEvaluator, ItemCheck
 from shared.evaluators import generic, rubric
 from shared.evaluators.arguments import arguments_model, validate_arguments
 from shared.evaluators.registry import register
 from shared.llm import ProviderChoice
+from yardstick.api.evaluation import Evaluation
 
 ITEM_CHECKS_VERSION = "1"
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.evaluation import Evaluation
+from yardstick.api.evaluation import Evaluation
 
 
 class ItemResult(BaseModel):

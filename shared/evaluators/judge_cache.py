@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol
 
-from shared.contracts.evaluation import Evaluation
 from shared.llm import LlmCallStats, LlmConfig
+from yardstick.api.evaluation import Evaluation
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from shared.contracts.evaluation import Evaluation
 from shared.evaluators import judge_prompts as prompts
 from shared.evaluators.judge_inputs import (
     answer_text,
@@ -21,6 +20,7 @@ from shared.evaluators.judge_inputs import (
 )
 from shared.evaluators.judging import Judging, NotMeasured, judge
 from shared.evaluators.payload import as_dict, as_list
+from yardstick.api.evaluation import Evaluation
 
 CITATION_MARKER = re.compile(r"\[(\d+)\]")
 

@@ -23,12 +23,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.judge_cache import cached_verdict, current_store, remember, verdict_key
 from shared.evaluators.judge_model import SKIPPED, JudgeModel, judge_config, judge_model_for
 from shared.evaluators.registry import EvaluatorFn, register
 from shared.llm import LlmCallStats, LlmConfig, LlmNotConfigured, ProviderChoice
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
 
 T = TypeVar("T", bound=BaseModel)
 RAW_REPLY_CHARS = 4000

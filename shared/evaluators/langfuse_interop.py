@@ -24,9 +24,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.loading import process_registry
 from shared.evaluators.running import run_item_evaluators
+from yardstick.api.evaluation import EvaluatorSpec
 
 log = logging.getLogger(__name__)
 

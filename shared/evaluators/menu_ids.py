@@ -8,10 +8,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from shared.shipped_data import DATASETS, MENU
+
 # The repository root (not ``shared.__file__``: an editable install may load ``shared`` as a
 # namespace package, whose ``__file__`` is None).
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_MENU_PATH = REPO_ROOT / "datasets" / "drive-thru" / "menu.json"
+DEFAULT_MENU_PATH = MENU
 
 
 class MenuNotFound(FileNotFoundError):
@@ -31,7 +32,7 @@ class _Menu(BaseModel):
 def resolve_menu_path(menu_path: str | Path | None) -> Path:
     path = Path(menu_path) if menu_path is not None else DEFAULT_MENU_PATH
     if not path.is_absolute():
-        path = REPO_ROOT / path
+        path = DATASETS.parent / path  # datasets/drive-thru/menu.json: the shipped one
     return path
 
 

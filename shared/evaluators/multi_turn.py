@@ -14,14 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from shared.contracts.agent_conversation import AgentConversationResponse, ConversationTurnResult
-from shared.contracts.agent_messages import OrderLine
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.datasets.conversations import ConversationExpectation
 from shared.evaluators.conversation import FINALIZE, readback_and_confirmation
 from shared.evaluators.drive_thru import score_order
 from shared.evaluators.order_matching import compare_orders
 from shared.evaluators.registry import MetricDeclaration, register
+from yardstick.api.agent_messages import OrderLine
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
 
 FINAL_ORDER = "final_order_correctness"
 TURN_ORDERS = "turn_order_accuracy"

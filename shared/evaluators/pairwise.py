@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.pairwise import PairOutcome, PairwiseJudgeSpec
 from shared.evaluators.judging import Judging, run_judge
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.pairwise import PairOutcome, PairwiseJudgeSpec
 
 LLM_PAIRWISE_VERSION = "llm-pairwise-v1"
 RENDERED_CHARS = 6000

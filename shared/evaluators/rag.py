@@ -17,12 +17,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.claim_support import claims, support
 from shared.evaluators.judge_inputs import answer_text, context_texts
 from shared.evaluators.payload import as_dict, as_list
 from shared.evaluators.registry import register
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
 
 _MARKER = re.compile(r"\[(\d+)\]")
 DEFAULT_MIN_SUPPORT = 0.6

@@ -16,7 +16,7 @@ one :class:`EvaluatorRegistry`. Experiments reference evaluators as ``{name, arg
 from its signature, see :mod:`.arguments`) when an experiment is submitted.
 
 What each reported metric means is declared at registration (``metrics=``): a mapping metric →
-:class:`~shared.contracts.metric_spec.MetricSpec`, or a function of the evaluator's ``args``
+:class:`~yardstick.api.metric_spec.MetricSpec`, or a function of the evaluator's ``args``
 returning that mapping (``retrieval`` reports ``recall@K`` for each K it is given). ``passes=`` is
 the short form for a mapping metric → pass criterion (the spec follows the criterion's direction).
 A metric an evaluator reports without declaring it is higher-is-better in [0, 1].
@@ -31,11 +31,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.pass_criteria import PassCriterion
 from shared.evaluators.arguments import arguments_model, validate_arguments
-from shared.validation_messages import unknown_name
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.validation_messages import unknown_name
 
 EvaluatorFn = Callable[..., Any]
 Level = Literal["item", "run"]

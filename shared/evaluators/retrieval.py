@@ -15,8 +15,6 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import DEFAULT_REGRESSION_THRESHOLD, MetricSpec
 from shared.evaluators.payload import MalformedPayload, as_dict, as_list, require_key
 from shared.evaluators.registry import EvaluatorFn, register
 from shared.evaluators.retrieval_metrics import (
@@ -29,6 +27,8 @@ from shared.evaluators.retrieval_metrics import (
     recall_at,
     reciprocal_rank,
 )
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import DEFAULT_REGRESSION_THRESHOLD, MetricSpec
 
 DEFAULT_KS = [3, 5, 10]
 NO_RELEVANT = "no relevant ids"

@@ -22,12 +22,12 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, JsonValue, create_model
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.judge_inputs import answer_text, query_text
 from shared.evaluators.judging import Judging, run_judge
 from shared.evaluators.registry import register
 from shared.llm import ProviderChoice
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
 
 LLM_RUBRIC_VERSION = "llm-rubric-v2"
 """v2: the verdict's schema bounds ``score`` to the scale (and says so in its description)."""

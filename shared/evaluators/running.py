@@ -1,7 +1,7 @@
 """Running evaluators from a registry: failures are recorded with their story, never raised.
 
 An evaluator that raises (or is unknown, or refuses its arguments) becomes one
-:class:`~shared.contracts.evaluation.Evaluation` with value None, ``error`` 'Type: message' and
+:class:`~yardstick.api.evaluation.Evaluation` with value None, ``error`` 'Type: message' and
 ``failure`` holding the type, message, traceback and the evaluator's name and version.
 """
 
@@ -14,10 +14,10 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from shared.contracts.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.item_results import coerce_evaluation
 from shared.evaluators.registry import EvaluatorRegistry, RegisteredEvaluator
+from yardstick.api.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
 
 log = logging.getLogger(__name__)
 

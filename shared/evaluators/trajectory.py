@@ -12,8 +12,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from shared.datasets.trajectory_scenarios import TrajectoryRequirements
 from shared.evaluators.payload import as_dict, as_list, tool_call_names
 from shared.evaluators.registry import register
@@ -24,6 +22,8 @@ from shared.evaluators.trajectory_matching import (
     similarity,
     trajectories_match,
 )
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
 
 SKIPPED_NO_REFERENCE = "skipped: no reference trajectory"
 

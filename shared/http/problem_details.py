@@ -10,7 +10,7 @@ Rules :func:`install_problem_handlers` enforces on an app:
 
 - a :class:`ProblemError` answers its ``status_code`` and ``message``, named by its class;
 - a request that fails validation answers 422 naming each field (the first five in ``detail``),
-  each a sentence of :mod:`shared.validation_messages`: an unknown body field names the closest
+  each a sentence of :mod:`yardstick.api.validation_messages`: an unknown body field names the closest
   known one (read from the route's body model), a list index counts from 1 (``item 3``);
 - an unknown path answers 404 ``NotFound`` naming the path, an unknown method 405
   ``MethodNotAllowed`` naming the allowed one (``Allow`` header kept);
@@ -35,7 +35,7 @@ from pydantic import BaseModel, Field
 from pydantic_core import ErrorDetails
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from shared.validation_messages import location, phrase
+from yardstick.api.validation_messages import location, phrase
 
 __all__ = [
     "PROBLEM_MEDIA_TYPE",

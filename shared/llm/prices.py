@@ -13,8 +13,8 @@ import yaml
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.spend import CallRole, ModelSpend, PriceTable, Spend
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.spend import CallRole, ModelSpend, PriceTable, Spend
 
 MAX_FILE_BYTES = 1_000_000
 

@@ -7,7 +7,7 @@ and a "Received"/"Processed" pair per message at INFO. Those per-message lines a
 ``start_serving`` starts a broker so that its request/reply endpoints are live on return:
 ``broker.start()`` queues the SUB commands for the server and returns before the server has
 applied them; a request sent from another connection in that gap gets "no responders". It waits
-with :func:`~shared.messaging.interest.subscriptions_registered` (why one ``flush`` is not enough
+with :func:`~yardstick.api.nats_interest.subscriptions_registered` (why one ``flush`` is not enough
 is told there).
 """
 
@@ -18,9 +18,9 @@ import logging
 from faststream.nats import NatsBroker
 from nats.aio.client import Client as NatsClient
 
-from shared.messaging.connection import RECONNECT_WAIT_S, ConnectionHealth, connection_options
-from shared.messaging.interest import subscriptions_registered
-from shared.messaging.server_urls import nats_servers
+from yardstick.api.nats_connection import RECONNECT_WAIT_S, ConnectionHealth, connection_options
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.nats_servers import nats_servers
 
 
 def new_broker(

@@ -27,14 +27,14 @@ from nats.js.api import (
 )
 from nats.js.errors import NotFoundError, ServerError
 
-from shared.contracts.topology import (
+from shared.messaging.election import through_election
+from yardstick.api.nats_servers import nats_servers
+from yardstick.api.topology import (
     COORDINATOR_RESULTS_CONSUMER,
     EVAL_WORKERS_CONSUMER,
     SAMPLER_SPANS_CONSUMER,
     Topology,
 )
-from shared.messaging.election import through_election
-from shared.messaging.server_urls import nats_servers
 
 log = logging.getLogger(__name__)
 

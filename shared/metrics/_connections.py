@@ -9,8 +9,8 @@ from prometheus_client import Gauge
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from shared.messaging.connection import ConnectionHealth
 from shared.metrics._exposition import Probe
+from yardstick.api.nats_connection import ConnectionHealth
 
 CONNECTION_UP = Gauge(
     "yardstick_connection_up",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.evaluation import EvaluatorSpec
+from yardstick.api.evaluation import EvaluatorSpec
 
 
 class TraceFilters(BaseModel):

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from shared.contracts.evaluation import EvaluatorSpec
+from yardstick.api.evaluation import EvaluatorSpec
 
 
 class BackfillSpec(BaseModel):

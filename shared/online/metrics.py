@@ -6,34 +6,15 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.analysis import BucketMean, bucketed_means, summarize
+from shared.analysis import bucketed_means, summarize
 from shared.db.trace_models import TraceScore
+from yardstick.api.online import MetricSeries, OnlineMetrics
 
 TRACE_PROMPT_VERSION = "-"
 """Traces have no prompt version: their series (and drift alerts) carry this one."""
-
-
-class MetricSeries(BaseModel):
-    evaluator: str
-    model: str
-    prompt_version: str
-    application: str | None = Field(default=None, description="The traces' application")
-    n: int = Field(description="Scores with a value in the window")
-    mean: float | None = Field(description="Mean over the whole window")
-    ci_low: float | None = None
-    ci_high: float | None = None
-    buckets: list[BucketMean]
-
-
-class OnlineMetrics(BaseModel):
-    window_start: datetime
-    window_end: datetime
-    bucket_seconds: float
-    series: list[MetricSeries]
 
 
 async def online_metrics(

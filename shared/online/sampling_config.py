@@ -9,7 +9,6 @@ from pydantic import BaseModel, Field, field_validator
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import SamplingConfig
 from shared.evaluators import UnknownEvaluator
 from shared.evaluators.arguments import validate_arguments
@@ -20,6 +19,7 @@ from shared.online.application_sampling import (
     EffectiveSampling,
     TraceFilters,
 )
+from yardstick.api.evaluation import EvaluatorSpec
 
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
 JUDGE_EVALUATORS = ("drive_thru_tone",)

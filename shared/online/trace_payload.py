@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from shared.traces import Message, ToolCall, TraceRecord
+from yardstick.api.trace_record import Message, ToolCall, TraceRecord
 
 
 def _text(message: Message) -> dict[str, Any]:

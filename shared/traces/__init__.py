@@ -10,33 +10,11 @@
 
 from shared.traces._assembly import AssembledTrace, AssemblyPolicy, TraceAssembler
 from shared.traces._mapping import read_span, trace_record
-from shared.traces._record import (
-    Completeness,
-    Convention,
-    LlmCall,
-    Message,
-    SpanNode,
-    TokenUsage,
-    ToolCall,
-    ToolCallRequest,
-    TraceError,
-    TraceRecord,
-)
 
 __all__ = [
     "AssembledTrace",
     "AssemblyPolicy",
-    "Completeness",
-    "Convention",
-    "LlmCall",
-    "Message",
-    "SpanNode",
-    "TokenUsage",
-    "ToolCall",
-    "ToolCallRequest",
     "TraceAssembler",
-    "TraceError",
-    "TraceRecord",
     "read_span",
     "trace_record",
 ]

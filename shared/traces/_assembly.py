@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from shared.contracts.span_messages import ResourceSpans, Span, SpanBatch
 from shared.traces._mapping import trace_record
-from shared.traces._record import Completeness, TraceRecord
+from yardstick.api.trace_record import Completeness, TraceRecord
 
 
 class AssemblyPolicy(BaseModel, frozen=True):

@@ -20,7 +20,7 @@ from shared.contracts.span_messages import Span, SpanEvent
 from shared.traces._attributes import Attrs, indexed, integer, maybe_json, text
 from shared.traces._messages import Unreadable, message_from_dict, messages_from_json
 from shared.traces._reading import SpanReading, duration_ms, error_text
-from shared.traces._record import Convention, LlmCall, Message, TokenUsage, ToolCall
+from yardstick.api.trace_record import Convention, LlmCall, Message, TokenUsage, ToolCall
 
 LLM_OPERATIONS = {"chat", "text_completion", "generate_content", "completion"}
 DETAILS_EVENT = "gen_ai.client.inference.operation.details"

@@ -22,7 +22,7 @@ from shared.contracts.span_messages import Span
 from shared.traces._attributes import Attrs, integer, maybe_json, text
 from shared.traces._messages import message_from_dict
 from shared.traces._reading import SpanReading, duration_ms, error_text
-from shared.traces._record import Convention, LlmCall, Message, TokenUsage, ToolCall
+from yardstick.api.trace_record import Convention, LlmCall, Message, TokenUsage, ToolCall
 
 OBSERVATION_TYPE = "langfuse.observation.type"
 INPUT = "langfuse.observation.input"

@@ -30,7 +30,8 @@ from shared.traces._langfuse import read_langfuse, trace_metadata, trace_tags
 from shared.traces._log_records import fold_log_records
 from shared.traces._openinference import read_openinference
 from shared.traces._reading import SpanReading, span_error
-from shared.traces._record import (
+from shared.traces._tree import pre_order, span_tree
+from yardstick.api.trace_record import (
     Completeness,
     Convention,
     LlmCall,
@@ -39,7 +40,6 @@ from shared.traces._record import (
     ToolCall,
     TraceRecord,
 )
-from shared.traces._tree import pre_order, span_tree
 
 UNKNOWN_SERVICE = "unknown_service"
 

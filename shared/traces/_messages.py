@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 
 from shared.traces._attributes import indexed, maybe_json
-from shared.traces._record import Message, ToolCallRequest
+from yardstick.api.trace_record import Message, ToolCallRequest
 
 
 class Unreadable(ValueError):

@@ -9,7 +9,7 @@ from shared.contracts.span_messages import Span
 from shared.traces._attributes import integer, maybe_json, text
 from shared.traces._messages import openinference_messages
 from shared.traces._reading import SpanReading, duration_ms, error_text
-from shared.traces._record import Convention, LlmCall, Message, TokenUsage, ToolCall
+from yardstick.api.trace_record import Convention, LlmCall, Message, TokenUsage, ToolCall
 
 KIND = "openinference.span.kind"
 

@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from shared.contracts.span_messages import Span, StatusCode
 from shared.traces._attributes import text
-from shared.traces._record import Convention, LlmCall, Message, ToolCall, TraceError
+from yardstick.api.trace_record import Convention, LlmCall, Message, ToolCall, TraceError
 
 
 class SpanReading(BaseModel):

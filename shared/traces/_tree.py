@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from shared.contracts.span_messages import Span, StatusCode
 from shared.traces._reading import duration_ms
-from shared.traces._record import SpanNode
+from yardstick.api.trace_record import SpanNode
 
 
 def span_tree(spans: Sequence[Span], kinds: Mapping[str, str]) -> tuple[list[SpanNode], list[Span]]:

@@ -17,9 +17,8 @@ import yaml
 
 from services.stack.launcher import service_env
 from services.stack.services_spec import service_specs
-from shared.contracts import Topology
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from tests.deploy.manifest_checks import CUSTOM_SCHEMAS, SCHEMAS, manifests, problems
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER, Topology
 
 pytestmark = pytest.mark.unit
 

@@ -11,10 +11,10 @@ from nats.aio.client import Client as NatsClient
 
 from services.coordinator.app import create_app
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from tests.services.served_app import served
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 SECRET = "test-secret-not-for-production"
 

@@ -10,10 +10,10 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts.topology import Topology
 from tests.services.evaluator.in_process import running_workers
 from tests.services.live_api import Api, api
 from yardstick import Client, TaskFunction, TaskWorker, TaskWorkerSettings
+from yardstick.api.topology import Topology
 
 __all__ = ["Api", "api"]
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from shared.contracts.topology import Topology
 from tests.services.evaluator.worker_process import WorkerProcess
+from yardstick.api.topology import Topology
 
 YARDSTICK = str(Path(sys.executable).parent / "yardstick")
 

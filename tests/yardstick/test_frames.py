@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import Evaluation
 from yardstick import ExperimentItemOut, ItemList, MissingDependency
+from yardstick.api.evaluation import Evaluation
 
 pytestmark = pytest.mark.unit
 

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from yardstick.discovery import find_api, find_nats_stack
-from yardstick.errors import NotConfigured
-from yardstick.stack_location import (
+from yardstick.api.stack_location import (
     StackLocation,
     read_location,
     remove_user_location,
     user_state_file,
     write_user_location,
 )
+from yardstick.discovery import find_api, find_nats_stack
+from yardstick.errors import NotConfigured
 from yardstick.worker_settings import TaskWorkerSettings
 
 pytestmark = pytest.mark.unit

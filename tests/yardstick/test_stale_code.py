@@ -20,13 +20,13 @@ from services.evaluator.errors import TargetUnavailable
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.python_task import PythonTaskTarget
 from services.evaluator.worker import EvalWorker
-from shared.contracts.eval_messages import EvalTask, PythonTarget
-from shared.contracts.topology import Topology
 from tests.services.evaluator.in_process import running_workers
 from tests.yardstick import call_gate
 from tests.yardstick.conftest import StartTaskWorker, qa_items
 from tests.yardstick.task_worker_process import TaskWorkerProcess
 from yardstick import Client, load_tasks
+from yardstick.api.eval_messages import EvalTask, PythonTarget
+from yardstick.api.topology import Topology
 from yardstick.code_fingerprint import SourceWatch
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]

@@ -11,11 +11,11 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
-from shared.contracts.topology import Topology
 from tests.yardstick.conftest import StartTaskWorker, qa_items
 from tests.yardstick.sample_tasks import broken, shout, shout_async
 from yardstick import ApiError, Client, task
+from yardstick.api.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

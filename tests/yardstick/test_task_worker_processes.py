@@ -13,11 +13,11 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts.topology import Topology
 from tests.services.stack.fault_helpers import item_outcomes
 from tests.yardstick.conftest import qa_items
 from tests.yardstick.task_worker_process import TaskWorkerProcess
 from yardstick import Client
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -12,11 +12,11 @@ from services.coordinator.comparisons.store.pairing import load_paired_columns, 
 from services.coordinator.experiments.store.interleaving import measured_interleaved
 from services.coordinator.experiments.store.spend import recorded_spend
 from shared.analysis import ComparisonBuilder, MetricSpecs, paired_keys, policy_for, stored_policy
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment
 from shared.llm.prices import configured_prices
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.evaluation import Evaluation
 
 
 def run_specs(experiment: Experiment) -> MetricSpecs:

@@ -9,10 +9,10 @@ from services.coordinator.comparisons.analysis import compare_experiments
 from services.coordinator.errors import ExperimentNotComplete, InvalidComparison
 from services.coordinator.experiments.store import experiments as experiment_store
 from shared.analysis import ComparisonError
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.experiment_status import ExperimentStatus
-from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.db.models import Comparison, Experiment
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.pairwise import PairwiseJudgeSpec, PairwiseJudging
 
 
 async def completed_experiment(session: AsyncSession, experiment_id: str) -> Experiment:

@@ -20,9 +20,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.comparisons.pairwise_judging import JudgingTally, judge_runs
-from shared.contracts.pairwise import PairwiseJudging
 from shared.db.base import utcnow
 from shared.db.models import Comparison
+from yardstick.api.pairwise import PairwiseJudging
 
 log = logging.getLogger(__name__)
 

@@ -14,13 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import aliased
 
 from shared.analysis import pairwise_result
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult
 from shared.db.judge_verdicts import ProjectVerdicts
 from shared.db.models import ExperimentItem
 from shared.evaluators.judge_cache import HIT, judge_cache_in_use
 from shared.evaluators.pairwise import LLM_PAIRWISE_VERSION, PairVerdict, judge_pair, outcome_for_candidate
 from shared.llm.prices import configured_prices, item_usage_rows, spend_of
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.pairwise import PairJudgement, PairwiseJudgeSpec, PairwiseResult
 
 
 @dataclass

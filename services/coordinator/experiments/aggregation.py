@@ -16,14 +16,14 @@ from shared.analysis import (
     RunLevelEvaluation,
     metadata_keys,
 )
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
-from shared.contracts.gates import Gate
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.models import Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.item_results import ItemResult
 from shared.evaluators.loading import process_registry
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.experiment_config import DEFAULT_MAX_ERROR_RATE
+from yardstick.api.gates import Gate
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 
 async def analyse_experiment(

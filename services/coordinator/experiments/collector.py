@@ -36,12 +36,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.coordinator.experiments.events import publish_event
 from services.coordinator.experiments.store.results import Progressed, store_results
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts.eval_messages import RESULT_BATCH_HEADER, EvalResult, EvalResultBatch
-from shared.contracts.experiment_status import ExperimentStatus
-from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 from shared.messaging import PullLoop, decode_or_terminate, settle
 from shared.messaging.streams import coordinator_results_consumer
 from shared.metrics import RESULT_WRITE_FAILURES, RESULTS_STORED
+from yardstick.api.eval_messages import RESULT_BATCH_HEADER, EvalResult, EvalResultBatch
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 
 log = logging.getLogger(__name__)
 

@@ -11,10 +11,10 @@ from nats.aio.msg import Msg
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.experiments.store.experiments import get_experiment
-from shared.contracts.experiment_events import EventKind, ExperimentCounts, ExperimentEvent
-from shared.contracts.experiment_status import TERMINAL_STATUSES, ExperimentStatus
-from shared.contracts.topology import Topology
-from shared.messaging import subscriptions_registered
+from yardstick.api.experiment_events import EventKind, ExperimentCounts, ExperimentEvent
+from yardstick.api.experiment_status import TERMINAL_STATUSES, ExperimentStatus
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.topology import Topology
 
 
 async def publish_event(

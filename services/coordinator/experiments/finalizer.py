@@ -26,14 +26,14 @@ from services.coordinator.experiments.store.output_cache import store_outputs
 from services.coordinator.experiments.store.run_columns import refresh_statistics
 from services.coordinator.experiments.store.spend import recorded_spend
 from shared.analysis import policy_for
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.experiment_events import EventKind
-from shared.contracts.experiment_status import ExperimentStatus
-from shared.contracts.topology import Topology
 from shared.db.models import Comparison, Experiment
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.llm.prices import configured_prices
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.experiment_events import EventKind
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import ExperimentNotComplete
 from services.coordinator.experiments.store.full_run import load_run
 from shared.analysis import experiment_json, experiment_junit, experiment_markdown
-from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
+from yardstick.api.experiment_status import ExperimentStatus
 
 
 async def render_experiment_report(

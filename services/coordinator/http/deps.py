@@ -18,11 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.access.store.projects import project_for_key
 from services.coordinator.errors import Forbidden, Unauthorized
 from services.coordinator.runtime import Runtime
-from shared.contracts.projects import PROJECT_HEADER
-from shared.contracts.roles import Role
 from shared.db.api_keys import verify_key
 from shared.db.models import ApiKey
 from shared.db.project_scope import scope_to_project
+from yardstick.api.projects import PROJECT_HEADER
+from yardstick.api.roles import Role
 
 ROLE_EXTENSION = "x-yardstick-role"
 

@@ -9,9 +9,9 @@ from services.coordinator.errors import CoordinatorError
 from services.coordinator.review import store as review
 from services.coordinator.review.store.calibration import calibration_items, population, specs_for
 from shared.analysis import calibrate
-from shared.contracts.calibration import CalibrationReport
-from shared.contracts.review import RubricField
 from shared.evaluators.registry import EvaluatorRegistry
+from yardstick.api.calibration import CalibrationReport
+from yardstick.api.review import RubricField
 
 
 class UnknownField(CoordinatorError):

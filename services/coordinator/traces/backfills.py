@@ -24,11 +24,11 @@ from services.coordinator.traces.store.backfills import (
     record_progress,
     running_backfills,
 )
-from shared.contracts.evaluation import Evaluation
 from shared.db.base import utcnow
 from shared.db.trace_models import Trace, TraceBackfill
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from yardstick.api.evaluation import Evaluation
 
 log = logging.getLogger(__name__)
 

@@ -23,11 +23,11 @@ from pydantic import BaseModel, Field, ValidationError
 from services.coordinator.access.store.projects import find_key, project_of, visible_projects
 from services.coordinator.errors import CoordinatorError, Forbidden
 from services.coordinator.http.deps import RuntimeDep, SessionDep
-from shared.contracts.audit import Actor
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.roles import Role
 from shared.db.models import ApiKey
 from shared.db.project_scope import scope_to_project
+from yardstick.api.audit import Actor
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.roles import Role
 
 SESSION_COOKIE = "ys_session"
 SIGN_IN_COOKIE = "ys_sign_in"

@@ -12,7 +12,7 @@ from services.evaluator.targets.base import CallContext, Target, TargetOutput
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget
 from services.evaluator.targets.python_task import PythonTaskTarget
 from services.evaluator.targets.search import SearchQueryTarget
-from shared.contracts.topology import Topology
+from yardstick.api.topology import Topology
 
 
 def build_targets(

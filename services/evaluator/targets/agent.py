@@ -7,8 +7,8 @@ from pydantic import ValidationError
 from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.targets.nats_request import NatsRequestTarget
-from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse, TrajectoryMessage
-from shared.contracts.eval_messages import AgentTarget, EvalTask
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, TrajectoryMessage
+from yardstick.api.eval_messages import AgentTarget, EvalTask
 
 
 class AgentInvokeTarget(NatsRequestTarget[AgentInvokeRequest, AgentInvokeResponse]):

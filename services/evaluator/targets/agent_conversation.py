@@ -12,9 +12,9 @@ from services.evaluator.targets.agent import AgentInvokeTarget
 from services.evaluator.targets.base import CallContext, TargetOutput
 from services.evaluator.targets.nats_request import NatsRequestTarget
 from shared.contracts.agent_conversation import AgentConversationRequest, AgentConversationResponse
-from shared.contracts.eval_messages import AgentTarget, EvalTask
-from shared.contracts.topology import Topology
 from shared.datasets.conversations import ConversationInput
+from yardstick.api.eval_messages import AgentTarget, EvalTask
+from yardstick.api.topology import Topology
 
 
 class AgentConversationTarget(NatsRequestTarget[AgentConversationRequest, AgentConversationResponse]):

@@ -7,8 +7,8 @@ from pydantic import ValidationError
 from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.targets.nats_request import NatsRequestTarget
-from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
-from shared.contracts.eval_messages import AnswerTarget, EvalTask
+from yardstick.api.answer_messages import AnswerRequest, AnswerResponse
+from yardstick.api.eval_messages import AnswerTarget, EvalTask
 
 
 class SearchAnswerTarget(NatsRequestTarget[AnswerRequest, AnswerResponse]):

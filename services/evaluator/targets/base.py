@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.eval_messages import EvalTask
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.eval_messages import EvalTask
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from services.evaluator.errors import (
 from services.evaluator.targets.base import CallContext, TargetOutput
 from services.evaluator.targets.reported_usage import reported_usage
 from services.evaluator.targets.templating import fill_template, map_output
-from shared.contracts.eval_messages import EvalTask, HttpTarget
 from shared.http.outbound_guard import OutboundRefused
 from shared.http.retry_after import is_throttle, retry_after_s
+from yardstick.api.eval_messages import EvalTask, HttpTarget
 
 BODY_EXCERPT_CHARS = 300
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from services.evaluator.errors import TargetRejected, TargetTimeout, TargetUnavailable
 from services.evaluator.targets.base import CallContext, TargetOutput
-from shared.contracts.eval_messages import EvalTask
+from yardstick.api.eval_messages import EvalTask
 
 
 class Reply(Protocol):

@@ -17,9 +17,9 @@ from pydantic import ValidationError
 from services.evaluator.errors import TargetConfigError, TargetRejected, TargetUnavailable
 from services.evaluator.targets.base import CallContext, TargetOutput
 from services.evaluator.targets.nats_request import request_json
-from shared.contracts.eval_messages import EvalTask, PythonTarget
-from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest
-from shared.contracts.topology import Topology
+from yardstick.api.eval_messages import EvalTask, PythonTarget
+from yardstick.api.task_messages import TaskInvokeReply, TaskInvokeRequest
+from yardstick.api.topology import Topology
 
 
 class PythonTaskTarget:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from shared.contracts.agent_messages import TokenUsage
+from yardstick.api.agent_messages import TokenUsage
 
 
 class ReportedUsage(BaseModel):

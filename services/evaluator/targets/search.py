@@ -7,8 +7,8 @@ from pydantic import ValidationError
 from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.targets.nats_request import NatsRequestTarget
-from shared.contracts.eval_messages import EvalTask, SearchTarget
-from shared.contracts.search_messages import SearchRequest, SearchResponse
+from yardstick.api.eval_messages import EvalTask, SearchTarget
+from yardstick.api.search_messages import SearchRequest, SearchResponse
 
 
 class SearchQueryTarget(NatsRequestTarget[SearchRequest, SearchResponse]):

@@ -28,9 +28,9 @@ from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling.adaptive_limit import AdaptiveLimit
 from services.evaluator.throttling.board import PauseNotice, ThrottleBoard
 from services.evaluator.throttling.target_identity import identity_key, throttle_key
-from shared.contracts.eval_messages import AgentTarget, EvalTask, HttpTarget
 from shared.llm.provider_gate import ProviderThrottled
 from shared.metrics import TARGET_CONCURRENCY, TARGET_THROTTLES
+from yardstick.api.eval_messages import AgentTarget, EvalTask, HttpTarget
 
 T = TypeVar("T")
 

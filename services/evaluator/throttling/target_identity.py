@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from urllib.parse import urlsplit
 
-from shared.contracts.eval_messages import AgentTarget, HttpTarget, PythonTarget, TargetSpec
+from yardstick.api.eval_messages import AgentTarget, HttpTarget, PythonTarget, TargetSpec
 
 
 def target_identity(spec: TargetSpec) -> str:

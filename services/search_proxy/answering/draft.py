@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from services.search_proxy.answering.passages import Passage
-from shared.contracts.answer_messages import Citation
+from yardstick.api.answer_messages import Citation
 
 ABSTENTION = "None of the retrieved documents answers this question."
 

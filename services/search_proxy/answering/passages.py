@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from services.search_proxy.corpus import CorpusDocument
-from shared.contracts.search_messages import SearchHit
+from yardstick.api.search_messages import SearchHit
 
 _BYLINE = {"github_push": "Pushed by {actor} on {date}.", "github_pr": "Opened by {actor} on {date}."}
 

@@ -11,8 +11,8 @@ from typing import Protocol
 from services.search_proxy.answering.draft import AnswerDraft, render
 from services.search_proxy.answering.passages import Passage, PassageLookup
 from services.search_proxy.search_service import SearchService
-from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
-from shared.contracts.search_messages import SearchRequest
+from yardstick.api.answer_messages import AnswerRequest, AnswerResponse
+from yardstick.api.search_messages import SearchRequest
 
 log = logging.getLogger(__name__)
 

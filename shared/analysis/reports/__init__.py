@@ -6,12 +6,11 @@
   ``experiment_json(run, aggregates)`` for one experiment.
 """
 
-from shared.analysis.reports.json_export import ExperimentDocument, experiment_json
+from shared.analysis.reports.json_export import experiment_json
 from shared.analysis.reports.junit import comparison_junit, experiment_junit
 from shared.analysis.reports.markdown import comparison_markdown, experiment_markdown
 
 __all__ = [
-    "ExperimentDocument",
     "comparison_junit",
     "comparison_markdown",
     "experiment_json",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from shared.contracts.comparison_report import ComparisonReport, ItemChange
+from yardstick.api.comparison_report import ComparisonReport, ItemChange
 
 
 def _cell(text: str) -> str:

@@ -4,63 +4,19 @@ trajectory-report shape), plus the aggregates and the scored run, as one version
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
-
-from pydantic import BaseModel, Field
 
 from shared.analysis.pass_rule import PassPolicy, stored_policy
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.experiment_document import (
+    CategoryStats,
+    EvaluationEntry,
+    ExperimentDocument,
+    ItemResult,
+    RunSummary,
+)
+from yardstick.api.run_aggregates import ExperimentAggregates
+from yardstick.api.run_data import RunData, ScoredItem
 
 UNCATEGORIZED = "uncategorized"
-
-
-class EvaluationEntry(BaseModel):
-    key: str
-    score: float | None
-    comment: str | None = None
-    details: dict[str, Any] = Field(default_factory=dict)
-
-
-class ItemResult(BaseModel):
-    name: str = Field(description="Item id")
-    trial: int
-    category: str
-    description: str
-    success: bool
-    status: str = Field(description="'ok' or 'error'")
-    error: str | None
-    execution_time: float | None = Field(description="Target latency in seconds")
-    evaluations: list[EvaluationEntry]
-    agent_response: str | None = Field(description="Target output as a JSON string")
-
-
-class RunSummary(BaseModel):
-    total_tests: int
-    passed_tests: int
-    failed_tests: int
-    pass_rate: float
-    avg_execution_time: float | None = Field(description="Mean latency in seconds of ok items")
-
-
-class CategoryStats(BaseModel):
-    count: int
-    passed: int
-    pass_rate: float
-
-
-class ExperimentDocument(BaseModel):
-    """An experiment's exported report: the trajectory-report shape (summary, category_breakdown,
-    test_results) plus the aggregates and the scored run."""
-
-    schema_version: Literal[1] = 1
-    experiment_id: str
-    name: str
-    summary: RunSummary
-    category_breakdown: dict[str, CategoryStats]
-    test_results: list[ItemResult]
-    aggregates: ExperimentAggregates
-    run: RunData
 
 
 def _evaluations(item: ScoredItem) -> list[EvaluationEntry]:

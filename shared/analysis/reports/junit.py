@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 from shared.analysis.pass_rule import stored_policy
 from shared.analysis.reports.item_changes_markdown import change_row
 from shared.analysis.reports.markdown import fmt_mde, fmt_num, fmt_p
-from shared.analysis.run_data import RunData
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.contracts.gates import GateResult
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
+from yardstick.api.gates import GateResult
+from yardstick.api.run_aggregates import ExperimentAggregates
+from yardstick.api.run_data import RunData
 
 # Characters XML 1.0 cannot carry at all (ElementTree escapes &<>" but passes these through).
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

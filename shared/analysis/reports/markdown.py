@@ -7,10 +7,10 @@ from shared.analysis.reports.code_fingerprints import code_header, mixed_code_wa
 from shared.analysis.reports.item_changes_markdown import item_change_lines, latency_note
 from shared.analysis.reports.pairwise_markdown import pairwise_lines
 from shared.analysis.reports.spend_markdown import spend_lines
-from shared.analysis.run_data import RunData
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
-from shared.contracts.gates import GateResult
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
+from yardstick.api.gates import GateResult
+from yardstick.api.run_aggregates import ExperimentAggregates
+from yardstick.api.run_data import RunData
 
 _STATUS = {
     "regression": "🔴 regression",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.contracts.pairwise import PairwiseResult, Rate
+from yardstick.api.pairwise import PairwiseResult, Rate
 
 
 def _rate(rate: Rate) -> str:

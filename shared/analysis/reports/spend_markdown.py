@@ -3,7 +3,7 @@ priced models ("no price" otherwise)."""
 
 from __future__ import annotations
 
-from shared.contracts.spend import ModelSpend, Spend
+from yardstick.api.spend import ModelSpend, Spend
 
 
 def _money(cost: float | None, currency: str) -> str:

@@ -50,62 +50,17 @@ from shared.analysis.stats.power import (
 )
 from shared.analysis.stats.prediction_powered import ppi_mean_interval, prediction_powered_mean
 from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, sign_flip_p_value
-from shared.analysis.stats.time_buckets import BucketMean, bucketed_means
+from shared.analysis.stats.time_buckets import bucketed_means
 from shared.analysis.stats.westfall_young import WestfallYoungResult, westfall_young
-from shared.contracts.agreement import (
-    AgreementStatistic,
-    BinaryAgreement,
-    CategoricalAgreement,
-    ConfusionMatrix,
-    Estimate,
-    IntervalMethod,
-    JudgeComparison,
-    KappaWeighting,
-    Label,
-    OrdinalAgreement,
-    Proportion,
-)
-from shared.contracts.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
-from shared.contracts.statistics import (
-    CiMethod,
-    McNemarResult,
-    PairedBootstrapResult,
-    PairedComparison,
-    Percentiles,
-    Summary,
-    TestName,
-)
 
 __all__ = [
     "DEFAULT_POWER",
     "DEFAULT_RESAMPLES",
     "EXACT_MAX_PAIRS",
-    "AgreementStatistic",
-    "BinaryAgreement",
-    "BucketMean",
-    "CategoricalAgreement",
-    "CiMethod",
-    "ConfusionMatrix",
-    "Estimate",
     "FloatArray",
-    "IntervalMethod",
-    "JudgeComparison",
-    "KappaWeighting",
-    "Label",
     "Labels",
-    "McNemarResult",
-    "MeanEstimate",
-    "MeanMethod",
-    "OrdinalAgreement",
     "PairedArrays",
-    "PairedBootstrapResult",
-    "PairedComparison",
-    "Percentiles",
-    "PredictionPoweredMean",
-    "Proportion",
     "StatsInputError",
-    "Summary",
-    "TestName",
     "Values",
     "WestfallYoungResult",
     "binary_agreement",

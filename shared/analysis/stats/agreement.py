@@ -36,7 +36,7 @@ from shared.analysis.stats.agreement_tables import (
 )
 from shared.analysis.stats.descriptive import wilson_bounds
 from shared.analysis.stats.errors import StatsInputError
-from shared.contracts.agreement import (
+from yardstick.api.agreement import (
     BinaryAgreement,
     CategoricalAgreement,
     ConfusionMatrix,

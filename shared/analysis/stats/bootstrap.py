@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from shared.analysis.stats.cleaning import FloatArray, Values, pair_values
 from shared.analysis.stats.errors import StatsInputError
-from shared.contracts.statistics import PairedBootstrapResult
+from yardstick.api.statistics import PairedBootstrapResult
 
 DEFAULT_RESAMPLES = 10_000
 LARGE_N = 1_000

@@ -21,7 +21,7 @@ from scipy.special import ndtri, stdtrit  # type: ignore[import-untyped]
 from shared.analysis.stats.bootstrap import bootstrap_means, percentile_interval
 from shared.analysis.stats.cleaning import FloatArray, Values, drop_missing, is_binary
 from shared.analysis.stats.errors import StatsInputError
-from shared.contracts.statistics import CiMethod, Percentiles, Summary
+from yardstick.api.statistics import CiMethod, Percentiles, Summary
 
 SUMMARY_RESAMPLES = 2_000
 BOOTSTRAP_MAX_N = 2_000

@@ -40,7 +40,7 @@ from shared.analysis.stats.agreement_tables import (
 from shared.analysis.stats.bootstrap import DEFAULT_RESAMPLES, percentile_interval
 from shared.analysis.stats.cleaning import FloatArray
 from shared.analysis.stats.errors import StatsInputError
-from shared.contracts.agreement import AgreementStatistic, Estimate, JudgeComparison, Label
+from yardstick.api.agreement import AgreementStatistic, Estimate, JudgeComparison, Label
 
 _WEIGHTS: dict[AgreementStatistic, KappaWeights] = {
     "agreement": "none",

@@ -7,7 +7,7 @@ from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs
 
 from shared.analysis.stats.cleaning import Values, is_binary, pair_values
 from shared.analysis.stats.errors import StatsInputError
-from shared.contracts.statistics import McNemarResult
+from yardstick.api.statistics import McNemarResult
 
 
 def mcnemar_exact(baseline: Values, candidate: Values) -> McNemarResult:

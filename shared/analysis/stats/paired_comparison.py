@@ -20,7 +20,7 @@ from shared.analysis.stats.descriptive import summarize
 from shared.analysis.stats.effect_size import cohens_d, cohens_dz
 from shared.analysis.stats.mcnemar import mcnemar_exact
 from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value, sign_flip_p_value
-from shared.contracts.statistics import CiMethod, PairedBootstrapResult, PairedComparison, TestName
+from yardstick.api.statistics import CiMethod, PairedBootstrapResult, PairedComparison, TestName
 
 
 def compare_paired(

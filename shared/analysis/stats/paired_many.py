@@ -51,7 +51,7 @@ from shared.analysis.stats.bootstrap import (
 from shared.analysis.stats.cleaning import FloatArray, PairedArrays, pair_values
 from shared.analysis.stats.paired_comparison import assemble_comparison, needs_monte_carlo
 from shared.analysis.stats.sign_flip import pooled_flip_p_values, random_sign_bits, resamples_for
-from shared.contracts.statistics import PairedBootstrapResult, PairedComparison
+from yardstick.api.statistics import PairedBootstrapResult, PairedComparison
 
 BoolArray = npt.NDArray[np.bool_]
 

@@ -32,7 +32,7 @@ from scipy.special import ndtri  # type: ignore[import-untyped]
 from shared.analysis.stats.cleaning import FloatArray, Values, drop_missing, pair_values
 from shared.analysis.stats.descriptive import clip_to_range, summarize
 from shared.analysis.stats.errors import StatsInputError
-from shared.contracts.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
+from yardstick.api.prediction_powered import MeanEstimate, MeanMethod, PredictionPoweredMean
 
 
 def ppi_mean_interval(

@@ -6,24 +6,13 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
-from pydantic import BaseModel, Field
 from scipy import stats as sps  # type: ignore[import-untyped]  # no scipy-stubs in dev deps
 
 from shared.analysis.stats.cleaning import Values, to_float_array
 from shared.analysis.stats.errors import StatsInputError
+from yardstick.api.online import BucketMean
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-class BucketMean(BaseModel, frozen=True):
-    """One non-empty bucket [start, start + width)."""
-
-    start: datetime = Field(description="Bucket start (UTC)")
-    n: int = Field(description="Finite values in the bucket")
-    mean: float
-    sd: float | None = Field(default=None, description="Sample SD (ddof=1); None if n < 2")
-    ci_low: float | None = Field(default=None, description="t-interval of the mean; None if n < 2")
-    ci_high: float | None = None
 
 
 def _epoch_seconds(timestamps: Sequence[datetime]) -> np.ndarray[tuple[int], np.dtype[np.float64]]:

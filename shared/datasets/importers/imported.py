@@ -18,9 +18,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.item_checks import CHECKS_KEY, ItemCheck
-from shared.datasets.files import DatasetFile, DatasetFileError, DatasetItemIn
+from shared.datasets.files import DatasetFile, DatasetFileError
+from yardstick.api.datasets import DatasetItemIn
+from yardstick.api.evaluation import EvaluatorSpec
 
 ITEM_CHECKS = "item_checks"
 

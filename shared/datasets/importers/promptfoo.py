@@ -42,7 +42,7 @@ from shared.datasets.importers.imported import (
     slug,
 )
 from shared.datasets.importers.promptfoo_assertions import SIMILARITY_WARNING, map_assertion
-from shared.validation_messages import did_you_mean_each
+from yardstick.api.validation_messages import did_you_mean_each
 
 SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".py")
 ASSERTION_TYPES = (

@@ -10,10 +10,11 @@ import yaml
 
 from services.agent.domain import Menu
 from services.agent.runtime import AgentRuntime
-from services.agent.settings import DEFAULT_MENU_PATH, REPO_ROOT, AgentSettings
+from services.agent.settings import DEFAULT_MENU_PATH, AgentSettings
+from shared.shipped_data import DRIVE_THRU
 
-DATASET_PATH = REPO_ROOT / "datasets" / "drive-thru" / "order-correctness-v1.yaml"
-SCENARIOS_PATH = REPO_ROOT / "datasets" / "drive-thru" / "trajectory-scenarios-v1.yaml"
+DATASET_PATH = DRIVE_THRU / "order-correctness-v1.yaml"
+SCENARIOS_PATH = DRIVE_THRU / "trajectory-scenarios-v1.yaml"
 
 
 def offline_settings(**overrides: Any) -> AgentSettings:

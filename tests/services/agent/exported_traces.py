@@ -6,10 +6,11 @@ from collections import defaultdict
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.span_messages import ResourceSpans, Span
-from shared.traces import Completeness, TraceRecord, trace_record
+from shared.traces import trace_record
 from tests.shared.traces.sdk_spans import received
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.trace_record import Completeness, TraceRecord
 
 
 def exported_records(*memories: InMemorySpanExporter) -> list[TraceRecord]:

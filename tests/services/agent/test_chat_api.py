@@ -16,10 +16,10 @@ from services.agent.chat_models import ModelFactory
 from services.agent.http_app import create_app
 from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.settings import AgentSettings
-from shared.contracts.topology import Topology
-from shared.traces import TraceRecord
 from tests.services.agent.app_client import running
 from tests.services.agent.exported_traces import exported_records
+from yardstick.api.topology import Topology
+from yardstick.api.trace_record import TraceRecord
 
 from .conftest import offline_settings
 

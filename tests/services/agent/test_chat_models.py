@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from services.agent.chat_models import ModelFactory, ModelUnavailableError, agent_llm_config, make_remote
-from shared.contracts.agent_messages import ModelConfig
 from shared.llm import LlmSettings
 from tests.services.agent.conftest import offline_settings
+from yardstick.api.agent_messages import ModelConfig
 
 pytestmark = pytest.mark.unit
 

@@ -16,8 +16,8 @@ from services.agent.offline_model import OfflineDriveThruModel
 from services.agent.prompt import BUILTIN_PROMPT
 from services.agent.runtime import AgentRuntime
 from services.agent.tools import TOOLS
-from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
 from shared.evaluators.drive_thru import no_hallucinated_items, order_correctness, tool_call_accuracy
+from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
 
 pytestmark = pytest.mark.unit
 

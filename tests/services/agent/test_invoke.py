@@ -20,7 +20,7 @@ from services.agent.invoke import invoke_agent
 from services.agent.prompt import BUILTIN_TEMPLATE, PromptSource, render_system_prompt
 from services.agent.runtime import AgentRuntime
 from services.agent.settings import AgentSettings
-from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig, TrajectoryMessage
+from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig, TrajectoryMessage
 
 from .conftest import offline_settings
 

@@ -9,8 +9,8 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from services.agent.http_app import create_app
-from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse, ModelConfig
-from shared.contracts.topology import Topology
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, ModelConfig
+from yardstick.api.topology import Topology
 
 from .conftest import offline_settings
 

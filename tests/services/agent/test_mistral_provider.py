@@ -13,10 +13,10 @@ import pytest
 from services.agent.chat_models import ModelFactory
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
-from shared.contracts.agent_messages import AgentInvokeRequest, AgentInvokeResponse, ModelConfig
 from tests.llm_provider import BadDayProvider, Reply
 from tests.services.agent.conftest import offline_settings
 from tests.services.agent.test_openai_provider import ADD, FAST_RETRY, LOOKUP
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, ModelConfig
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -8,7 +8,7 @@ import pytest
 
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
-from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
+from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
 
 pytestmark = pytest.mark.unit
 

@@ -11,9 +11,9 @@ import pytest
 from services.agent.chat_models import ModelFactory
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
-from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig, TokenUsage
 from tests.llm_provider import BadDayProvider, Reply
 from tests.services.agent.conftest import offline_settings
+from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig, TokenUsage
 
 pytestmark = pytest.mark.integration
 

@@ -10,11 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.agent.chat_models import ModelFactory
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
-from shared.contracts.agent_messages import AgentInvokeRequest, ModelConfig
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.prompts import PromptPush
 from shared.db import prompts as prompt_store
 from shared.db.project_scope import scope_to_project
+from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.prompts import PromptPush
 
 from .conftest import offline_settings
 from .test_invoke import ScriptedChatModel, egg_mcmuffin_script

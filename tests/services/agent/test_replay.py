@@ -8,7 +8,7 @@ import pytest
 from services.agent.replay import replay_conversation
 from services.agent.runtime import AgentRuntime
 from shared.contracts.agent_conversation import AgentConversationRequest
-from shared.contracts.agent_messages import ModelConfig, TrajectoryMessage
+from yardstick.api.agent_messages import ModelConfig, TrajectoryMessage
 
 pytestmark = pytest.mark.unit
 

@@ -14,12 +14,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from services.cli.app import app as cli
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.datasets.files import load_dataset_file
 from tests.evaluator_registry import validate_specs
 from tests.services.live_api import Api
 from tests.yardstick.conftest import StartTaskWorker, eval_workers, start_task_worker
 from yardstick import task
+from yardstick.api.evaluation import EvaluatorSpec
 
 __all__ = ["eval_workers", "start_task_worker"]  # fixtures used here
 

@@ -11,10 +11,10 @@ from typer.testing import CliRunner, Result
 
 from services.cli.app import app as cli
 from services.cli.rescore_cmd import rescore_body
-from shared.contracts.evaluation import EvaluatorSpec
 from tests.services.coordinator.conftest import agent, workers
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.live_api import Api
+from yardstick.api.evaluation import EvaluatorSpec
 
 __all__ = ["agent", "workers"]  # fixtures used here
 

@@ -17,13 +17,13 @@ from services.cli.traffic_cmd import (
     resolve_agent_url,
 )
 from services.stack.state import StackState
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.db.trace_models import Trace, TraceScore
 from tests.services.ingest.harness import SECRET, Ingest
 from tests.services.sampler.agent_traces import agent_conversations, ingest, tracing_sampler  # noqa: F401
 from tests.services.sampler.consuming import set_rate
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 ITEMS = load_menu_items()
 NAMES = {item["name"] for item in ITEMS}

@@ -7,10 +7,10 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, start_coordinator
 from tests.services.evaluator.in_process import running_workers
 from tests.services.live_api import api  # noqa: F401  (the coordinator over real HTTP)
+from yardstick.api.topology import Topology
 
 
 @pytest.fixture

@@ -17,12 +17,12 @@ from nats.aio.msg import Msg
 from services.coordinator.app import create_app
 from services.coordinator.runtime import Runtime
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, OrderLine, Topology
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.experiment_status import TERMINAL_STATUSES
-from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
-from shared.messaging import subscriptions_registered
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, OrderLine, TokenUsage
+from yardstick.api.experiment_status import TERMINAL_STATUSES
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 SECRET = "test-secret-not-for-production"
 

@@ -8,7 +8,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
+from yardstick.api.topology import Topology
 
 StartWorker = Callable[..., Awaitable[EvalWorker]]
 

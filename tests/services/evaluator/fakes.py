@@ -11,21 +11,17 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from nats.js import JetStreamContext
 
-from shared.contracts import (
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, OrderLine, TokenUsage
+from yardstick.api.eval_messages import (
     RESULT_BATCH_HEADER,
-    AgentInvokeRequest,
-    AgentInvokeResponse,
     AgentTarget,
     EvalResult,
     EvalResultBatch,
     EvalTask,
-    EvaluatorSpec,
-    OrderLine,
-    TokenUsage,
-    Topology,
 )
-from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER
-from shared.messaging import subscriptions_registered
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, Topology
 
 Answer = Callable[[AgentInvokeRequest], Awaitable[AgentInvokeResponse | None]]
 
@@ -157,8 +153,8 @@ class ResultReader:
 
 async def redeclare_workers_consumer(js: JetStreamContext, topology: Topology, *, ack_wait: float) -> None:
     """Replace the fixture's eval-workers durable by one with a short ack_wait (before workers bind)."""
-    from shared.contracts.topology import EVAL_WORKERS_CONSUMER
     from shared.messaging.streams import eval_workers_consumer
+    from yardstick.api.topology import EVAL_WORKERS_CONSUMER
 
     await js.delete_consumer(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
     await js.add_consumer(topology.eval_tasks_stream, eval_workers_consumer(ack_wait=ack_wait))

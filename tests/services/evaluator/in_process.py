@@ -8,7 +8,7 @@ from typing import Any
 
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker
-from shared.contracts.topology import Topology
+from yardstick.api.topology import Topology
 
 
 @asynccontextmanager

@@ -10,7 +10,6 @@ import httpx
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from shared.contracts import AgentInvokeRequest, AgentInvokeResponse, Topology
 from tests.services.evaluator.fakes import (
     FakeAgent,
     ResultReader,
@@ -21,6 +20,8 @@ from tests.services.evaluator.fakes import (
     redeclare_workers_consumer,
 )
 from tests.services.evaluator.worker_process import WorkerProcess
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 

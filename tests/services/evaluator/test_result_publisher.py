@@ -11,8 +11,9 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.errors import ResultPublishError
 from services.evaluator.result_publisher import ResultPublisher
-from shared.contracts import EvalResult, Topology
 from tests.services.evaluator.fakes import ResultReader
+from yardstick.api.eval_messages import EvalResult
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

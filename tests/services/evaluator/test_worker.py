@@ -10,21 +10,8 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.settings import WorkerSettings
 from services.evaluator.worker import EvalWorker, WorkerStartError
-from shared.contracts import (
-    AgentInvokeRequest,
-    AgentInvokeResponse,
-    EvalTask,
-    Evaluation,
-    EvaluatorSpec,
-    SearchHit,
-    SearchResponse,
-    SearchTarget,
-    Topology,
-)
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER
 from shared.evaluators import register
 from shared.evaluators.registry import marked
-from shared.messaging import subscriptions_registered
 from tests.evaluator_registry import add_for_test
 from tests.services.evaluator.conftest import StartWorker
 from tests.services.evaluator.fakes import (
@@ -35,6 +22,12 @@ from tests.services.evaluator.fakes import (
     publish_task,
     redeclare_workers_consumer,
 )
+from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse
+from yardstick.api.eval_messages import EvalTask, SearchTarget
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.search_messages import SearchHit, SearchResponse
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

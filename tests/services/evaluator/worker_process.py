@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, Self
 
-from shared.contracts import Topology
+from yardstick.api.topology import Topology
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from tests.services.ingest.harness import SECRET, Ingest, ingest_settings, serve_ingest
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 
 @pytest.fixture

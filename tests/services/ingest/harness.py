@@ -32,8 +32,8 @@ from services.ingest.http_app import create_app
 from services.ingest.receiver import LANGFUSE_OTEL_PATH, OTLP_LOGS_PATH, OTLP_TRACES_PATH
 from services.ingest.settings import IngestSettings
 from shared.contracts.span_messages import Span, SpanBatch
-from shared.contracts.topology import Topology
 from tests.services.served_app import served
+from yardstick.api.topology import Topology
 
 SECRET = "test-secret-not-for-production"
 

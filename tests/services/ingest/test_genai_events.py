@@ -27,10 +27,11 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 from shared.contracts.span_messages import LOG_RECORD_ATTRIBUTE
-from shared.contracts.topology import Topology
-from shared.traces import Convention, Message, TraceAssembler, TraceRecord
+from shared.traces import TraceAssembler
 from tests.services.ingest.harness import Ingest, stored_batches
 from tests.shared.traces.fake_openai import MODEL, fake_openai, tool_turn  # noqa: F401  (a fixture)
+from yardstick.api.topology import Topology
+from yardstick.api.trace_record import Convention, Message, TraceRecord
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -27,9 +27,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.ingest.grpc_server import RETRY_INFO_KEY, TRACE_SERVICE
-from shared.contracts.roles import Role
 from shared.contracts.span_messages import LOG_RECORD_ATTRIBUTE
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.db.models import ApiKey
 from tests.services.ingest.harness import (
@@ -44,6 +42,8 @@ from tests.services.ingest.harness import (
     stored_spans,
     until,
 )
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.ingest import key_check
 from services.ingest.errors import Forbidden, Unauthorized
 from services.ingest.key_check import KeyChecker
-from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
 from shared.db.models import Project
 from tests.services.ingest.harness import SECRET
+from yardstick.api.roles import Role
 
 pytestmark = pytest.mark.integration
 

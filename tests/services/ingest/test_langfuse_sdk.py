@@ -22,12 +22,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.trace_handler import TraceHandler
-from shared.contracts.topology import Topology
 from shared.db.trace_models import Trace
-from shared.traces import Convention, TraceRecord
 from tests.services.ingest.harness import Ingest
 from tests.services.sampler.consuming import set_rate, tracing_sampler
 from tests.shared.traces.langfuse_app import ANSWER, MODEL, QUESTION
+from yardstick.api.topology import Topology
+from yardstick.api.trace_record import Convention, TraceRecord
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

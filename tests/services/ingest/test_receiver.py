@@ -19,8 +19,6 @@ from opentelemetry.sdk._logs.export import LogRecordExportResult
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.traces import TraceAssembler
 from tests.services.ingest.harness import (
@@ -39,6 +37,8 @@ from tests.services.ingest.harness import (
     stored_batches,
     stored_spans,
 )
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

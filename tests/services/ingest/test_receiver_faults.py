@@ -17,8 +17,6 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace.export import SpanExportResult
 
 from services.stack.servers import free_port, start_nats
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.messaging.streams import declare
 from tests.services.ingest.harness import (
@@ -34,6 +32,8 @@ from tests.services.ingest.harness import (
     stored_spans,
     until,
 )
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(90)]
 

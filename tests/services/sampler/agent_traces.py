@@ -13,12 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.agent.http_app import create_app as create_agent_app
 from services.agent.settings import AgentSettings
 from services.cli.traffic_cmd import SimulationResult, load_menu_items, simulate
-from shared.contracts.agent_messages import OfflineBehaviour
-from shared.contracts.topology import Topology
 from tests.services.agent.app_client import running
 from tests.services.agent.conftest import offline_settings
 from tests.services.ingest.harness import Ingest, ingest_settings, serve_ingest
 from tests.services.sampler.consuming import tracing_sampler
+from yardstick.api.agent_messages import OfflineBehaviour
+from yardstick.api.topology import Topology
 
 __all__ = ["agent_conversations", "ingest", "traced_agent_settings", "tracing_sampler"]
 

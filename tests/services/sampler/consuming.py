@@ -11,11 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from shared.contracts.projects import DEFAULT_PROJECT
-from shared.contracts.topology import Topology
 from shared.evaluators.loading import process_registry
 from shared.online.sampling_config import SamplingSettings, save_config
 from shared.traces import AssemblyPolicy
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.topology import Topology
 
 Sessions = async_sessionmaker[AsyncSession]
 

@@ -8,10 +8,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
-from shared.contracts.projects import DEFAULT_PROJECT
 from shared.evaluators.loading import process_registry
-from shared.traces import Completeness
 from tests.services.sampler.spans import batch, trace_spans
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.trace_record import Completeness
 
 Sessions = async_sessionmaker[AsyncSession]
 

@@ -12,12 +12,12 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from tests.services.ingest.harness import SECRET, Ingest
 from tests.services.live_api import Api, api  # noqa: F401  (the coordinator over real HTTP)
 from tests.services.sampler.agent_traces import agent_conversations, ingest, tracing_sampler  # noqa: F401
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -21,8 +21,6 @@ from services.agent.http_app import create_app as create_agent_app
 from services.agent.span_outbox import SpanOutboxStore
 from services.cli.traffic_cmd import simulate
 from services.stack.servers import free_port
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.db.session import plain_url
 from tests.services.agent.app_client import running
@@ -36,6 +34,8 @@ from tests.services.ingest.harness import (
 )
 from tests.services.live_api import Api, api  # noqa: F401  (the coordinator over real HTTP)
 from tests.services.sampler.agent_traces import ITEMS, ingest, traced_agent_settings, tracing_sampler  # noqa: F401
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -7,17 +7,17 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.drift import check_drift
-from shared.contracts.agent_messages import ModelConfig
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.run_aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
 from shared.db.models import Dataset, DatasetVersion, DriftAlertRow, Experiment
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.metrics import TRACE_PROMPT_VERSION
-from shared.traces import Completeness
 from tests.services.sampler.test_trace_store import configure as configure_traces
 from tests.services.sampler.test_trace_store import handler as trace_handler
 from tests.services.sampler.test_trace_store import part
+from yardstick.api.agent_messages import ModelConfig
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.run_aggregates import ExperimentAggregates, LatencyStats, MetricAggregate
+from yardstick.api.trace_record import Completeness
 
 pytestmark = pytest.mark.integration
 

@@ -22,16 +22,16 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.drift_monitor import run_drift_check
-from shared.contracts.agent_messages import OfflineBehaviour
-from shared.contracts.experiment_events import DriftAlert
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from shared.db.models import DriftAlertRow
 from shared.db.trace_models import TraceScore
 from tests.services.ingest.harness import SECRET, Ingest
 from tests.services.sampler.agent_traces import agent_conversations, ingest, tracing_sampler  # noqa: F401
 from tests.services.sampler.consuming import set_rate
+from yardstick.api.agent_messages import OfflineBehaviour
+from yardstick.api.experiment_events import DriftAlert
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 

@@ -7,9 +7,9 @@ from nats.aio.client import Client as NatsClient
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.drift_monitor import run_drift_check
-from shared.contracts.experiment_events import DriftAlert
-from shared.contracts.topology import Topology
 from tests.services.sampler.test_drift import NOW, WINDOW, _offline_experiment, _scores
+from yardstick.api.experiment_events import DriftAlert
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

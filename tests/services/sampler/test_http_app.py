@@ -6,7 +6,7 @@ from nats.aio.client import Client as NatsClient
 
 from services.sampler.http_app import create_app
 from services.sampler.settings import SamplerSettings
-from shared.contracts.topology import Topology
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

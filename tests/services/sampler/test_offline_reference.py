@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from services.sampler.offline_reference import target_model_identity
-from shared.contracts.agent_messages import ModelConfig
-from shared.contracts.eval_messages import AgentTarget, SearchTarget
-from shared.contracts.experiment_config import ExperimentConfig
+from yardstick.api.agent_messages import ModelConfig
+from yardstick.api.eval_messages import AgentTarget, SearchTarget
+from yardstick.api.experiment_config import ExperimentConfig
 
 pytestmark = pytest.mark.unit
 

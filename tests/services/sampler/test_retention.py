@@ -12,11 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.retention import delete_expired, delete_expired_batch
 from services.sampler.trace_store import stored_trace
-from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
-from shared.traces import Completeness
 from tests.services.sampler.spans import trace_hex
 from tests.services.sampler.test_trace_store import configure, handler, part
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.trace_record import Completeness
 
 pytestmark = pytest.mark.integration
 

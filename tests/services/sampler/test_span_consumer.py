@@ -21,10 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.span_consumer import SpanConsumer
 from services.sampler.trace_handler import TraceHandler
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.projects import DEFAULT_PROJECT
 from shared.contracts.span_messages import SpanBatch
-from shared.contracts.topology import SAMPLER_SPANS_CONSUMER, Topology
 from shared.db.session import make_engine, make_session_factory
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.evaluators.loading import process_registry
@@ -33,6 +30,9 @@ from shared.online.application_sampling import ApplicationSampling
 from shared.online.sampling_config import SamplingSettings, save_config
 from shared.traces import AssemblyPolicy
 from tests.services.sampler.spans import batch, trace_spans
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.topology import SAMPLER_SPANS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -9,8 +9,9 @@ import pytest
 from services.sampler.sampling import MinuteCap, in_sample
 from services.sampler.trace_sampling import decide_trace, sampling_key
 from shared.online.application_sampling import EffectiveSampling, TraceFilters
-from shared.traces import TraceAssembler, TraceRecord
+from shared.traces import TraceAssembler
 from tests.services.sampler.spans import batch, trace_spans
+from yardstick.api.trace_record import TraceRecord
 
 pytestmark = pytest.mark.unit
 

@@ -10,14 +10,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.projects import DEFAULT_PROJECT
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.evaluators.loading import process_registry
 from shared.online.application_sampling import ApplicationSampling, TraceFilters
 from shared.online.sampling_config import SamplingSettings, save_config
-from shared.traces import Completeness
 from tests.services.sampler.spans import batch, trace_spans
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.trace_record import Completeness
 
 pytestmark = pytest.mark.integration
 

@@ -10,9 +10,9 @@ from services.search_proxy.corpus_backend import CorpusSearchBackend
 from services.search_proxy.corpus_store import ensure_corpus_loaded, loaded_count
 from services.search_proxy.search_filters import SearchFilters
 from services.search_proxy.settings import DEFAULT_CORPUS
-from shared.contracts.search_messages import SearchMode
 from shared.datasets.retrieval_golden import load_golden
 from shared.db.models import SearchDocument
+from yardstick.api.search_messages import SearchMode
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

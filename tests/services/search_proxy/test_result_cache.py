@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from services.search_proxy.result_cache import CacheKey, ResultCache
-from shared.contracts.search_messages import SearchHit
+from yardstick.api.search_messages import SearchHit
 
 pytestmark = pytest.mark.unit
 

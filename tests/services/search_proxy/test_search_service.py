@@ -9,7 +9,7 @@ from services.search_proxy.result_cache import ResultCache
 from services.search_proxy.search_filters import SearchFilters
 from services.search_proxy.search_service import SearchBackend, SearchService
 from services.search_proxy.upstream_backend import UpstreamUnavailable
-from shared.contracts.search_messages import SearchHit, SearchMode, SearchRequest
+from yardstick.api.search_messages import SearchHit, SearchMode, SearchRequest
 
 pytestmark = pytest.mark.unit
 

@@ -12,9 +12,9 @@ from nats.aio.client import Client as NatsClient
 
 from services.search_proxy.http_app import create_app
 from services.search_proxy.settings import SearchProxySettings
-from shared.contracts.answer_messages import AnswerRequest, AnswerResponse
-from shared.contracts.search_messages import SearchRequest, SearchResponse
-from shared.contracts.topology import Topology
+from yardstick.api.answer_messages import AnswerRequest, AnswerResponse
+from yardstick.api.search_messages import SearchRequest, SearchResponse
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

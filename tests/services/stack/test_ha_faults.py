@@ -35,7 +35,6 @@ from services.stack import launcher
 from services.stack.nats_cluster import quiet_connect, start_node, stream_leader
 from services.stack.nodes import NatsNode
 from services.stack.state import StackState
-from shared.contracts.topology import Topology
 from tests.services.stack.fault_helpers import (
     YARDSTICK,
     ha_stack_env,
@@ -45,6 +44,7 @@ from tests.services.stack.fault_helpers import (
     until,
 )
 from tests.services.stack.fault_traffic import Sender, sampled, sampler_decisions, stored_traces, trace_bodies
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(420), pytest.mark.xdist_group("stack-faults")]
 

@@ -17,7 +17,7 @@ from services.stack.pg_replication import multi_host_url
 from services.stack.services_spec import service_specs
 from services.stack.state import ProcessRecord, StackState
 from shared.db import async_url, plain_url
-from shared.messaging import nats_servers
+from yardstick.api.nats_servers import nats_servers
 
 pytestmark = pytest.mark.unit
 

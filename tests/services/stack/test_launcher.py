@@ -25,9 +25,9 @@ from services.stack.servers import port_is_free
 from services.stack.services_spec import service_specs
 from services.stack.state import LOCAL_ALLOWED_NETWORKS, StackState
 from services.stack.status import outbound_note, stack_status
-from shared.contracts.topology import Topology
 from shared.db.session import plain_url
 from shared.messaging.streams import stream_configs
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

@@ -20,11 +20,11 @@ import pytest
 from services.stack import launcher
 from services.stack.servers import free_port, start_nats
 from services.stack.state import StackState
-from shared.contracts.search_messages import SearchRequest, SearchResponse
-from shared.contracts.topology import Topology
 from shared.db.session import plain_url
 from tests.services.stack.fault_helpers import item_outcomes, until
 from tests.services.stack.test_launcher import StackEnv, _free_port_base
+from yardstick.api.search_messages import SearchRequest, SearchResponse
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240), pytest.mark.xdist_group("stack-faults")]
 

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS, AggregateBuilder
 from shared.analysis.columns import columns_from_items, item_metric_values
 from shared.analysis.pass_rule import PassPolicy
-from shared.analysis.run_data import RunData
-from shared.contracts.experiment_config import DEFAULT_MAX_ERROR_RATE
-from shared.contracts.gates import Gate
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.experiment_config import DEFAULT_MAX_ERROR_RATE
+from yardstick.api.gates import Gate
+from yardstick.api.run_aggregates import ExperimentAggregates
+from yardstick.api.run_data import RunData
 
 
 def compute_aggregates(

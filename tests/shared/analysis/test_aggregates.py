@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.run_aggregates import ExperimentAggregates
 from tests.shared.analysis.in_memory import compute_aggregates
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.run_aggregates import ExperimentAggregates
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

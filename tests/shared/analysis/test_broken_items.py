@@ -6,9 +6,9 @@ import pytest
 from scipy.stats import fisher_exact
 
 from shared.analysis.comparison import compare_runs
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.evaluation import Evaluation
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

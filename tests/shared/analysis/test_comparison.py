@@ -11,12 +11,12 @@ from shared.analysis.comparison import (
     comparison_spec,
 )
 from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.run_data import ItemKey, RunData, ScoredItem
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import MetricResult
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
-from shared.contracts.pass_criteria import PassCriterion
 from tests.evaluator_registry import REGISTRY
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import MetricResult
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.run_data import ItemKey, RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from shared.analysis import ComparisonConfig, RunData, ScoredItem, compare_runs
+from shared.analysis import compare_runs
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -8,9 +8,9 @@ import pytest
 from shared.analysis.calibration import CalibrationItem, Population, calibrate, evaluator_label
 from shared.analysis.human_scale import judge_value, people_scale, people_value
 from shared.analysis.stats import prediction_powered_mean
-from shared.contracts.metric_spec import MetricSpec
-from shared.contracts.pass_criteria import higher_is_better
-from shared.contracts.review import RubricField
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.pass_criteria import higher_is_better
+from yardstick.api.review import RubricField
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,8 @@ import pytest
 from shared.analysis.metric_specs import LATENCY_SPEC
 from shared.analysis.metric_verdict import verdict
 from shared.analysis.stats import compare_paired
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.metric_spec import MetricSpec
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.metric_spec import MetricSpec
 
 pytestmark = pytest.mark.unit
 

@@ -4,12 +4,12 @@ import pydantic
 import pytest
 
 from shared.analysis.pass_rule import PassPolicy, item_passed, stored_policy
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.gates import Gate
-from shared.contracts.pass_criteria import PassCriterion
 from tests.evaluator_registry import policy_of
 from tests.shared.analysis.in_memory import compute_aggregates
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.gates import Gate
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ import pytest
 
 from shared.analysis.planning import PlanningError, plan_for
 from shared.analysis.stats import mcnemar_power, planning_churn
-from shared.contracts.run_aggregates import MetricAggregate
+from yardstick.api.run_aggregates import MetricAggregate
 
 pytestmark = pytest.mark.unit
 

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from shared.analysis.aggregates import DEFAULT_BREAKDOWN_KEYS
 from shared.analysis.columns import columns_from_items, item_metric_values
-from shared.analysis.run_data import ScoredItem
 from shared.analysis.run_level import RunLevelEvaluation, metadata_keys
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators.aggregates import MISSING_GROUP
 from shared.evaluators.item_results import ItemResult
 from tests.evaluator_registry import REGISTRY, run_run_evaluators
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.run_data import ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.datasets.files import DatasetFileError, DatasetItemIn, load_dataset_file, validate_items
+from shared.datasets.files import DatasetFileError, load_dataset_file
 
 pytestmark = pytest.mark.unit
 
@@ -95,14 +95,3 @@ def test_a_repeated_id_names_the_item_from_1(tmp_path: Path) -> None:
     path.write_text('{"id": "a", "input": {}}\n{"id": "a", "input": {}}\n', encoding="utf-8")
     with pytest.raises(DatasetFileError, match=r"item 2 \(line 2\) repeats id 'a'"):
         load_dataset_file(path)
-
-
-def test_items_given_in_code_are_checked_the_same_way() -> None:
-    good = DatasetItemIn(id="a", input={})
-    assert validate_items([good, {"id": "b", "input": {}, "metadata": {"k": 1}}])[1].metadata == {"k": 1}
-    with pytest.raises(DatasetFileError) as caught:
-        validate_items([good, {"id": "b", "input": {}, "metdata": {}}], "push_dataset('x')")
-    assert str(caught.value) == (
-        "push_dataset('x'): invalid dataset items\n"
-        "  - item 2 (id 'b'): unknown field 'metdata'; did you mean 'metadata'?"
-    )

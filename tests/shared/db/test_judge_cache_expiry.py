@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.contracts.evaluation import Evaluation
 from shared.db.base import utcnow
 from shared.db.judge_verdicts import JudgeCacheSettings, ProjectVerdicts, prune_expired
 from shared.db.models import JudgeVerdictRow
+from yardstick.api.evaluation import Evaluation
 
 DAY = timedelta(days=1)
 VERDICT = Evaluation(name="llm_rubric", value=0.75, comment="fine", metadata={"judge_model": "m"})

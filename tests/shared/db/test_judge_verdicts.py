@@ -11,11 +11,11 @@ import pytest
 from alembic import command
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.contracts.evaluation import Evaluation
 from shared.db.judge_verdicts import ProjectVerdicts
 from shared.db.migrate import alembic_config, current_revision, head_revision
 from shared.db.models import Project
 from shared.db.session import plain_url
+from yardstick.api.evaluation import Evaluation
 
 pytestmark = pytest.mark.integration
 

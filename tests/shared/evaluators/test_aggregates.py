@@ -6,10 +6,10 @@ import pytest
 from langfuse.experiment import Evaluation as LangfuseEvaluation
 from langfuse.experiment import ExperimentItemResult
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators.aggregates import avg_order_correctness, avg_score, score_breakdown
 from shared.evaluators.item_results import ItemResult
 from tests.evaluator_registry import run_run_evaluators
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

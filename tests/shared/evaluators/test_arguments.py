@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from shared.evaluators import EvaluatorArgumentsError, EvaluatorSpec
+from shared.evaluators import EvaluatorArgumentsError
 from tests.evaluator_registry import REGISTRY, get, validate_specs
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.conversation import finalize_after_confirmation, tool_call_protocol
 from tests.evaluator_registry import get, run_item_evaluators
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.agent_messages import AgentInvokeResponse, OrderLine
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators import menu_ids
 from shared.evaluators.drive_thru import no_hallucinated_items, order_correctness, tool_call_accuracy
 from shared.evaluators.menu_ids import MenuNotFound, menu_item_ids
 from tests.evaluator_registry import run_item_evaluators
+from yardstick.api.agent_messages import AgentInvokeResponse, OrderLine
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

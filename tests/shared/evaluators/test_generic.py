@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from shared.evaluators import EvaluatorArgumentsError, EvaluatorSpec
+from shared.evaluators import EvaluatorArgumentsError
 from shared.evaluators.generic import embedded_json, fuzzy_match, json_schema, json_valid
 from tests.evaluator_registry import policy_of, run_item_evaluators, validate_specs
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from tests.evaluator_registry import run_item_evaluators
 from tests.shared.evaluators.test_judges import FakeJudge
 from tests.shared.evaluators.test_rubric import judge
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -10,8 +10,8 @@ from langfuse.api.commons.types.dataset_item import DatasetItem
 from langfuse.experiment import Evaluation as LangfuseEvaluation
 from langfuse.experiment import ExperimentItemResult
 
-from shared.contracts.evaluation import Evaluation
 from shared.evaluators.item_results import ItemResult, as_item_result, coerce_evaluation
+from yardstick.api.evaluation import Evaluation
 
 pytestmark = pytest.mark.unit
 

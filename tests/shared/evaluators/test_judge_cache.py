@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators.judge_cache import HIT, judge_cache_in_use
 from tests.evaluator_registry import run_item_evaluators
 from tests.llm_provider import BadDayProvider, Reply
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.judge_model import (
     SKIPPED,
     default_judge_factory,
@@ -27,6 +26,7 @@ from shared.evaluators.judges import (
 )
 from shared.llm import LlmCallStats, LlmConfig, StructuredLlm, StructuredReply
 from tests.evaluator_registry import get, run_item_evaluators
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

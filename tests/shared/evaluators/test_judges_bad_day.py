@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from tests.evaluator_registry import run_item_evaluators
 from tests.llm_provider import BadDayProvider, Reply
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 
 pytestmark = pytest.mark.integration
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from langfuse import Langfuse
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.langfuse_interop import langfuse_evaluator
 from tests.evaluator_registry import run_item_evaluators
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.multi_turn import (
     final_order_correctness,
     finalized_as_expected,
@@ -14,6 +13,7 @@ from shared.evaluators.multi_turn import (
     turn_order_accuracy,
 )
 from tests.evaluator_registry import policy_of
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -11,11 +11,11 @@ import pytest
 from pydantic import BaseModel
 
 from shared.analysis.pairwise import pairwise_result
-from shared.contracts.pairwise import PairJudgement, PairwiseJudgeSpec
 from shared.evaluators.judge_model import set_judge_factory
 from shared.evaluators.pairwise import combine, judge_pair, outcome_for_candidate
 from shared.llm import LlmCallStats
 from shared.llm.structured import StructuredReply
+from yardstick.api.pairwise import PairJudgement, PairwiseJudgeSpec
 
 pytestmark = pytest.mark.unit
 
@@ -77,7 +77,7 @@ async def test_a_judge_that_prefers_a_position_gives_ties(judge: FakeJudge) -> N
 
 
 def test_combine_rules() -> None:
-    from shared.contracts.evaluation import Evaluation
+    from yardstick.api.evaluation import Evaluation
 
     def ev(value: float | None) -> Evaluation:
         return Evaluation(name="llm_pairwise", value=value)

@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared.analysis import RunData, ScoredItem, compare_runs
+from shared.analysis import compare_runs
 from shared.analysis.pass_rule import PassPolicy
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.evaluator_catalog import EvaluatorDescriptor, WorkerEvaluators
 from shared.evaluators import EvaluatorArgumentsError, running
 from shared.evaluators.catalog import EvaluatorUnavailable, check_on_fleet, describe_loaded
@@ -18,6 +17,8 @@ from shared.evaluators.loading import build_registry
 from shared.evaluators.plugins import PluginLoadError, PluginSettings, import_modules
 from tests.evaluator_registry import REGISTRY
 from tests.shared.evaluators.plugin_install import installed_plugin, load_plugins_into
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.run_data import RunData, ScoredItem
 
 __all__ = ["installed_plugin"]
 

@@ -4,13 +4,13 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.answer_messages import AnswerResponse, Citation
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.claim_support import claims, support
 from shared.evaluators.judge_model import set_judge_factory
 from shared.evaluators.rag import citation_recall, cited_ids, entity_recall, hallucination_rate
 from tests.evaluator_registry import get, policy_of, run_item_evaluators
 from tests.shared.evaluators.test_judges import FakeJudge
+from yardstick.api.answer_messages import AnswerResponse, Citation
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

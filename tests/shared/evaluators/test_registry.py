@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from langfuse.experiment import Evaluation as LangfuseEvaluation
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators import UnknownEvaluator, register, running
 from shared.evaluators.loading import add_module
 from shared.evaluators.registry import DuplicateEvaluator, EvaluatorRegistry, marked
 from tests.evaluator_registry import REGISTRY, get
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

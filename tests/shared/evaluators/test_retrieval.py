@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.evaluators.retrieval import map_, mrr, null_query_correct, retrieval
 from shared.evaluators.retrieval_metrics import Judgements, ndcg_at
 from tests.evaluator_registry import get, run_item_evaluators
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.arguments import EvaluatorArgumentsError
 from shared.evaluators.judge_model import set_judge_factory
 from shared.evaluators.rubric import LLM_RUBRIC_VERSION, llm_rubric, rubric_prompt, verdict_model
 from tests.evaluator_registry import REGISTRY, get, run_item_evaluators, validate_specs
 from tests.shared.evaluators.test_judges import FakeJudge
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

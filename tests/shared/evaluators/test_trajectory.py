@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from shared.contracts.agent_messages import AgentInvokeResponse, TrajectoryMessage
 from shared.evaluators.trajectory import (
     forbidden_tools_check,
     mandatory_tools_check,
@@ -14,6 +13,7 @@ from shared.evaluators.trajectory import (
     trajectory_pass,
     trajectory_similarity,
 )
+from yardstick.api.agent_messages import AgentInvokeResponse, TrajectoryMessage
 
 pytestmark = pytest.mark.unit
 

@@ -11,8 +11,8 @@ import pytest
 from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
-from shared.datasets.files import DatasetItemIn
 from shared.http.problem_details import PROBLEM_MEDIA_TYPE, ProblemError, install_problem_handlers
+from yardstick.api.datasets import DatasetItemIn
 
 pytestmark = pytest.mark.unit
 

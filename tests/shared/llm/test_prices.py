@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.contracts.spend import ModelPrice, PriceTable
 from shared.llm.prices import PriceTableInvalid, UsageRow, configured_prices, load_prices, spend_of
+from yardstick.api.spend import ModelPrice, PriceTable
 
 pytestmark = pytest.mark.unit
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER, Topology
 from shared.messaging.acks import settle
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
 

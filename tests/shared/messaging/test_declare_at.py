@@ -8,8 +8,8 @@ import nats
 import pytest
 
 from services.stack.servers import free_port
-from shared.contracts.topology import Topology
 from shared.messaging import streams
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

@@ -8,9 +8,9 @@ import logging
 import pytest
 from nats.aio.client import Client as NatsClient
 
-from shared.contracts.eval_messages import EvalTask
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER, Topology
 from shared.messaging import decode_or_terminate
+from yardstick.api.eval_messages import EvalTask
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
 

@@ -9,7 +9,7 @@ from faststream.nats import NatsBroker
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
-from shared.contracts.topology import EVAL_WORKERS_CONSUMER, Topology
+from yardstick.api.topology import EVAL_WORKERS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
 

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 import pytest
 from faststream.nats import NatsBroker
 
-from shared.contracts.topology import Topology
 from shared.messaging.faststream_broker import start_serving
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -9,8 +9,8 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
-from shared.contracts.topology import SAMPLER_SPANS_CONSUMER, Topology
 from shared.messaging import ConsumerNotDeclared, PullLoop, bind_durable, settle
+from yardstick.api.topology import SAMPLER_SPANS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(30)]
 

@@ -12,8 +12,8 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from shared.db import make_engine
-from shared.messaging import ConnectionHealth
 from shared.metrics import Probe, consumer_lag_probe, metrics_router, nats_probe, postgres_probe
+from yardstick.api.nats_connection import ConnectionHealth
 
 pytestmark = pytest.mark.unit
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators.judge_model import set_judge_factory
 from shared.llm import LlmConfig
 from shared.online.application_sampling import ApplicationSampling, TraceFilters
 from shared.online.sampling_config import DEFAULT_EVALUATORS, SamplingFilters, SamplingSettings
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.evaluators import run_item_evaluators
 from shared.evaluators.loading import process_registry
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
-from shared.traces import Completeness, Message, ToolCall, TraceAssembler, TraceRecord
+from shared.traces import TraceAssembler
 from tests.services.sampler.spans import batch, trace_spans
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.trace_record import Completeness, Message, ToolCall, TraceRecord
 
 pytestmark = pytest.mark.unit
 

@@ -15,8 +15,9 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from services.ingest.log_conversion import convert_logs
 from services.ingest.span_conversion import SpanLimits, convert_request
 from shared.contracts.span_messages import ResourceSpans, Span
-from shared.traces import Completeness, TraceAssembler, TraceRecord
+from shared.traces import TraceAssembler
 from tests.services.ingest.harness import make_spans
+from yardstick.api.trace_record import Completeness, TraceRecord
 
 
 def received(spans: list[ReadableSpan]) -> list[tuple[ResourceSpans, Span]]:

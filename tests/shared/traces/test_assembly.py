@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from shared.contracts.span_messages import ResourceSpans, Span, SpanBatch
-from shared.traces import AssemblyPolicy, Completeness, TraceAssembler
+from shared.traces import AssemblyPolicy, TraceAssembler
+from yardstick.api.trace_record import Completeness
 
 pytestmark = pytest.mark.unit
 

@@ -7,8 +7,8 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Status, StatusCode
 
-from shared.traces import Convention, Message, TokenUsage, ToolCall, ToolCallRequest
 from tests.shared.traces.sdk_spans import as_json, record_of
+from yardstick.api.trace_record import Convention, Message, TokenUsage, ToolCall, ToolCallRequest
 
 pytestmark = pytest.mark.unit
 

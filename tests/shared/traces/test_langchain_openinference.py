@@ -15,8 +15,8 @@ from langchain_core.tools import tool
 from openinference.instrumentation.langchain import LangChainInstrumentor
 from opentelemetry.sdk.trace import TracerProvider
 
-from shared.traces import Convention, Message, ToolCall
 from tests.shared.traces.sdk_spans import record_of
+from yardstick.api.trace_record import Convention, Message, ToolCall
 
 pytestmark = pytest.mark.unit
 

@@ -13,10 +13,11 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from shared.contracts.span_messages import Span
-from shared.traces import Completeness, Convention, Message, trace_record
+from shared.traces import trace_record
 from shared.traces._langfuse import read_langfuse
 from tests.shared.traces.langfuse_app import ANSWER, MODEL, QUESTION, answer_question
 from tests.shared.traces.sdk_spans import received
+from yardstick.api.trace_record import Completeness, Convention, Message
 
 pytestmark = pytest.mark.unit
 

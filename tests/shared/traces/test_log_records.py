@@ -11,9 +11,10 @@ from opentelemetry._logs import LogRecord
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk.trace import TracerProvider
 
-from shared.traces import Completeness, Convention, Message, ToolCallRequest, trace_record
+from shared.traces import trace_record
 from tests.services.ingest.harness import make_spans_and_logs
 from tests.shared.traces.sdk_spans import received, received_logs
+from yardstick.api.trace_record import Completeness, Convention, Message, ToolCallRequest
 
 pytestmark = pytest.mark.unit
 

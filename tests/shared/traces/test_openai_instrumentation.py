@@ -11,9 +11,9 @@ from opentelemetry.instrumentation import _semconv
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.sdk.trace import TracerProvider
 
-from shared.traces import Convention, Message, ToolCall
 from tests.shared.traces.fake_openai import fake_openai, tool_turn  # noqa: F401  (a fixture)
 from tests.shared.traces.sdk_spans import record_of
+from yardstick.api.trace_record import Convention, Message, ToolCall
 
 pytestmark = pytest.mark.unit
 

@@ -8,9 +8,10 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
-from shared.traces import Completeness, Convention, Message, TokenUsage, ToolCall, TraceAssembler
+from shared.traces import TraceAssembler
 from tests.services.ingest.harness import make_spans
 from tests.shared.traces.sdk_spans import received, record_of
+from yardstick.api.trace_record import Completeness, Convention, Message, TokenUsage, ToolCall
 
 pytestmark = pytest.mark.unit
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from shared.contracts.topology import Topology
 from tests.services.live_api import Api
 from tests.yardstick.ci.fake_github import TOKEN, FakeGithub, fake_github
+from yardstick.api.topology import Topology
 from yardstick.ci import main
 
 ROOT = Path(__file__).resolve().parents[3]

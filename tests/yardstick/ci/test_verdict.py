@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from services.cli.run_cmd import exit_code
-from services.coordinator.schemas import ExperimentOut
+from yardstick.api.experiments import ExperimentOut
 from yardstick.ci.verdict import outcome
 
 pytestmark = pytest.mark.unit

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Depends, Query
 from services.coordinator.access.store import audit
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from shared.contracts.audit import AuditAction, AuditEntry
-from shared.contracts.roles import Role
+from yardstick.api.audit import AuditAction, AuditEntry
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/audit", tags=["audit"], dependencies=[Depends(require_api_key)], responses=ERROR_RESPONSES

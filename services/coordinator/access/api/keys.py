@@ -11,13 +11,13 @@ from services.coordinator.access.store.projects import current_project, project_
 from services.coordinator.errors import CoordinatorError, Forbidden
 from services.coordinator.http.deps import CallerDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from services.coordinator.schemas import KeyCreate, KeyCreated, KeyOut
-from shared.contracts.audit import AuditAction
-from shared.contracts.roles import Role
 from shared.db.api_keys import create_key, list_keys, revoke_key
 from shared.db.models import ApiKey
 from shared.db.project_scope import scope_to_project
-from shared.online.durations import parse_duration
+from yardstick.api.audit import AuditAction
+from yardstick.api.durations import parse_duration
+from yardstick.api.keys import KeyCreate, KeyCreated, KeyOut
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/keys",

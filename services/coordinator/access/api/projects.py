@@ -8,10 +8,10 @@ from services.coordinator.access.store import audit
 from services.coordinator.access.store.projects import create_project, visible_projects
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
-from services.coordinator.schemas import ProjectCreate, ProjectOut
-from shared.contracts.audit import AuditAction
-from shared.contracts.roles import Role
 from shared.db.models import Project
+from yardstick.api.audit import AuditAction
+from yardstick.api.projects import ProjectCreate, ProjectOut
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/projects",

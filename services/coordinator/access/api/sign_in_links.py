@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends
 from services.coordinator.access.store.sign_in_links import create_link
 from services.coordinator.http.deps import ApiKeyDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from services.coordinator.schemas import SignInLinkCreate, SignInLinkOut
-from shared.contracts.roles import Role
+from yardstick.api.keys import SignInLinkCreate, SignInLinkOut
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/ui-links",

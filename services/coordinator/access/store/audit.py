@@ -9,11 +9,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.schemas import UpsertResult
-from shared.contracts.audit import Actor, AuditAction, AuditChange, AuditEntry
-from shared.contracts.review import QueueCreate
 from shared.db.models import ApiKey, AuditEvent
 from shared.db.project_scope import session_project
+from yardstick.api.audit import Actor, AuditAction, AuditChange, AuditEntry
+from yardstick.api.datasets import UpsertResult
+from yardstick.api.review import QueueCreate
 
 
 def actor(key: ApiKey) -> Actor:

@@ -10,9 +10,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ProjectExists, ProjectNotFound
-from shared.contracts.roles import Role
 from shared.db.models import ApiKey, Project
 from shared.db.project_scope import session_project
+from yardstick.api.roles import Role
 
 
 async def project_for_key(session: AsyncSession, key: ApiKey, requested: str | None) -> str:

@@ -14,12 +14,12 @@ from services.coordinator.comparisons.store import comparisons as comparison_sto
 from services.coordinator.errors import ComparisonNotFound
 from services.coordinator.http.deps import CallerDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
-from services.coordinator.schemas import ComparisonCreate, ComparisonOut
 from shared.analysis import comparison_junit, comparison_markdown
-from shared.contracts.audit import AuditAction
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.roles import Role
 from shared.db.models import Comparison
+from yardstick.api.audit import AuditAction
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparisons import ComparisonCreate, ComparisonOut
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/comparisons",

@@ -8,9 +8,9 @@ from services.coordinator.errors import ExperimentNotComplete, InvalidPlan
 from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.http.deps import SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from services.coordinator.schemas import PlanCreate
-from shared.analysis import PlanningError, PowerPlan, plan_for
-from shared.contracts.roles import Role
+from shared.analysis import PlanningError, plan_for
+from yardstick.api.planning import PlanCreate, PowerPlan
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/plans", tags=["plans"], dependencies=[Depends(require_api_key)], responses=ERROR_RESPONSES

@@ -8,8 +8,8 @@ from sqlalchemy import select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.analysis import first_reason, with_reasons
-from shared.contracts.comparison_report import ItemChange
 from shared.db.models import ExperimentItem, Score
+from yardstick.api.comparison_report import ItemChange
 
 
 async def failure_reasons(

@@ -25,8 +25,8 @@ from services.coordinator.experiments.store.run_columns import (
     stream_rows,
 )
 from shared.analysis import FloatArray, GroupCoder, PairedColumns, RunSide
-from shared.contracts.comparison_report import ItemKey
 from shared.db.models import Experiment, ExperimentItem
+from yardstick.api.comparison_report import ItemKey
 
 
 async def run_side(session: AsyncSession, experiment: Experiment) -> RunSide:

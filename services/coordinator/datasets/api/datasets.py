@@ -10,16 +10,10 @@ from services.coordinator.access.store import audit
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
-from services.coordinator.schemas import (
-    INT4_MAX,
-    DatasetCreate,
-    DatasetOut,
-    DatasetVersionOut,
-    ItemsUpsert,
-    UpsertResult,
-)
-from shared.contracts.audit import AuditAction
-from shared.contracts.roles import Role
+from yardstick.api.audit import AuditAction
+from yardstick.api.datasets import DatasetCreate, DatasetOut, DatasetVersionOut, ItemsUpsert, UpsertResult
+from yardstick.api.limits import INT4_MAX
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/datasets",

@@ -8,8 +8,8 @@ from pydantic import BaseModel
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.datasets.files import DatasetItemIn
 from shared.db.models import DatasetItem, DatasetVersion
+from yardstick.api.datasets import DatasetItemIn
 
 Change = Literal["added", "changed", "removed"]
 

@@ -10,16 +10,17 @@ from sqlalchemy import delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import DatasetNotFound, DatasetVersionNotFound, DeletionRefused, InvalidItems
-from services.coordinator.schemas import (
+from shared.datasets.conversations import ConversationFileError, check_conversation_items
+from shared.datasets.files import content_hash
+from shared.db.models import Dataset, DatasetItem, DatasetVersion, Experiment
+from yardstick.api.datasets import (
     DatasetCreate,
+    DatasetItemIn,
     DatasetOut,
     DatasetVersionOut,
     ItemsUpsert,
     UpsertResult,
 )
-from shared.datasets.conversations import ConversationFileError, check_conversation_items
-from shared.datasets.files import DatasetItemIn, content_hash
-from shared.db.models import Dataset, DatasetItem, DatasetVersion, Experiment
 
 
 def _version_out(row: DatasetVersion) -> DatasetVersionOut:

@@ -22,19 +22,20 @@ from services.coordinator.experiments.submission.task_workers import require_tas
 from services.coordinator.http.deps import CallerDep, RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES, report_responses
 from services.coordinator.runtime import Runtime
-from services.coordinator.schemas import (
-    INT4_MAX,
+from shared.analysis import policy_for
+from shared.db.models import Experiment
+from yardstick.api.audit import AuditAction
+from yardstick.api.experiment_document import ExperimentDocument
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.experiments import (
     ExperimentAccepted,
     ExperimentCreate,
     ExperimentFailures,
     ExperimentOut,
     ItemsPage,
 )
-from shared.analysis import ExperimentDocument, policy_for
-from shared.contracts.audit import AuditAction
-from shared.contracts.experiment_status import ExperimentStatus
-from shared.contracts.roles import Role
-from shared.db.models import Experiment
+from yardstick.api.limits import INT4_MAX
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/experiments",

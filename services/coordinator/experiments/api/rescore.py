@@ -9,8 +9,8 @@ from services.coordinator.experiments.lifecycle import create_rescore
 from services.coordinator.experiments.submission.evaluator_fleet import fleet_evaluators
 from services.coordinator.http.deps import RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
-from services.coordinator.schemas import ExperimentAccepted, RescoreCreate
-from shared.contracts.roles import Role
+from yardstick.api.experiments import ExperimentAccepted, RescoreCreate
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/experiments",

@@ -7,8 +7,8 @@ from __future__ import annotations
 from nats.aio.client import Client as NatsClient
 
 from shared.contracts.capacity import WorkerCapacity
-from shared.contracts.topology import Topology
 from shared.messaging.scatter_gather import gather_answers
+from yardstick.api.topology import Topology
 
 
 async def fleet_capacity(nc: NatsClient, topology: Topology) -> list[WorkerCapacity]:

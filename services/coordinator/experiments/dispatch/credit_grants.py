@@ -30,9 +30,9 @@ from nats.js.kv import KeyValue
 from services.coordinator.experiments.dispatch.capacity import fleet_capacity
 from services.coordinator.experiments.dispatch.credit_split import split_credits
 from shared.contracts.credits import CreditGrant
-from shared.contracts.topology import Topology
 from shared.messaging.streams import EVAL_CREDITS_TTL_S
 from shared.metrics import CREDITS_GRANTED
+from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
 

@@ -40,12 +40,12 @@ from services.coordinator.experiments.dispatch.credit_grants import CreditGrants
 from services.coordinator.experiments.dispatch.slots import ExperimentSlots
 from services.coordinator.experiments.store import dispatch_rows
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts.eval_messages import EvalResult, EvalTask, task_key
-from shared.contracts.topology import Topology
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
 from shared.messaging import publish_once
 from shared.metrics import TASKS_PUBLISHED
+from yardstick.api.eval_messages import EvalResult, EvalTask, task_key
+from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -2,7 +2,7 @@
 its status, cancellation, the finalizer's claim and verdict, deletion.
 
 Which changes are allowed is the transition table of :class:`ExperimentStatus`
-(``shared/contracts/experiment_status.py``); every status change goes through this package, which
+(``sdk/src/yardstick/api/experiment_status.py``); every status change goes through this package, which
 checks it against the table, so an illegal one raises :class:`IllegalTransition` (409) whatever asked
 for it. A change of a stored row is one compare-and-set statement (``store.experiments.set_status``):
 of two racing changes (a cancel and the finalizer's claim) exactly one applies. Entering a terminal

@@ -21,13 +21,13 @@ from services.coordinator.experiments.store.output_cache import attach_cached_ou
 from services.coordinator.experiments.store.rescore import copy_items
 from services.coordinator.experiments.submission.evaluator_validation import validate_evaluators
 from services.coordinator.experiments.submission.profiles import default_profile
-from services.coordinator.schemas import ExperimentCreate, RescoreCreate
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.evaluator_catalog import WorkerEvaluators
-from shared.contracts.experiment_config import ExperimentConfig, ExperimentSettings
-from shared.contracts.experiment_status import INITIAL, ExperimentStatus
 from shared.db.base import utcnow
 from shared.db.models import Experiment
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.experiment_config import ExperimentConfig, ExperimentSettings
+from yardstick.api.experiment_status import INITIAL, ExperimentStatus
+from yardstick.api.experiments import ExperimentCreate, RescoreCreate
 
 # ---- creation -------------------------------------------------------------------------------
 

@@ -17,10 +17,10 @@ from services.coordinator.errors import (
 from services.coordinator.experiments.store import experiments as rows
 from services.coordinator.experiments.store.experiments import delete_experiment_rows
 from services.coordinator.experiments.store.output_cache import store_outputs
-from shared.contracts.experiment_status import TRANSITIONS, ExperimentStatus
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.base import utcnow
 from shared.db.models import Experiment
+from yardstick.api.experiment_status import TRANSITIONS, ExperimentStatus
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 # ---- status changes -------------------------------------------------------------------------
 

@@ -9,9 +9,9 @@ from datetime import datetime
 from sqlalchemy import func, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
+from yardstick.api.experiment_status import ExperimentStatus
 
 TERMINAL = ("ok", "error")
 

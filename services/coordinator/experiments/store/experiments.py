@@ -11,8 +11,6 @@ from sqlalchemy import ColumnElement, CursorResult, delete, func, insert, join, 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import ExperimentNotFound
-from services.coordinator.schemas import ExperimentOut, Progress
-from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import (
     Comparison,
     Dataset,
@@ -21,6 +19,8 @@ from shared.db.models import (
     Experiment,
     ExperimentItem,
 )
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.experiments import ExperimentOut, Progress
 
 
 async def latest_completed_named(session: AsyncSession, name: str) -> str | None:

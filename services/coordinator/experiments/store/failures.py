@@ -7,9 +7,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.experiments.store.items import fails
-from services.coordinator.schemas import ErrorGroup, ExperimentFailures, FailingScore
 from shared.analysis import PassPolicy
 from shared.db.models import ExperimentItem, Score
+from yardstick.api.experiments import ErrorGroup, ExperimentFailures, FailingScore
 
 EXAMPLES_PER_GROUP = 3
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.analysis import RunData, ScoredItem
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment, ExperimentItem, Score
 from shared.evaluators.item_results import ItemResult
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.run_data import RunData, ScoredItem
 
 
 async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunData, list[ItemResult]]:

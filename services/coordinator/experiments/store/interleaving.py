@@ -7,8 +7,8 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.experiment_status import TERMINAL_STATUSES
 from shared.db.models import Experiment
+from yardstick.api.experiment_status import TERMINAL_STATUSES
 
 
 async def waits_for_twin(session: AsyncSession, experiment_id: str) -> bool:

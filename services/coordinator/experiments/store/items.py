@@ -7,13 +7,13 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, String, and_, cast, false, func, or_, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.coordinator.schemas import ExperimentItemOut, ItemsPage
 from shared.analysis import PassPolicy
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.pass_criteria import PassCriterion
-from shared.contracts.spend import PriceTable, Spend
 from shared.db.models import ExperimentItem, Score
 from shared.llm.prices import configured_prices, item_usage_rows, spend_of
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.experiments import ExperimentItemOut, ItemsPage
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.spend import PriceTable, Spend
 
 ItemStatus = Literal["ok", "error"]
 

@@ -24,10 +24,10 @@ from typing import Any
 from sqlalchemy import CursorResult, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.eval_messages import AgentTarget, TargetSpec
-from shared.contracts.experiment_config import ExperimentConfig
 from shared.db import prompts as prompt_store
 from shared.db.project_scope import session_project
+from yardstick.api.eval_messages import AgentTarget, TargetSpec
+from yardstick.api.experiment_config import ExperimentConfig
 
 CACHE_KEY_VERSION = 3  # 2: the agent's resolved prompt is part of the key; 3: the project too
 

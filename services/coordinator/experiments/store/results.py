@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.eval_messages import EvalResult
 from shared.evaluators.judge_cache import HIT
+from yardstick.api.eval_messages import EvalResult
 
 _STORE_BATCH = text(
     """

@@ -18,9 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from shared.analysis import FloatArray, GroupCoder, RunColumns, UsageTotals
-from shared.contracts.agent_messages import TokenUsage
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment, ExperimentItem, Score
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.evaluation import Evaluation
 
 CHUNK_ROWS = 5_000
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.spend import PriceTable, Spend
 from shared.llm.prices import UsageRow, spend_of
+from yardstick.api.spend import PriceTable, Spend
 
 _ITEM_FILTER = "AND item_id = :item_id AND trial = :trial"
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.coordinator.errors import UnknownEvaluatorError
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.evaluator_catalog import WorkerEvaluators
-from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators import EvaluatorArgumentsError, EvaluatorRegistry, UnknownEvaluator
 from shared.evaluators.catalog import EvaluatorUnavailable, check_on_fleet, declared_metric_specs
 from shared.evaluators.loading import process_registry
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.metric_spec import MetricSpec
 
 
 def validate_evaluators(

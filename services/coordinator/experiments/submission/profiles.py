@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.online.sampling_config import DEFAULT_EVALUATORS as ONLINE_DEFAULTS
+from yardstick.api.evaluation import EvaluatorSpec
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import asyncio
 from urllib.parse import urlsplit
 
 from services.coordinator.errors import TargetAddressRefused
-from shared.contracts.eval_messages import HttpTarget, TargetSpec
 from shared.http.outbound_guard import OutboundPolicy, OutboundRefused, Resolver, check_host, system_resolver
+from yardstick.api.eval_messages import HttpTarget, TargetSpec
 
 RESOLVE_TIMEOUT_S = 2.0
 

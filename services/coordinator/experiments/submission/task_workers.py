@@ -9,9 +9,9 @@ from nats.aio.client import Client as NatsClient
 from pydantic import ValidationError
 
 from services.coordinator.errors import NoTaskWorker
-from shared.contracts.eval_messages import PythonTarget, TargetSpec
-from shared.contracts.task_messages import TaskWorkerInfo
-from shared.contracts.topology import Topology
+from yardstick.api.eval_messages import PythonTarget, TargetSpec
+from yardstick.api.task_messages import TaskWorkerInfo
+from yardstick.api.topology import Topology
 
 PROBE_TIMEOUT_S = 1.0
 

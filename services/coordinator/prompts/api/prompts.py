@@ -10,11 +10,10 @@ from services.coordinator.access.store import audit
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from services.coordinator.schemas import LabelMove
-from shared.contracts.audit import AuditAction
-from shared.contracts.prompts import LABEL_RE, PromptPush, PromptRef, PromptSummary, PromptVersionOut
-from shared.contracts.roles import Role
 from shared.db import prompts as prompt_store
+from yardstick.api.audit import AuditAction
+from yardstick.api.prompts import LABEL_RE, LabelMove, PromptPush, PromptRef, PromptSummary, PromptVersionOut
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/prompts",

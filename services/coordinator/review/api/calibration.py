@@ -10,8 +10,8 @@ from fastapi import APIRouter, Depends, Query
 from services.coordinator.http.deps import RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
 from services.coordinator.review.calibration import calibration_report
-from shared.contracts.calibration import CalibrationReport
-from shared.contracts.roles import Role
+from yardstick.api.calibration import CalibrationReport
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/calibration", tags=["review"], dependencies=[Depends(require_api_key)], responses=ERROR_RESPONSES

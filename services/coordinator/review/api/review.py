@@ -11,9 +11,10 @@ from services.coordinator.access.store import audit
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
 from services.coordinator.review import store as review
-from services.coordinator.schemas import INT4_MAX, UpsertResult
-from shared.contracts.audit import AuditAction
-from shared.contracts.review import (
+from yardstick.api.audit import AuditAction
+from yardstick.api.datasets import UpsertResult
+from yardstick.api.limits import INT4_MAX
+from yardstick.api.review import (
     Assignment,
     LabelIn,
     LabelOut,
@@ -23,7 +24,7 @@ from shared.contracts.review import (
     QueueToDataset,
     ReviewItemOut,
 )
-from shared.contracts.roles import Role
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/review/queues",

@@ -8,8 +8,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
-from shared.contracts.review import TracesSource
 from shared.db.models import DriftAlertRow
+from yardstick.api.review import TracesSource
 
 
 class AlertNotFound(CoordinatorError):

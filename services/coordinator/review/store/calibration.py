@@ -14,13 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.experiments.store.experiments import get_experiment
 from services.coordinator.review.store.selection import Selected, source_candidates
 from shared.analysis import CalibrationItem, MetricSpecs, Population, policy_for
-from shared.contracts.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
 from shared.db.models import Score
 from shared.db.project_scope import session_project
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import Trace, TraceScore
 from shared.evaluators.registry import EvaluatorRegistry
 from shared.online.sampling_config import load_config
+from yardstick.api.review import HUMAN_METRIC_PREFIX, ExperimentItemsSource
 
 
 async def _labelled(

@@ -8,12 +8,12 @@ from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.review.store.labels import labels_of, review_item
-from services.coordinator.trace_schemas import trace_page
-from shared.contracts.review import HUMAN_METRIC_PREFIX, ReviewItemOut
 from shared.db.models import ExperimentItem, Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from yardstick.api.review import HUMAN_METRIC_PREFIX, ReviewItemOut
+from yardstick.api.traces import trace_page
 
 
 async def queue_size(session: AsyncSession, queue: ReviewQueue) -> int:

@@ -12,11 +12,11 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
-from shared.contracts.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue, Rubric, human_metric
 from shared.db.base import utcnow
 from shared.db.models import Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore
+from yardstick.api.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue, Rubric, human_metric
 
 LABEL_EVALUATOR_VERSION = "human"
 

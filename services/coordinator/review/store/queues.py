@@ -8,15 +8,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.review.store.alerts import drift_alert
 from services.coordinator.review.store.selection import select_items
-from shared.contracts.review import (
-    QueueCreate,
-    QueueDefinition,
-    QueueOut,
-    Rubric,
-    RubricField,
-    TracesSource,
-)
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
+from yardstick.api.review import QueueCreate, QueueDefinition, QueueOut, Rubric, RubricField, TracesSource
 
 
 class QueueNotFound(CoordinatorError):

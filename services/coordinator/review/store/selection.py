@@ -16,13 +16,8 @@ from services.coordinator.experiments.store.experiments import get_experiment
 from services.coordinator.experiments.store.items import fails
 from services.coordinator.review.store.trace_selection import trace_candidates
 from shared.analysis import policy_for
-from shared.contracts.review import (
-    MAX_QUEUE_ITEMS,
-    ExperimentItemsSource,
-    ReviewSource,
-    TracesSource,
-)
 from shared.db.models import ExperimentItem, Score
+from yardstick.api.review import MAX_QUEUE_ITEMS, ExperimentItemsSource, ReviewSource, TracesSource
 
 
 class EmptyQueue(CoordinatorError):

@@ -16,13 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.review.store.labels import labels_of
-from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
 from services.coordinator.traces.store.traces import TRACE_DATASET_KIND, trace_item
-from shared.contracts.review import LabelOut
-from shared.datasets.files import DatasetItemIn
 from shared.db.models import Dataset, Experiment, ExperimentItem
 from shared.db.review_models import ReviewItem, ReviewQueue
 from shared.db.trace_models import Trace
+from yardstick.api.datasets import DatasetCreate, DatasetItemIn, ItemsUpsert, UpsertResult
+from yardstick.api.review import LabelOut
 
 
 class NothingReviewed(CoordinatorError):

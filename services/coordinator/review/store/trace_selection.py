@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.review.store.alerts import drift_alert, within_alert
-from shared.contracts.review import TracesSource
 from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore
+from yardstick.api.review import TracesSource
 
 
 class InvalidSource(CoordinatorError):

@@ -12,13 +12,13 @@ from services.coordinator.errors import CoordinatorError
 from services.coordinator.experiments.submission.evaluator_validation import validate_evaluators
 from services.coordinator.http.deps import RuntimeDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from services.coordinator.trace_schemas import BackfillCreate, BackfillOut
 from services.coordinator.traces.store.backfills import create_backfill, find_backfill
-from shared.contracts.roles import Role
 from shared.db.base import utcnow
 from shared.db.trace_models import TraceBackfill
 from shared.online.backfill_spec import BackfillSpec
-from shared.online.durations import InvalidDuration, parse_moment
+from yardstick.api.durations import InvalidDuration, parse_moment
+from yardstick.api.roles import Role
+from yardstick.api.traces import BackfillCreate, BackfillOut
 
 router = APIRouter(
     prefix="/traces/backfill",

@@ -13,13 +13,13 @@ from services.coordinator.access.store.projects import current_project
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import ERROR_RESPONSES
-from services.coordinator.schemas import DriftAlertOut
 from services.coordinator.traces.store.drift_alerts import recent_alerts
-from shared.contracts.audit import AuditAction
-from shared.contracts.roles import Role
-from shared.online.durations import InvalidDuration, parse_duration
-from shared.online.metrics import OnlineMetrics, online_metrics
+from shared.online.metrics import online_metrics
 from shared.online.sampling_config import SamplingSettings, load_config, save_config
+from yardstick.api.audit import AuditAction
+from yardstick.api.durations import InvalidDuration, parse_duration
+from yardstick.api.online import DriftAlertOut, OnlineMetrics
+from yardstick.api.roles import Role
 
 router = APIRouter(
     prefix="/online",

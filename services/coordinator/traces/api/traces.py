@@ -12,8 +12,6 @@ from fastapi import APIRouter, Depends, Path, Query
 from services.coordinator.access.store import audit
 from services.coordinator.http.deps import CallerDep, SessionDep, needs, require_api_key
 from services.coordinator.http.problems import CONFLICT_RESPONSES, ERROR_RESPONSES
-from services.coordinator.schemas import UpsertResult
-from services.coordinator.trace_schemas import AddTraceToDataset, ApplicationOut, TraceDetail, TracePage
 from services.coordinator.traces.store.traces import (
     ScoreBelow,
     TraceQuery,
@@ -22,7 +20,9 @@ from services.coordinator.traces.store.traces import (
     list_traces,
     trace_detail,
 )
-from shared.contracts.roles import Role
+from yardstick.api.datasets import UpsertResult
+from yardstick.api.roles import Role
+from yardstick.api.traces import AddTraceToDataset, ApplicationOut, TraceDetail, TracePage
 
 router = APIRouter(
     prefix="/traces",

@@ -16,10 +16,10 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
-from shared.contracts.evaluation import Evaluation
 from shared.db.base import utcnow
 from shared.db.trace_models import Trace, TraceBackfill, TraceScore
 from shared.online.backfill_spec import BackfillSpec
+from yardstick.api.evaluation import Evaluation
 
 UNKNOWN_MODEL = "unknown"
 

@@ -12,19 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.schemas import DatasetCreate, ItemsUpsert, UpsertResult
-from services.coordinator.trace_schemas import (
-    ApplicationOut,
-    TraceDetail,
-    TracePage,
-    TraceScoreOut,
-    TraceSummary,
-)
-from shared.contracts.review import HUMAN_SOURCE
-from shared.datasets.files import DatasetItemIn
 from shared.db.trace_models import Trace, TraceScore
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
-from shared.traces import TraceRecord
+from yardstick.api.datasets import DatasetCreate, DatasetItemIn, ItemsUpsert, UpsertResult
+from yardstick.api.review import HUMAN_SOURCE
+from yardstick.api.trace_record import TraceRecord
+from yardstick.api.traces import ApplicationOut, TraceDetail, TracePage, TraceScoreOut, TraceSummary
 
 TRACE_DATASET_KIND = "generic"
 _BELOW = re.compile(r"^(?P<name>[A-Za-z0-9_.:/-]{1,100})=(?P<value>-?\d+(?:\.\d+)?)$")

@@ -13,8 +13,8 @@ from services.coordinator.errors import Forbidden
 from services.coordinator.http.deps import SessionDep
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
-from shared.contracts.audit import AuditAction
-from shared.contracts.roles import Role
+from yardstick.api.audit import AuditAction
+from yardstick.api.roles import Role
 
 router = APIRouter()
 

@@ -15,7 +15,6 @@ from services.coordinator.comparisons.store.item_diff import item_diff
 from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.experiments.store import items
 from services.coordinator.http.deps import SessionDep
-from services.coordinator.schemas import INT4_MAX
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.compare import (
@@ -27,7 +26,8 @@ from services.coordinator.ui.views.compare import (
 from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.item import item_page
 from shared.analysis import policy_for
-from shared.contracts.comparison_config import ComparisonConfig
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.limits import INT4_MAX
 
 router = APIRouter()
 

@@ -12,10 +12,10 @@ from fastapi.responses import HTMLResponse
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.datasets.store.dataset_browsing import version_diff, version_items_page
 from services.coordinator.http.deps import SessionDep
-from services.coordinator.schemas import INT4_MAX
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiments import Pager
+from yardstick.api.limits import INT4_MAX
 
 router = APIRouter()
 

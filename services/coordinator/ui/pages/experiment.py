@@ -14,13 +14,13 @@ from services.coordinator.experiments.store import experiments as experiment_sto
 from services.coordinator.experiments.store import failures, items
 from services.coordinator.experiments.store.distributions import latency_histogram
 from services.coordinator.http.deps import RuntimeDep, SessionDep
-from services.coordinator.schemas import INT4_MAX
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiment import experiment_page
 from services.coordinator.ui.views.experiments import Pager
 from services.coordinator.ui.views.items_table import item_row
 from shared.analysis import policy_for
+from yardstick.api.limits import INT4_MAX
 
 router = APIRouter()
 

@@ -12,11 +12,11 @@ from fastapi.responses import HTMLResponse
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.http.deps import SessionDep
-from services.coordinator.schemas import INT4_MAX
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.experiments import Pager, experiment_row
-from shared.contracts.experiment_status import ExperimentStatus
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.limits import INT4_MAX
 
 router = APIRouter()
 

@@ -11,12 +11,12 @@ from services.coordinator.errors import CoordinatorError
 from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.experiments.store import items
 from services.coordinator.http.deps import SessionDep
-from services.coordinator.schemas import INT4_MAX
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.item import item_page
 from services.coordinator.ui.views.items_table import scored_item
 from shared.analysis import policy_for
+from yardstick.api.limits import INT4_MAX
 
 router = APIRouter()
 

@@ -15,9 +15,9 @@ from services.coordinator.traces.store.drift_alerts import first_scored_since, r
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.online import AUTO_LOOKBACK, WINDOWS, auto_window, evaluator_charts
-from shared.online.durations import parse_duration
 from shared.online.metrics import online_metrics
 from shared.online.sampling_config import load_config
+from yardstick.api.durations import parse_duration
 
 router = APIRouter()
 

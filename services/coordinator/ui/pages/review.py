@@ -13,12 +13,12 @@ from services.coordinator.access.store import audit
 from services.coordinator.http.deps import RuntimeDep, SessionDep
 from services.coordinator.review import store as review
 from services.coordinator.review.calibration import calibration_report
-from services.coordinator.schemas import INT4_MAX
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.calibration import agreement_view, human_scale_views
 from services.coordinator.ui.views.review import review_page
-from shared.contracts.review import LabelIn
+from yardstick.api.limits import INT4_MAX
+from yardstick.api.review import LabelIn
 
 router = APIRouter()
 

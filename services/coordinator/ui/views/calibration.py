@@ -8,9 +8,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from services.coordinator.ui.views import formatting
-from shared.contracts.agreement import BinaryAgreement, Estimate, OrdinalAgreement
-from shared.contracts.calibration import Agreement, CalibrationReport
-from shared.contracts.prediction_powered import MeanEstimate, PredictionPoweredMean
+from yardstick.api.agreement import BinaryAgreement, Estimate, OrdinalAgreement
+from yardstick.api.calibration import Agreement, CalibrationReport
+from yardstick.api.prediction_powered import MeanEstimate, PredictionPoweredMean
 
 METHODS = {
     "wilson": "Wilson",

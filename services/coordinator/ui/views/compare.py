@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from services.coordinator.ui.views import formatting
 from shared.analysis import describe_mde, direction_arrow, fmt_mde
-from shared.contracts.comparison_report import ComparisonReport, MetricResult
+from yardstick.api.comparison_report import ComparisonReport, MetricResult
 
 Tone = Literal["bad", "good", "neutral", "warn"]
 

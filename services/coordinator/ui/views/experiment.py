@@ -9,13 +9,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from services.coordinator.experiments.store.distributions import Histogram
-from services.coordinator.schemas import ExperimentOut
 from services.coordinator.ui.views import formatting
 from services.coordinator.ui.views.experiments import target_label
 from shared.analysis import wilson_bounds
-from shared.contracts.agent_messages import ModelConfig
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.agent_messages import ModelConfig
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.experiments import ExperimentOut
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 
 class ConfigRow(BaseModel):

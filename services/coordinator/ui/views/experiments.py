@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from services.coordinator.schemas import ExperimentOut
-from shared.contracts.experiment_status import ExperimentStatus
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.experiments import ExperimentOut
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 HEADLINE_METRICS = 3
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-from shared.contracts.pass_criteria import PassCriterion
+from yardstick.api.pass_criteria import PassCriterion
 
 
 def score(value: float | None) -> str:

@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from services.coordinator.schemas import ExperimentItemOut
 from services.coordinator.ui.views import formatting
 from shared.analysis import PassPolicy
-from shared.contracts.agent_messages import TrajectoryMessage
+from yardstick.api.agent_messages import TrajectoryMessage
+from yardstick.api.experiments import ExperimentItemOut
 
 Verdict = Literal["pass", "fail", "not measured", "informational", "error"]
 

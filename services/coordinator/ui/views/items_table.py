@@ -6,9 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from services.coordinator.schemas import ExperimentItemOut
 from services.coordinator.ui.views.item import Verdict, verdict
-from shared.analysis import Outcome, PassPolicy, ScoredItem
+from shared.analysis import Outcome, PassPolicy
+from yardstick.api.experiments import ExperimentItemOut
+from yardstick.api.run_data import ScoredItem
 
 
 class Cell(BaseModel):

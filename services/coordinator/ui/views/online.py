@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.online.metrics import MetricSeries, OnlineMetrics
+from yardstick.api.online import MetricSeries, OnlineMetrics
 
 WINDOWS = {"15m": "1m", "1h": "5m", "6h": "15m", "24h": "1h", "7d": "6h"}
 """Window shown -> bucket width (about 12-30 points per line)."""

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from services.coordinator.ui.views.item import TranscriptEntry, pretty, transcript
-from shared.contracts.review import LabelValue, QueueOut, ReviewItemOut, RubricField
+from yardstick.api.review import LabelValue, QueueOut, ReviewItemOut, RubricField
 
 
 class Choice(BaseModel):

@@ -7,8 +7,8 @@ import json
 
 from pydantic import BaseModel, JsonValue
 
-from services.coordinator.trace_schemas import TraceDetail
-from shared.traces import LlmCall, Message, SpanNode, ToolCall
+from yardstick.api.trace_record import LlmCall, Message, SpanNode, ToolCall
+from yardstick.api.traces import TraceDetail
 
 KINDS = ("llm", "tool", "agent", "chain", "retriever", "embedding", "other")
 

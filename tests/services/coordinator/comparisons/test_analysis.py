@@ -28,16 +28,16 @@ from services.coordinator.experiments.store.full_run import load_run
 from services.coordinator.experiments.store.run_columns import ColumnLoadError, load_metrics, load_run_columns
 from shared.analysis.comparison import compare_runs
 from shared.analysis.pass_rule import PassPolicy
-from shared.contracts.comparison_config import ComparisonConfig
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.run_aggregates import ExperimentAggregates
 from shared.db.models import Dataset, DatasetVersion, Experiment, ExperimentItem, Score
 from shared.evaluators.item_results import ItemResult
 from tests.evaluator_registry import run_run_evaluators
 from tests.shared.analysis.in_memory import compute_aggregates
+from yardstick.api.comparison_config import ComparisonConfig
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 
 def same_report(actual: ComparisonReport, expected: ComparisonReport) -> bool:

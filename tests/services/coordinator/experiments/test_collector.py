@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.experiments.collector import Collector
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts import RESULT_BATCH_HEADER, EvalResult, EvalResultBatch, Topology
+from yardstick.api.eval_messages import RESULT_BATCH_HEADER, EvalResult, EvalResultBatch
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.unit
 

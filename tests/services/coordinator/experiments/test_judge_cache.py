@@ -11,12 +11,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
 from shared.db.models import Score
 from tests.llm_provider import BadDayProvider, Reply, provider
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.evaluator.in_process import running_workers
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 __all__ = ["provider"]

@@ -14,15 +14,14 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.evaluator.throttling.target_identity import throttle_key
-from shared.contracts import Topology
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.topology import COORDINATOR_RESULTS_CONSUMER, EVAL_WORKERS_CONSUMER
 from tests.rate_limited_server import RateLimitedServer
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.experiments.dispatch.test_rate_limits import LOOPBACK, http_experiment, start
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.evaluator.in_process import running_workers
 from tests.services.evaluator.worker_process import WorkerProcess
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, EVAL_WORKERS_CONSUMER, Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(90)]
 

@@ -9,10 +9,10 @@ import httpx
 import pytest
 from playwright.async_api import Browser, async_playwright
 
-from shared.contracts.experiment_status import TERMINAL_STATUSES
 from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import CHROMIUM_ARGS, chromium_path
 from tests.services.live_api import Api
+from yardstick.api.experiment_status import TERMINAL_STATUSES
 
 
 @pytest.fixture

@@ -23,8 +23,6 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from shared.contracts.roles import Role
-from shared.contracts.topology import Topology
 from shared.db.api_keys import create_key_sync
 from tests.services.coordinator.ui.browser import watched_page
 from tests.services.coordinator.ui.test_sign_in import one_time_link
@@ -33,6 +31,8 @@ from tests.services.live_api import Api
 from tests.services.sampler.consuming import tracing_sampler
 from tests.shared.traces.fake_openai import TOOLS, fake_openai  # noqa: F401  (a fixture)
 from tests.shared.traces.test_openai_instrumentation import latest_genai_conventions  # noqa: F401
+from yardstick.api.roles import Role
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -11,7 +11,9 @@ from nats.aio.client import Client as NatsClient
 from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.agent_conversation import AgentConversationTarget, AgentTargetByItem
 from services.evaluator.targets.base import CallContext, TargetOutput
-from shared.contracts import AgentTarget, EvalTask, ModelConfig, Topology
+from yardstick.api.agent_messages import ModelConfig
+from yardstick.api.eval_messages import AgentTarget, EvalTask
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.unit
 

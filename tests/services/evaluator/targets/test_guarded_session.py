@@ -22,8 +22,8 @@ from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.guarded_session import GuardedResolver, new_session, refuse_literal_addresses
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget
-from shared.contracts import EvalTask, HttpTarget
 from shared.http.outbound_guard import OutboundPolicy, OutboundRefused
+from yardstick.api.eval_messages import EvalTask, HttpTarget
 
 pytestmark = pytest.mark.unit
 

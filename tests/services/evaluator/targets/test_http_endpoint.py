@@ -21,8 +21,9 @@ from services.evaluator.errors import (
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.guarded_session import new_session
 from services.evaluator.targets.http_endpoint import HttpEndpointTarget, resolve_headers
-from shared.contracts import EvalTask, HttpTarget, TokenUsage
 from shared.http.outbound_guard import OutboundPolicy
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.eval_messages import EvalTask, HttpTarget
 
 pytestmark = pytest.mark.unit
 

@@ -9,9 +9,10 @@ from nats.aio.msg import Msg
 from services.evaluator.errors import TargetRejected, TargetUnavailable
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.python_task import PythonTaskTarget
-from shared.contracts import EvalTask, PythonTarget, TaskInvokeReply, TaskInvokeRequest, Topology
-from shared.contracts.topology import TASK_QUEUE
-from shared.messaging import subscriptions_registered
+from yardstick.api.eval_messages import EvalTask, PythonTarget
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.task_messages import TaskInvokeReply, TaskInvokeRequest
+from yardstick.api.topology import TASK_QUEUE, Topology
 
 pytestmark = pytest.mark.integration
 

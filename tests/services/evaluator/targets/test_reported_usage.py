@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from services.evaluator.targets.reported_usage import reported_usage
-from shared.contracts import TokenUsage
+from yardstick.api.agent_messages import TokenUsage
 
 pytestmark = pytest.mark.unit
 

@@ -11,7 +11,8 @@ from services.evaluator.errors import TargetConfigError
 from services.evaluator.targets.agent import AgentInvokeTarget
 from services.evaluator.targets.answer import SearchAnswerTarget
 from services.evaluator.targets.search import SearchQueryTarget
-from shared.contracts import AgentTarget, AnswerTarget, EvalTask, ModelConfig, SearchTarget
+from yardstick.api.agent_messages import ModelConfig
+from yardstick.api.eval_messages import AgentTarget, AnswerTarget, EvalTask, SearchTarget
 
 pytestmark = pytest.mark.unit
 

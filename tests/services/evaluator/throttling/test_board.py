@@ -11,7 +11,7 @@ import pytest
 from nats.aio.client import Client as NatsClient
 
 from services.evaluator.throttling import PauseNotice, ThrottleBoard
-from shared.contracts import Topology
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

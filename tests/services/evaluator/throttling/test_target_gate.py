@@ -12,7 +12,8 @@ import pytest
 from services.evaluator.errors import TargetThrottled, TargetUnavailable, ThrottledTooLong
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling import TargetGate, ThrottleBoard, ThrottleTally
-from shared.contracts import AgentTarget, EvalTask, HttpTarget, RateLimit, TokenUsage
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.eval_messages import AgentTarget, EvalTask, HttpTarget, RateLimit
 
 pytestmark = pytest.mark.unit
 

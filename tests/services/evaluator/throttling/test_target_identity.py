@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from services.evaluator.throttling import throttle_key
-from shared.contracts import AgentTarget, HttpTarget, ModelConfig, PythonTarget
+from yardstick.api.agent_messages import ModelConfig
+from yardstick.api.eval_messages import AgentTarget, HttpTarget, PythonTarget
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,9 @@ from nats.aio.client import Client as NatsClient
 
 from services.evaluator.targets.base import TargetOutput
 from services.evaluator.throttling import TargetGate, ThrottleBoard, ThrottleTally
-from shared.contracts import EvalTask, HttpTarget, RateLimit, TokenUsage, Topology
+from yardstick.api.agent_messages import TokenUsage
+from yardstick.api.eval_messages import EvalTask, HttpTarget, RateLimit
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -7,7 +7,7 @@ from functools import cache
 from services.search_proxy.answering import Passage, PassageLookup
 from services.search_proxy.corpus import load_corpus
 from services.search_proxy.settings import DEFAULT_CORPUS
-from shared.contracts.search_messages import SearchHit
+from yardstick.api.search_messages import SearchHit
 
 
 @cache

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from services.search_proxy.answering import AnswerDraft, DraftSentence, render
-from shared.contracts.search_messages import SearchHit
 from tests.services.search_proxy.answering.corpus_passages import lookup, passages
+from yardstick.api.search_messages import SearchHit
 
 pytestmark = pytest.mark.unit
 

@@ -7,10 +7,10 @@ from services.search_proxy.answering.llm_answerer import LlmAnswer
 from services.search_proxy.result_cache import ResultCache
 from services.search_proxy.search_filters import SearchFilters
 from services.search_proxy.search_service import SearchBackend, SearchService
-from shared.contracts.answer_messages import AnswerRequest
-from shared.contracts.search_messages import SearchHit, SearchMode
 from tests.services.search_proxy.answering.corpus_passages import lookup
 from tests.services.search_proxy.generation.fake_models import FakeChatModel
+from yardstick.api.answer_messages import AnswerRequest
+from yardstick.api.search_messages import SearchHit, SearchMode
 
 pytestmark = pytest.mark.unit
 

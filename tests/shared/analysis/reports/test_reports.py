@@ -15,11 +15,11 @@ from shared.analysis.reports import (
     experiment_junit,
     experiment_markdown,
 )
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.comparison_report import ComparisonReport
-from shared.contracts.evaluation import Evaluation
-from shared.contracts.metric_spec import MetricSpec
 from tests.shared.analysis.in_memory import compute_aggregates
+from yardstick.api.comparison_report import ComparisonReport
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.analysis.stats import PairedComparison, compare_paired, compare_paired_groups, compare_paired_many
+from shared.analysis.stats import compare_paired, compare_paired_groups, compare_paired_many
 from shared.analysis.stats.paired_many import SHARED_MIN_PAIRS
 from tests.shared.analysis.stats.test_paired_many import (
     assert_equal_lists,
@@ -23,6 +23,7 @@ from tests.shared.analysis.stats.test_paired_many import (
     assert_within_monte_carlo_error,
     metric_rows,
 )
+from yardstick.api.statistics import PairedComparison
 
 pytestmark = pytest.mark.unit
 

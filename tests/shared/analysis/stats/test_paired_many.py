@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shared.analysis.stats import PairedComparison, compare_paired, compare_paired_many, paired_bootstrap
+from shared.analysis.stats import compare_paired, compare_paired_many, paired_bootstrap
 from shared.analysis.stats.bootstrap import bootstrap_means, bootstrap_means_many
 from shared.analysis.stats.paired_many import SHARED_MIN_PAIRS
 from shared.analysis.stats.sign_flip import resamples_for
+from yardstick.api.statistics import PairedComparison
 
 pytestmark = pytest.mark.unit
 

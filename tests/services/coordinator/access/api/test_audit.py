@@ -8,10 +8,10 @@ import asyncio
 import psycopg
 import pytest
 
-from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
 from shared.db.session import plain_url
 from tests.services.coordinator.harness import SECRET, Coordinator, synthetic_items
+from yardstick.api.roles import Role
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

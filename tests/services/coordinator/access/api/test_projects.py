@@ -12,11 +12,11 @@ import pytest
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.http.deps import ROLE_EXTENSION
 from services.evaluator.worker import EvalWorker
-from shared.contracts.projects import PROJECT_HEADER
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.sampler.sampled_traces import store
 from tests.services.sampler.spans import trace_hex
+from yardstick.api.projects import PROJECT_HEADER
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

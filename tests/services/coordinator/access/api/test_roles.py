@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from services.coordinator.http.deps import ROLE_EXTENSION
-from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
 from tests.services.coordinator.harness import SECRET, Coordinator
+from yardstick.api.roles import Role
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

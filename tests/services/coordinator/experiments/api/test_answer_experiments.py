@@ -14,9 +14,9 @@ from fastapi import FastAPI
 from services.evaluator.worker import EvalWorker
 from services.search_proxy.http_app import create_app
 from services.search_proxy.settings import DEFAULT_CORPUS, SearchProxySettings
-from shared.contracts import Topology
 from shared.datasets.retrieval_golden import golden_file_to_dataset
 from tests.services.coordinator.harness import Coordinator
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

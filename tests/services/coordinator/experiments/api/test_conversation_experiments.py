@@ -13,12 +13,12 @@ from faststream.nats import NatsBroker
 from services.agent.invoke_endpoint import register_conversation_handler, register_invoke_handler
 from services.agent.runtime import AgentRuntime
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
 from shared.datasets.files import load_dataset_file
-from shared.messaging import ConnectionHealth
 from shared.messaging.faststream_broker import new_broker, start_serving
 from tests.services.agent.conftest import offline_settings
 from tests.services.coordinator.harness import Coordinator
+from yardstick.api.nats_connection import ConnectionHealth
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts.roles import Role
 from shared.db.api_keys import create_key_sync
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import SECRET, Coordinator, ScriptedAgent, synthetic_items
+from yardstick.api.roles import Role
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

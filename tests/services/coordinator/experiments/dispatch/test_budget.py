@@ -101,7 +101,7 @@ async def test_a_budget_not_reached_completes(
 def test_max_cost_must_be_positive_and_finite() -> None:
     from pydantic import ValidationError
 
-    from shared.contracts.experiment_config import ExperimentConfig
+    from yardstick.api.experiment_config import ExperimentConfig
 
     good = ExperimentConfig.model_validate({"target": {"kind": "agent"}, "evaluators": [], "max_cost": 1.5})
     assert good.max_cost == 1.5

@@ -8,10 +8,10 @@ import pytest
 from services.coordinator.experiments.dispatch.capacity import capacity_warnings
 from services.evaluator.worker import EvalWorker
 from shared.contracts.capacity import WorkerCapacity
-from shared.contracts.topology import Topology
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.evaluator.in_process import running_workers
+from yardstick.api.topology import Topology
 
 
 @pytest.mark.unit

@@ -15,13 +15,13 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
 from shared.contracts.credits import CreditGrant
 from shared.db.models import ExperimentItem, Score
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.evaluator.fakes import redeclare_workers_consumer
 from tests.services.evaluator.worker_process import WorkerProcess
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

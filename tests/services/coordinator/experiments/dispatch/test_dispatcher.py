@@ -12,7 +12,7 @@ from nats.js.errors import BucketNotFoundError
 from services.coordinator.experiments.dispatch.credit_grants import CreditGrants
 from services.coordinator.experiments.dispatch.dispatcher import Dispatcher
 from services.coordinator.settings import CoordinatorSettings
-from shared.contracts.topology import Topology
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.unit
 

@@ -13,10 +13,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
 from tests.rate_limited_server import RateLimitedServer
 from tests.services.coordinator.harness import Coordinator, synthetic_items
 from tests.services.evaluator.in_process import running_workers
+from yardstick.api.topology import Topology
 
 pytestmark = pytest.mark.integration
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.experiments.dispatch.slots import ExperimentSlots
-from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Experiment, ExperimentItem
+from yardstick.api.experiment_config import ExperimentConfig
 
 pytestmark = pytest.mark.unit
 

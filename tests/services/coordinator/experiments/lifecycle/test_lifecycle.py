@@ -7,10 +7,10 @@ import pytest
 
 from services.coordinator.errors import IllegalTransition
 from services.coordinator.experiments.lifecycle import change, refusal
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.experiment_config import ExperimentConfig
-from shared.contracts.experiment_status import ExperimentStatus
 from shared.db.models import Experiment
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.experiment_config import ExperimentConfig
+from yardstick.api.experiment_status import ExperimentStatus
 
 pytestmark = pytest.mark.unit
 

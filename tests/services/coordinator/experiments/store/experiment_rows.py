@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from shared.contracts.eval_messages import AgentTarget
-from shared.contracts.experiment_config import ExperimentConfig
 from shared.db.models import Dataset, DatasetVersion, Experiment
+from yardstick.api.eval_messages import AgentTarget
+from yardstick.api.experiment_config import ExperimentConfig
 
 
 async def add_experiment(session: AsyncSession, name: str, item_count: int, **fields: Any) -> Experiment:

@@ -6,10 +6,10 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.experiments.store.failures import experiment_failures
-from shared.contracts.evaluation import EvaluatorSpec
-from shared.contracts.pass_criteria import PassCriterion
 from tests.evaluator_registry import policy_of
 from tests.services.coordinator.experiments.store.test_items import _experiment
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.pass_criteria import PassCriterion
 
 pytestmark = pytest.mark.integration
 

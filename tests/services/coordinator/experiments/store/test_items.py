@@ -6,11 +6,11 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.experiments.store.items import items_page
-from shared.analysis.run_data import ScoredItem
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.models import ExperimentItem, Score
 from tests.evaluator_registry import policy_of
 from tests.services.coordinator.experiments.store.experiment_rows import add_experiment
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.run_data import ScoredItem
 
 pytestmark = pytest.mark.integration
 

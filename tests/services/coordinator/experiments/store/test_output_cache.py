@@ -12,10 +12,11 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts import ExperimentEvent, Topology
 from shared.db.models import OutputCacheEntry
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+from yardstick.api.experiment_events import ExperimentEvent
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -8,11 +8,11 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.experiments.store.results import store_results
-from shared.contracts.eval_messages import EvalResult
-from shared.contracts.evaluation import Evaluation
 from shared.db.models import Experiment, ExperimentItem, Score
 from shared.evaluators.judge_cache import HIT
 from tests.services.coordinator.experiments.store.experiment_rows import add_experiment
+from yardstick.api.eval_messages import EvalResult
+from yardstick.api.evaluation import Evaluation
 
 pytestmark = pytest.mark.integration
 

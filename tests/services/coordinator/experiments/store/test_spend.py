@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts.agent_messages import TokenUsage
 from tests.llm_provider import BadDayProvider, provider
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.experiments.priced_judge import RUBRIC, judge_politely, use_prices
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+from yardstick.api.agent_messages import TokenUsage
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 __all__ = ["provider"]

@@ -10,14 +10,14 @@ from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
 from services.evaluator.worker import EvalWorker
-from shared.contracts import Topology
 from shared.contracts.evaluator_catalog import WorkerEvaluators
 from shared.evaluators.catalog import describe_loaded
-from shared.messaging import subscriptions_registered
 from tests.evaluator_registry import REGISTRY
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.shared.evaluators.plugin_install import PLUGIN_EVALUATORS, installed_plugin, load_plugins_into
+from yardstick.api.nats_interest import subscriptions_registered
+from yardstick.api.topology import Topology
 
 __all__ = ["installed_plugin"]
 

@@ -9,8 +9,8 @@ import pytest
 from services.coordinator.errors import TargetAddressRefused
 from services.coordinator.experiments.submission import target_addresses
 from services.coordinator.experiments.submission.target_addresses import require_allowed_address
-from shared.contracts import AgentTarget, HttpTarget
 from shared.http.outbound_guard import OutboundPolicy
+from yardstick.api.eval_messages import AgentTarget, HttpTarget
 
 pytestmark = pytest.mark.unit
 

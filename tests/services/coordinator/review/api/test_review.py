@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 from services.evaluator.worker import EvalWorker
-from shared.analysis.stats import PredictionPoweredMean, prediction_powered_mean
+from shared.analysis.stats import prediction_powered_mean
 from shared.online.sampling_config import SamplingSettings, save_config
 from tests.services.coordinator.conftest import experiment_body
 from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
 from tests.services.sampler.sampled_traces import store
+from yardstick.api.prediction_powered import PredictionPoweredMean
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -9,12 +9,12 @@ import pytest
 from sqlalchemy import select
 
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.trace_schemas import BackfillCreate
 from services.coordinator.traces.api.backfills import backfill_spec
-from shared.contracts.evaluation import EvaluatorSpec
 from shared.db.trace_models import Trace, TraceScore
 from tests.services.coordinator.harness import Coordinator
 from tests.services.coordinator.traces.api.test_traces import CONFIG, store
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.traces import BackfillCreate
 
 WINDOW = {"since": "3650d"}  # the test spans start in 2026
 NEW = {"name": "latency_budget", "args": {"max_ms": 1000}}

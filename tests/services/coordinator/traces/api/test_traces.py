@@ -12,11 +12,11 @@ from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
 from shared.db.models import Dataset, DatasetVersion
 from shared.evaluators.loading import process_registry
-from shared.traces import Completeness
 from tests.services.coordinator.access.api.test_projects import _as, _project_with_admin
 from tests.services.coordinator.harness import Coordinator
 from tests.services.sampler import sampled_traces
 from tests.services.sampler.spans import batch, trace_hex, trace_spans
+from yardstick.api.trace_record import Completeness
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -7,7 +7,7 @@ import pytest
 
 from services.coordinator.ui.views.calibration import human_scale_views
 from shared.analysis.stats import prediction_powered_mean
-from shared.contracts.calibration import CalibrationReport
+from yardstick.api.calibration import CalibrationReport
 
 pytestmark = pytest.mark.unit
 

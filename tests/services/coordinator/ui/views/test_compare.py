@@ -5,9 +5,9 @@ import pytest
 from services.coordinator.ui.views.compare import compare_page, diff_metrics, lower_is_better
 from shared.analysis.comparison import compare_runs
 from shared.analysis.metric_specs import MetricSpecs
-from shared.analysis.run_data import RunData, ScoredItem
-from shared.contracts.metric_spec import MetricSpec
 from tests.shared.analysis.test_comparison import make_run
+from yardstick.api.metric_spec import MetricSpec
+from yardstick.api.run_data import RunData, ScoredItem
 
 pytestmark = pytest.mark.unit
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.ui.views.experiment import bin_labels, model_label, wilson
-from shared.contracts.agent_messages import ModelConfig, OfflineBehaviour
+from yardstick.api.agent_messages import ModelConfig, OfflineBehaviour
 
 pytestmark = pytest.mark.unit
 

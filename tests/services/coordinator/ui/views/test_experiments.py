@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.ui.views.experiments import Pager, headline_metrics, target_label
-from shared.contracts.eval_messages import AgentTarget, HttpTarget, PythonTarget, SearchTarget
-from shared.contracts.pass_criteria import PassCriterion
-from shared.contracts.run_aggregates import ExperimentAggregates
+from yardstick.api.eval_messages import AgentTarget, HttpTarget, PythonTarget, SearchTarget
+from yardstick.api.pass_criteria import PassCriterion
+from yardstick.api.run_aggregates import ExperimentAggregates
 
 pytestmark = pytest.mark.unit
 

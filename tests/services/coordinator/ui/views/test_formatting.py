@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.coordinator.ui.views import formatting
-from shared.contracts.pass_criteria import PassCriterion
+from yardstick.api.pass_criteria import PassCriterion
 
 pytestmark = pytest.mark.unit
 

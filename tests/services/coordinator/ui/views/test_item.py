@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from services.coordinator.ui.views.item import transcript, verdict
-from shared.contracts.evaluation import EvaluatorSpec
 from tests.evaluator_registry import policy_of
+from yardstick.api.evaluation import EvaluatorSpec
 
 pytestmark = pytest.mark.unit
 

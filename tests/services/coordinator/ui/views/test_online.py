@@ -5,8 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from services.coordinator.ui.views.online import auto_window, evaluator_charts
-from shared.analysis.stats import BucketMean
-from shared.online.metrics import MetricSeries, OnlineMetrics
+from yardstick.api.online import BucketMean, MetricSeries, OnlineMetrics
 
 pytestmark = pytest.mark.unit
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared.contracts.pass_criteria import lower_is_better
-from shared.evaluators import Evaluation, register
+from shared.evaluators import register
+from yardstick.api.evaluation import Evaluation
+from yardstick.api.pass_criteria import lower_is_better
 
 
 @register("demo_said_ok")

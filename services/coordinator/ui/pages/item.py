@@ -11,8 +11,8 @@ from sqlalchemy import select
 from services.coordinator.api.deps import SessionDep
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.schemas import INT4_MAX
-from services.coordinator.store import experiments as experiment_store
 from services.coordinator.store import items
+from services.coordinator.ui.experiment_refs import experiment_by_ref
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
 from services.coordinator.ui.views.item import item_page
@@ -36,14 +36,18 @@ async def item_detail(
     session: SessionDep,
     trial: Annotated[int, Query(ge=0, le=INT4_MAX)] = 0,
 ) -> HTMLResponse:
-    experiment = await experiment_store.get_experiment(session, experiment_id)
+    experiment = await experiment_by_ref(session, experiment_id)
+    experiment_id = experiment.id  # a name resolved to its newest run
     policy = policy_for(experiment.config)
     found = await items.items_page(
         session, experiment_id, offset=0, limit=1000, item_id=item_id, policy=policy
     )
     by_trial = {i.trial: i for i in found.items}
     if trial not in by_trial:
-        raise ItemNotFound(f"experiment {experiment.name!r} has no item {item_id!r} (trial {trial})")
+        raise ItemNotFound(
+            f"Experiment {experiment.name!r} has no item {item_id!r} (trial {trial}). Its page lists its "
+            f"items: /ui/experiments/{experiment.id}"
+        )
     row = (
         await session.execute(
             select(ExperimentItem.usage, ExperimentItem.worker_id).where(

@@ -27,22 +27,14 @@ from services.agent.tools import ADD_ITEM_TO_ORDER, FINALIZE_ORDER, GET_CURRENT_
 from services.agent.utterance import Intent, ItemRequest, parse_utterance
 from yardstick.api.agent_messages import OfflineBehaviour
 
-_PIECE = re.compile(r"\w+|[^\w\s]")
+OFFLINE_USAGE = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
 
 
-def _pieces(message: BaseMessage) -> int:
-    text = message.content if isinstance(message.content, str) else json.dumps(message.content)
-    calls = json.dumps(message.tool_calls) if isinstance(message, AIMessage) and message.tool_calls else ""
-    return len(_PIECE.findall(text)) + len(_PIECE.findall(calls))
-
-
-def with_usage(messages: Sequence[BaseMessage], reply: AIMessage) -> AIMessage:
-    """``reply`` reporting token usage like a provider does; the offline model counts words and
-    punctuation marks (a stand-in, not a real tokenizer), so its traces carry usage too."""
-    prompt = sum(_pieces(m) for m in messages)
-    completion = _pieces(reply)
-    usage = {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}
-    return reply.model_copy(update={"usage_metadata": usage})
+def with_usage(reply: AIMessage, identity: str) -> AIMessage:
+    """``reply`` reporting usage honestly: no tokens (nothing was billed), under the model name
+    ``offline:…`` that marks it as the offline model wherever usage is summed or priced."""
+    metadata = {**reply.response_metadata, "model_name": identity}
+    return reply.model_copy(update={"usage_metadata": dict(OFFLINE_USAGE), "response_metadata": metadata})
 
 
 _MENU_LINE = re.compile(r"^- (.+?) \[[a-z-]+\] \(default size: [a-z]+\)\s*$", re.MULTILINE)
@@ -81,7 +73,7 @@ class OfflineDriveThruModel(BaseChatModel):
     ) -> ChatResult:
         if self.behaviour.simulated_latency_ms:  # BENCHMARK ONLY
             time.sleep(self.behaviour.simulated_latency_ms / 1000)
-        reply = with_usage(messages, self.next_message(messages))
+        reply = with_usage(self.next_message(messages), self.identity)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     async def _agenerate(
@@ -93,7 +85,7 @@ class OfflineDriveThruModel(BaseChatModel):
     ) -> ChatResult:
         if self.behaviour.simulated_latency_ms:  # BENCHMARK ONLY: stands in for network time
             await asyncio.sleep(self.behaviour.simulated_latency_ms / 1000)
-        reply = with_usage(messages, self.next_message(messages))
+        reply = with_usage(self.next_message(messages), self.identity)
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     def next_message(self, messages: list[BaseMessage]) -> AIMessage:

@@ -1,6 +1,13 @@
 """A terminal-sized view of a comparison report: the verdict, the task code of both runs (a warning when
 one mixes code), the items that broke (must-pass ones first), the metrics (with what each could have
-detected), then per-category deltas."""
+detected), then per-category deltas.
+
+Rules: a sentence two or more "not significant" metrics would repeat (the conditions of their MDE,
+why they cannot be significant whatever the signs of their changes) is printed once under the
+reasons, each metric keeping its own numbers (a lone one keeps its whole sentence); the full
+sentences are in ``--format md``. ``compact`` (the demo) says the verdict once (its headline) and
+shows per-category rows only for a category that regressed or improved, else one line saying how
+to see them."""
 
 from __future__ import annotations
 
@@ -9,10 +16,12 @@ from rich.table import Table
 from rich.text import Text
 
 from shared.analysis import (
+    DEFAULT_POWER,
     ERROR_RATE_METRIC,
     LATENCY_METRIC,
     change_row,
     code_header,
+    describe_mde,
     direction_arrow,
     fmt_mde,
     latency_note,
@@ -21,6 +30,16 @@ from shared.analysis import (
 from yardstick.api.comparison_report import ComparisonReport, MetricResult
 
 STATUS_STYLE = {"regression": "bold red", "improvement": "green", "insufficient_data": "bold yellow"}
+VERDICTS = ("regression", "improvement")
+_STUCK = "; it cannot be significant whatever the signs of its changes"
+MDE_NOTE = (
+    f"could detect: the change its test would find with {DEFAULT_POWER:.0%} power at this n, at alpha "
+    "divided by the number of metrics it is corrected with (`yardstick plan` sizes a dataset for a change)"
+)
+STUCK_NOTE = (
+    "†: cannot be significant whatever the signs of its changes (the smallest p-value its test can give "
+    "on these pairs is above its level), so it leaves the multiple-testing correction"
+)
 
 
 def _num(value: float | None, signed: bool = False) -> str:
@@ -63,12 +82,35 @@ def _overall(report: ComparisonReport) -> Table:
     return table
 
 
+def folded_reason(result: MetricResult) -> tuple[str, bool, bool]:
+    """``result.reason`` without the clauses every "not significant" metric repeats, its own numbers
+    kept: (the short reason, whether it dropped the MDE's conditions, whether it cannot be significant)."""
+    reason, stuck, mde = result.reason, False, False
+    if result.status != "no_significant_change":
+        return reason, False, False
+    if _STUCK in reason:
+        reason, stuck = reason.split(_STUCK, 1)[0], True
+    if result.mde is not None and result.mde.effect is not None:
+        clause = "; " + describe_mde(result.mde, result.family_size or 1)
+        if clause in reason:
+            reason, mde = reason.replace(clause, f"; could detect ±{result.mde.effect:.3g}"), True
+    return reason + (" †" if stuck else ""), mde, stuck
+
+
 def _reasons(report: ComparisonReport) -> Text:
-    """Why each metric got its status, one line each, under the table."""
+    """Why each metric got its status, one line each, under the table; the sentences they share once."""
     text = Text("Why:\n", style="bold")
-    for r in report.metrics:
+    folded = [folded_reason(r) for r in report.metrics]
+    if sum(1 for _, mde, stuck in folded if mde or stuck) < 2:  # nothing repeats: every sentence in place
+        folded = [(r.reason, False, False) for r in report.metrics]
+    notes: set[str] = set()
+    for r, (reason, mde, stuck) in zip(report.metrics, folded, strict=True):
+        notes |= {note for note, used in ((MDE_NOTE, mde), (STUCK_NOTE, stuck)) if used}
         text.append(f"  {r.metric}: ", style=STATUS_STYLE.get(r.status, ""))
-        text.append(f"{r.reason}\n")
+        text.append(f"{reason}\n")
+    for note in (MDE_NOTE, STUCK_NOTE):
+        if note in notes:
+            text.append(f"  {note}\n", style="dim")
     for g in report.gates:
         text.append(f"  gate {g.gate}: ", style="green" if g.passed else "bold red")
         text.append(f"{g.reason}\n")
@@ -77,35 +119,44 @@ def _reasons(report: ComparisonReport) -> Text:
     return text
 
 
-def _breakdown(report: ComparisonReport, key: str, metrics: set[str]) -> Table | None:
-    rows = [b for b in report.breakdowns if b.key == key]
+def _breakdown(report: ComparisonReport, key: str, metrics: set[str], compact: bool) -> Table | Text | None:
+    """One row per value and metric that changed (with ``compact``: that regressed or improved; when
+    none did, one line saying where every row is)."""
+    groups = [b for b in report.breakdowns if b.key == key]
+    rows = [
+        (group, r)
+        for group in groups
+        for r in group.metrics
+        if r.metric in metrics and (r.status in VERDICTS or (not compact and r.comparison.delta))
+    ]
+    every_row = f"`yardstick compare {report.baseline_name} {report.candidate_name} --format md`"
+    if compact and groups and not rows:
+        return Text(f"per {key}: no {key} regressed or improved; every row: {every_row}", style="dim")
     if not rows:
         return None
-    table = Table(title=f"per {key}")
+    table = Table(title=f"per {key}", caption=f"the other rows: {every_row}" if compact else None)
     for column in ("value", "n", "metric", "baseline", "candidate", "delta", "status"):
         table.add_column(
             column, justify="right" if column in ("n", "baseline", "candidate", "delta") else "left"
         )
-    for group in rows:
-        for r in group.metrics:
-            if r.metric in metrics and (r.comparison.delta or r.status in ("regression", "improvement")):
-                c = r.comparison
-                table.add_row(
-                    group.value,
-                    str(group.n_pairs),
-                    r.metric,
-                    _num(c.baseline.mean),
-                    _num(c.candidate.mean),
-                    _num(c.delta, signed=True),
-                    _status(r),
-                )
-    return table if table.row_count else None
+    for group, r in rows:
+        c = r.comparison
+        table.add_row(
+            group.value,
+            str(group.n_pairs),
+            r.metric,
+            _num(c.baseline.mean),
+            _num(c.candidate.mean),
+            _num(c.delta, signed=True),
+            _status(r),
+        )
+    return table
 
 
 def _headline(result: MetricResult) -> bool:
     """Broken down by group: the metrics that decide whether an item passes, and any that moved."""
     gates = result.spec is not None and result.spec.criterion.gates
-    return gates or result.status in ("regression", "improvement")
+    return gates or result.status in VERDICTS
 
 
 def _changes(report: ComparisonReport) -> Table | Text:
@@ -123,11 +174,13 @@ def _changes(report: ComparisonReport) -> Table | Text:
     return table
 
 
-def comparison_view(report: ComparisonReport) -> Group:
-    """Verdict, broken items, overall table, per-category deltas (changed rows only), verdict again."""
+def comparison_view(report: ComparisonReport, compact: bool = False) -> Group:
+    """Verdict, broken items, overall table, per-category deltas (changed rows only), verdict again;
+    with ``compact`` the verdict's headline once and only the category rows that regressed or improved."""
     scores = {r.metric for r in report.metrics if _headline(r)}
     style = "bold red" if report.regression else ("bold yellow" if report.inconclusive else "bold green")
-    parts: list[Table | Text] = [Text(f"Verdict: {report.verdict}", style=style)]
+    headline = f"Verdict: {report.headline or report.verdict}"
+    parts: list[Table | Text] = [Text(headline if compact else f"Verdict: {report.verdict}", style=style)]
     if (code := code_header(report.baseline_code, report.candidate_code)) is not None:
         parts.append(Text(code))
     parts += [
@@ -140,11 +193,12 @@ def comparison_view(report: ComparisonReport) -> Group:
         _reasons(report),
     ]
     for key in ("category", "query_type"):  # retrieval items carry both, with the same values
-        table = _breakdown(report, key, scores - {LATENCY_METRIC, ERROR_RATE_METRIC})
+        table = _breakdown(report, key, scores - {LATENCY_METRIC, ERROR_RATE_METRIC}, compact)
         if table is not None:
             parts.append(table)
             break
-    parts.append(Text(f"Verdict: {report.headline or report.verdict}", style=style))
+    if not compact:  # the compact view says it once, at the top (the table has each metric's part)
+        parts.append(Text(headline, style=style))
     if report.underpowered:
         parts.append(
             Text(

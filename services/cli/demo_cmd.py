@@ -1,4 +1,9 @@
-"""`yardstick demo` (what `make demo` runs): the main job end to end on the embedded stack."""
+"""`yardstick demo` (what `make demo` runs): the main job end to end on the embedded stack.
+
+Each step reads in about one screen and ends with the command that shows its full detail: a
+comparison's per-category rows appear only where a category regressed or improved, and the
+sentences every metric's reason would repeat are printed once. The closing summary has one line per
+step: every comparison's verdict, a lone run's pass rate, the prompt loop and the online traffic."""
 
 from __future__ import annotations
 
@@ -35,28 +40,54 @@ err = stderr_console()
 
 
 class Runs:
-    """Runs the demo's experiments (progress, summary, failures, comparison) and keeps every
-    comparison's verdict for the closing summary."""
+    """Runs the demo's experiments (progress, summary, failures, compact comparison) and keeps each
+    one's outcome for the closing summary: a comparison's verdict, else the run's pass rate."""
 
     def __init__(self) -> None:
-        self.verdicts: list[tuple[str, str]] = []
+        self.outcomes: list[tuple[str, str, str]] = []  # (experiment id, what, outcome)
+        self.baselines: set[str] = set()  # ids
+        self.last: dict[str, Any] = {}
 
     def __call__(self, client: Client, body: dict[str, Any]) -> dict[str, Any]:
         experiment = start_and_follow(client, body, err)
         out.print(summary_table(experiment))
         print_failures(client, experiment, err)
-        print_comparison(client, experiment, err)
+        print_comparison(client, experiment, err, compact=True)
         if experiment["status"] != "completed":
             raise RuntimeError(
                 f"experiment {experiment['name']} ended {experiment['status']}: {experiment.get('error')}"
             )
+        self.last = experiment
         if experiment.get("comparison_id"):
             report = client.get_comparison(experiment["comparison_id"]).report
-            self.verdicts.append((experiment["name"], report.headline or report.verdict))
+            self.baselines |= {report.baseline_id, experiment.get("baseline_id") or ""}
+            what = f"{experiment['name']} vs its baseline"
+            self.outcomes.append((experiment["id"], what, report.headline or report.verdict))
+        else:
+            rate = (experiment.get("aggregates") or {}).get("pass_rate")
+            shown = "-" if rate is None else f"{rate:.3f}"
+            outcome = f"pass rate {shown} on {experiment['progress']['total']} items"
+            self.outcomes.append((experiment["id"], experiment["name"], outcome))
         return experiment
 
-    def last_verdict(self) -> str:
-        return self.verdicts[-1][1] if self.verdicts else "no comparison"
+    def detail(self, client: Client) -> None:
+        """End a step with the command that shows its full detail (the last run's comparison, else
+        its report)."""
+        experiment = self.last
+        if experiment.get("comparison_id"):
+            report = client.get_comparison(experiment["comparison_id"]).report
+            base, cand = report.baseline_name, report.candidate_name
+            out.print(
+                f"full detail: `yardstick compare {base} {cand} --format md`; in the browser: "
+                f"`yardstick ui '/ui/compare?baseline={base}&candidate={cand}'`",
+                highlight=False,
+            )
+        else:
+            out.print(f"full detail: `yardstick report {experiment['name']}`", highlight=False)
+
+    def summary(self) -> list[tuple[str, str]]:
+        """Every outcome but the baselines' own pass rates (their comparison says it)."""
+        return [(what, outcome) for run_id, what, outcome in self.outcomes if run_id not in self.baselines]
 
 
 def _drive_thru(client: Client, run: Runs) -> None:
@@ -86,7 +117,7 @@ def _drive_thru(client: Client, run: Runs) -> None:
             },
         },
     )
-    out.print(f"Drive-thru verdict: {run.last_verdict()}")
+    run.detail(client)
     out.print(Rule("Drive-thru agent: trajectory scenarios"))
     push_file(client, SCENARIOS, name="drive-thru/trajectory-scenarios-v1")
     run(
@@ -98,6 +129,7 @@ def _drive_thru(client: Client, run: Runs) -> None:
             "target": {"kind": "agent", "model": {"provider": "offline"}},
         },
     )
+    run.detail(client)
     _conversations(client, run)
 
 
@@ -113,6 +145,7 @@ def _conversations(client: Client, run: Runs) -> None:
             "target": {"kind": "agent", "model": {"provider": "offline"}},
         },
     )
+    run.detail(client)
 
 
 def _retrieval(client: Client, run: Runs) -> None:
@@ -132,7 +165,7 @@ def _retrieval(client: Client, run: Runs) -> None:
             "target": {"kind": "search", "degrade": 0.3},
         },
     )
-    out.print(f"Retrieval verdict (degrade=0.3): {run.last_verdict()}")
+    run.detail(client)
     _rag(client, run)
 
 
@@ -153,7 +186,7 @@ def _rag(client: Client, run: Runs) -> None:
             "target": answer | {"degrade": 0.5},
         },
     )
-    out.print(f"RAG verdict (degrade=0.5): {run.last_verdict()}")
+    run.detail(client)
 
 
 def _open_the_ui(client: Client, stack_stays_up: bool) -> None:
@@ -190,19 +223,25 @@ def demo_command(keep: bool = typer.Option(False, help="Leave the stack running 
         runs = Runs()
         _drive_thru(client, runs)
         prompts = prompt_loop(client, runs, out, offline=not os.environ.get("MISTRAL_API_KEY"))
+        runs.detail(client)
         stack = StackState.load(DEFAULT_STATE_DIR)
         if stack is None or not stack.agent_url:
             raise RuntimeError(f"no agent URL in {StackState.path(DEFAULT_STATE_DIR)}")
         online = online_demo(client, stack.agent_url, out, err, own_stack=started_here)
+        out.print(
+            "full detail: `yardstick online metrics --window 15m --bucket 5s`, `yardstick online alerts`, "
+            "`yardstick traces list --service drive-thru`",
+            highlight=False,
+        )
         _retrieval(client, runs)
         out.print(Rule("Summary"))
-        for name, verdict in runs.verdicts:
+        for name, verdict in runs.summary():
             style = (
                 "red"
                 if verdict.startswith("FAIL")
                 else ("yellow" if verdict.startswith("INCON") else "green")
             )
-            out.print(f"[bold]{name}[/bold] vs its baseline: [{style}]{verdict}[/{style}]", highlight=False)
+            out.print(f"[bold]{name}[/bold]: [{style}]{verdict}[/{style}]", highlight=False)
         out.print(f"Prompt loop: {prompts}")
         out.print(f"Production traffic: {online}")
         _open_the_ui(client, keep or not started_here)

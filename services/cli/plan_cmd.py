@@ -29,10 +29,13 @@ def plan_command(
 ) -> None:
     """How many paired items a comparison needs to detect a change of METRIC (from this run's spread,
     or pass rate for 0/1 scores), and what the run's own size can detect."""
+    from shared.analysis import planned_and_measured
+
     try:
         client = connect()
+        experiment_id = resolve_experiment(client, experiment, completed=True)
         plan = client.plan(
-            resolve_experiment(client, experiment, completed=True),
+            experiment_id,
             metric,
             drop,
             alpha=alpha,
@@ -40,6 +43,8 @@ def plan_command(
             family_size=metrics_compared,
             correlation=correlation,
         )
+        comparison_id = client.get_experiment(experiment_id).comparison_id
+        report = None if comparison_id is None else client.get_comparison(comparison_id).report
     except (ApiError, ValueError) as exc:
         raise fail(exc) from exc
     noise = (
@@ -47,7 +52,6 @@ def plan_command(
         if plan.test == "mcnemar_exact"
         else f"SD {plan.baseline_sd:.3g}, SD of differences {plan.noise:.3g}"
     )
-    now = "no change" if plan.mde_now is None else f"a change of ±{plan.mde_now:.3g}"
     out = stdout_console()
     out.print(
         f"[bold]{plan.pairs_needed}[/bold] paired items detect a change of {plan.drop:g} in {plan.metric} "
@@ -55,4 +59,7 @@ def plan_command(
         f"= {plan.level:.3g} "
         f"({plan.test.replace('_', ' ')}; {noise}; correlation between runs {plan.correlation:g})"
     )
-    out.print(f"with this run's {plan.items_now} items a comparison detects {now}")
+    measured = None if report is None else next((r for r in report.metrics if r.metric == metric), None)
+    out.print(f"with this run's {plan.items_now} items a comparison detects:")
+    for line in planned_and_measured(plan, measured, "" if report is None else report.baseline_name):
+        out.print(f"  {line}", highlight=False)

@@ -115,10 +115,13 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
 
 
 def _spend_line(spend: dict[str, Any] | None) -> str:
-    """``LLM tokens 1200 in / 300 out · cost 0.0004 USD`` (``no price`` for unpriced models)."""
+    """``LLM tokens 1200 in / 300 out · cost 0.0004 USD`` (``no price`` for unpriced models;
+    ``LLM offline model, not billed`` when the offline model made every call)."""
     if not spend:
         return ""
     model = Spend.model_validate(spend)
+    if model.offline_only:
+        return "\nLLM offline model, not billed"
     return f"\nLLM tokens {model.input_tokens} in / {model.output_tokens} out · cost {model.cost_text}"
 
 

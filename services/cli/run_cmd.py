@@ -49,14 +49,17 @@ def start_and_follow(
         raise typer.Exit(130) from None
 
 
-def print_comparison(client: Client, experiment: dict[str, Any], console: Console) -> bool:
-    """Print the run's comparison with its baseline, if any; whether it was inconclusive (too few
-    items to detect any change in some metric)."""
+def print_comparison(
+    client: Client, experiment: dict[str, Any], console: Console, compact: bool = False
+) -> bool:
+    """Print the run's comparison with its baseline, if any (``compact``: per-category rows only
+    where one regressed or improved); whether it was inconclusive (too few items to detect any change
+    in some metric)."""
     if experiment.get("comparison_id"):
         comparison = client.get_comparison(experiment["comparison_id"])
         from services.cli.comparison_view import comparison_view  # deferred: SciPy
 
-        stdout_console().print(comparison_view(comparison.report))
+        stdout_console().print(comparison_view(comparison.report, compact=compact))
         return comparison.report.inconclusive
     return False
 

@@ -34,7 +34,7 @@ from shared.analysis.metric_specs import ERROR_RATE_METRIC, LATENCY_METRIC, Metr
 from shared.analysis.paired_columns import PairedColumns, RunSide, pair_runs
 from shared.analysis.pairwise import pairwise_result
 from shared.analysis.pass_rule import Outcome, PassPolicy, item_passed, policy_for, stored_policy
-from shared.analysis.planning import PlanningError, plan_for
+from shared.analysis.planning import PlanningError, plan_for, planned_and_measured
 from shared.analysis.reports import (
     comparison_junit,
     comparison_markdown,
@@ -61,11 +61,13 @@ from shared.analysis.stats import (
     westfall_young,
 )
 from shared.analysis.stats.descriptive import wilson_bounds
+from shared.analysis.stats.power import DEFAULT_POWER
 from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, monte_carlo_sign_flip_p_value
 
 __all__ = [
     "ABSENT",
     "DEFAULT_BREAKDOWN_KEYS",
+    "DEFAULT_POWER",
     "ERROR_RATE_METRIC",
     "EXACT_MAX_PAIRS",
     "LATENCY_METRIC",
@@ -120,6 +122,7 @@ __all__ = [
     "pairwise_lines",
     "pairwise_result",
     "plan_for",
+    "planned_and_measured",
     "policy_for",
     "prediction_powered_mean",
     "sign_flip_p_value",

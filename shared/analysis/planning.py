@@ -6,6 +6,14 @@ correlation r between two runs' scores of the same item, the noise of the paired
 s = sqrt(2(1 - r))·sd, or for pass/fail the churn v = 2(1 - r)·p(1 - p) (``shared.analysis.stats.power``
 has the formulas). The level is alpha / family size, as in a comparison's MDE: the level a lone
 change must reach in a Holm family of that many metrics.
+
+The plan's ``mde_now`` and a comparison's ``mde`` are one definition (``mde_pass_fail`` /
+``mde_continuous`` of n, the noise and the level) on different inputs, because they answer different
+questions: the plan *predicts*, before any comparison, from one run's pass rate or SD and an assumed
+correlation, counting every metric in the family; the comparison *measures*, from the churn or the
+SD of differences its pairs showed, at Tarone's family size (a metric that cannot be significant
+leaves the family). Given the same n, noise and family size they are equal
+(``tests/shared/analysis/test_planning.py``); ``planned_and_measured`` prints them side by side.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from shared.analysis.stats import (
     planning_churn,
     planning_spread,
 )
+from yardstick.api.comparison_report import MetricResult
 from yardstick.api.planning import PowerPlan
 from yardstick.api.run_aggregates import MetricAggregate
 
@@ -74,4 +83,39 @@ def plan_for(
     )
 
 
-__all__ = ["PlanningError", "plan_for"]
+def _change(effect: float | None) -> str:
+    return "no change" if effect is None else f"±{effect:.3g}"
+
+
+def planned_and_measured(plan: PowerPlan, measured: MetricResult | None, baseline: str) -> list[str]:
+    """What this run's size detects, side by side: the plan's prediction and, when the run was
+    compared with ``baseline``, the comparison's measured MDE of the same metric; one sentence each
+    saying where its number comes from."""
+    noise = (
+        f"this run's pass rate {plan.baseline_mean:.3f} (churn {plan.noise:.3g})"
+        if plan.test == "mcnemar_exact"
+        else f"this run's SD {plan.baseline_sd:.3g} (SD of differences {plan.noise:.3g})"
+    )
+    lines = [
+        f"planned  {_change(plan.mde_now)}: predicted before comparing, from {noise} and an assumed "
+        f"correlation {plan.correlation:g} between runs, at alpha/{plan.family_size} = {plan.level:.3g} "
+        "(every metric counted)"
+    ]
+    mde = None if measured is None else measured.mde
+    if measured is None or mde is None:
+        return lines
+    basis = {
+        "discordance": f"the churn its pairs showed ({mde.spread:.3g})",
+        "paired_differences": f"the SD of differences its pairs showed ({mde.spread:.3g})",
+        "baseline_spread": f"the baseline's SD ({mde.spread:.3g}; every difference was equal)",
+    }[mde.basis]
+    size = measured.family_size or 1
+    lines.append(
+        f"measured {_change(mde.effect)}: what the comparison with {baseline} reports, from {basis} on "
+        f"{mde.n_pairs} pairs, at alpha/{size} = {mde.alpha:.3g} (only the metrics that could be "
+        "significant counted)"
+    )
+    return lines
+
+
+__all__ = ["PlanningError", "plan_for", "planned_and_measured"]

@@ -1,4 +1,12 @@
-"""The live sampling configuration (table ``sampling_config``, single row id=1)."""
+"""The live sampling configuration (table ``sampling_config``, one row per project).
+
+Which evaluators score an application's traces: its own when it has them; else the project's, except
+that the project's default set (the drive-thru agent's: ``DEFAULT_EVALUATORS``, plus its tone judge)
+belongs to the demo agent's service name (``DRIVE_THRU_APPLICATION``) only. Any other application
+(a ``support-bot`` instrumented with OpenInference, say) gets the registry's generic reference-free
+evaluators instead (``generic_evaluators``: ``latency_budget`` at 10 s, and ``answer_relevancy``
+when a judge model is configured), never the drive-thru agent's checks of menu items and tool calls.
+A project set that differs from the default applies to every application without its own."""
 
 from __future__ import annotations
 
@@ -23,6 +31,10 @@ from yardstick.api.evaluation import EvaluatorSpec
 
 DEFAULT_EVALUATORS = ("no_hallucinated_items", "tool_call_protocol", "finalize_after_confirmation")
 JUDGE_EVALUATORS = ("drive_thru_tone",)
+DRIVE_THRU_APPLICATION = "drive-thru"
+"""The demo agent's service.name (its ``OTEL_SERVICE_NAME`` default): the default set is its own."""
+GENERIC_LATENCY_BUDGET_MS = 10_000.0
+GENERIC_JUDGE_EVALUATORS = ("answer_relevancy",)
 
 
 class NotReferenceFree(ValueError):
@@ -48,6 +60,25 @@ def default_evaluators() -> list[EvaluatorSpec]:
     if judge_available():
         names += JUDGE_EVALUATORS
     return [EvaluatorSpec(name=name) for name in names]
+
+
+def generic_evaluators() -> list[EvaluatorSpec]:
+    """Reference-free evaluators any application's traces can be scored with: ``latency_budget``
+    (a turn within 10 s), plus ``answer_relevancy`` (does the reply address the user's question)
+    when a judge model is configured."""
+    specs = [EvaluatorSpec(name="latency_budget", args={"max_ms": GENERIC_LATENCY_BUDGET_MS})]
+    if judge_available():
+        specs += [EvaluatorSpec(name=name) for name in GENERIC_JUDGE_EVALUATORS]
+    return specs
+
+
+def is_drive_thru_default(specs: list[EvaluatorSpec]) -> bool:
+    """Whether ``specs`` is the default set (the drive-thru agent's, with or without its judge)."""
+    names = {spec.name for spec in specs}
+    return all(not spec.args for spec in specs) and set(DEFAULT_EVALUATORS) <= names <= {
+        *DEFAULT_EVALUATORS,
+        *JUDGE_EVALUATORS,
+    }
 
 
 def _known_reference_free(specs: list[EvaluatorSpec]) -> list[EvaluatorSpec]:
@@ -99,13 +130,18 @@ class SamplingSettings(BaseModel):
         return applications
 
     def for_application(self, application: str) -> EffectiveSampling:
-        """What applies to ``application``'s traces: its own settings, else the project's."""
+        """What applies to ``application``'s traces: its own settings, else the project's (the
+        default evaluators only for the drive-thru agent; the generic ones for any other)."""
         own = self.applications.get(application, ApplicationSampling())
+        evaluators = own.evaluators
+        if evaluators is None:
+            drive_thru_only = application != DRIVE_THRU_APPLICATION and is_drive_thru_default(self.evaluators)
+            evaluators = generic_evaluators() if drive_thru_only else self.evaluators
         return EffectiveSampling(
             rate=self.rate if own.rate is None else own.rate,
             filters=own.filters if own.filters is not None else TraceFilters(model=self.filters.model),
             cap_per_minute=self.cap_per_minute if own.cap_per_minute is None else own.cap_per_minute,
-            evaluators=self.evaluators if own.evaluators is None else own.evaluators,
+            evaluators=evaluators,
         )
 
 

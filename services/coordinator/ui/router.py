@@ -37,10 +37,13 @@ def is_ui_path(path: str) -> bool:
 
 
 def _error_page(request: Request, status: int, detail: str) -> Response:
+    """The normal page frame (the sections' navigation; the session's header when this request
+    signed in before it failed) around what went wrong and where to look instead."""
     return render(
         request,
         "error.html",
-        ui=None,
+        ui=getattr(request.state, "ui", None),
+        nav=True,
         status=status,
         title=HTTPStatus(status).phrase,
         detail=detail,
@@ -70,7 +73,12 @@ def _html_for_ui(api_handler: Handler) -> Handler:
             )
             return _error_page(request, 422, f"This address has an invalid parameter ({where}).")
         if isinstance(exc, StarletteHTTPException):
-            detail = "No such page." if exc.status_code == 404 else str(exc.detail)
+            detail = (
+                f"There is no page at {request.url.path}. The sections above lead to every page; an "
+                "experiment is at /ui/experiments/ followed by its id or name."
+                if exc.status_code == 404
+                else str(exc.detail)
+            )
             return _error_page(request, exc.status_code, detail)
         response = await api_handler(request, exc)  # logs it
         return _error_page(

@@ -147,7 +147,7 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
             project = await project_of(session, key, ui.project)
             projects = [row.id for row in await visible_projects(session, key)]
             scope_to_project(session, project)  # every page below sees this project's rows only
-            return ui.model_copy(
+            signed_in = ui.model_copy(
                 update={
                     "role": key.role,
                     "key_prefix": key.prefix,
@@ -156,6 +156,8 @@ async def require_ui_session(request: Request, runtime: RuntimeDep, session: Ses
                     "projects": projects,
                 }
             )
+            request.state.ui = signed_in  # an error page later in this request keeps the page frame
+            return signed_in
     raise SignInRequired(requested_path(request))
 
 

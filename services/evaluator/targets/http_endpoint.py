@@ -1,4 +1,7 @@
-"""Any HTTP endpoint, described by an :class:`~shared.contracts.HttpTarget`."""
+"""Any HTTP endpoint, described by an :class:`~shared.contracts.HttpTarget`.
+
+The request body is ``body_template`` filled from the item's input, or without a template the
+item's input itself, sent as JSON (a GET sends either as query parameters instead)."""
 
 from __future__ import annotations
 
@@ -60,7 +63,8 @@ class HttpEndpointTarget:
         if not isinstance(spec, HttpTarget):
             raise TargetConfigError(f"http target given a {spec.kind!r} task")
         headers = {**ctx.headers(), **resolve_headers(spec)}
-        body = fill_template(spec.body_template, task.input) if spec.body_template is not None else None
+        # no template: the item's input as it is (the JSON body, or the query parameters of a GET)
+        body = task.input if spec.body_template is None else fill_template(spec.body_template, task.input)
         params: dict[str, str] | None = None
         if spec.method == "GET" and isinstance(body, dict):
             params, body = {k: v if isinstance(v, str) else str(v) for k, v in body.items()}, None

@@ -1,20 +1,22 @@
 """The spend of a run (or of both runs of a comparison) as markdown: tokens always, money only for
-priced models ("no price" otherwise)."""
+priced models ("no price" otherwise; "offline, not billed" for the offline model)."""
 
 from __future__ import annotations
 
-from yardstick.api.spend import ModelSpend, Spend
+from yardstick.api.spend import NOT_BILLED, ModelSpend, Spend
 
 
-def _money(cost: float | None, currency: str) -> str:
-    return "no price" if cost is None else f"{cost:.4f} {currency}"
+def _money(m: ModelSpend, currency: str) -> str:
+    if m.offline:
+        return NOT_BILLED
+    return "no price" if m.cost is None else f"{m.cost:.4f} {currency}"
 
 
 def _row(label: str, m: ModelSpend, currency: str) -> str:
     model = (m.model or "(not reported)").replace("|", "\\|")
     return (
         f"| {label}{m.role} | {model} | {m.calls} | {m.input_tokens} | {m.output_tokens} | "
-        f"{_money(m.cost, currency)} |"
+        f"{_money(m, currency)} |"
     )
 
 

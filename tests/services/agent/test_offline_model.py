@@ -9,6 +9,7 @@ import pytest
 from services.agent.invoke import invoke_agent
 from services.agent.runtime import AgentRuntime
 from yardstick.api.agent_messages import AgentInvokeRequest, ModelConfig, OfflineBehaviour
+from yardstick.api.spend import is_offline_model
 
 pytestmark = pytest.mark.unit
 
@@ -53,3 +54,20 @@ async def test_silent_drift_finalizes_without_read_back_same_identity(runtime: A
     _, calls = await ask(runtime, "That's all", drifted)
     assert calls == ["finalize_order"]
     assert drifted.identity == OfflineBehaviour().identity == "offline:ask"
+
+
+async def test_the_offline_model_reports_no_tokens_under_its_offline_name(runtime: AgentRuntime) -> None:
+    """Nothing was called or billed: zero tokens, and the model name that marks it offline."""
+    behaviour = OfflineBehaviour(understand_modifiers=False)
+    model = ModelConfig(offline=behaviour)
+    request = AgentInvokeRequest(customer_utterance="two hash browns please", model=model)
+    response = await invoke_agent(request, runtime)
+    assert response.ok, response.error
+    assert response.usage is not None
+    assert (response.usage.input_tokens, response.usage.output_tokens, response.usage.total_tokens) == (
+        0,
+        0,
+        0,
+    )
+    assert response.usage.model == behaviour.identity == "offline:ask,no-modifiers"
+    assert is_offline_model(response.usage.model)

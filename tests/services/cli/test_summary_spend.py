@@ -1,5 +1,6 @@
-"""The CLI's run summary says what the run cost: tokens always, "no price" for unpriced models, and
-the judge cache's hits beside the output cache's."""
+"""The CLI's run summary says what the run cost: tokens always, "no price" for unpriced models,
+"offline model, not billed" for the offline model, and the judge cache's hits beside the output
+cache's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 from rich.console import Console
 
 from services.cli.progress_view import summary_table
+from shared.llm.prices import UsageRow, spend_of
+from yardstick.api.spend import PriceTable
 
 pytestmark = pytest.mark.unit
 
@@ -46,3 +49,9 @@ def test_an_unpriced_run_says_no_price() -> None:
     }
     assert "cost no price" in _render(_experiment(spend))
     assert "LLM tokens" not in _render(_experiment(None))
+
+
+def test_a_run_of_the_offline_model_says_not_billed_instead_of_tokens_and_cost() -> None:
+    spend = spend_of([UsageRow("target", "offline:ask", 4, 0, 0)], PriceTable())
+    text = _render(_experiment(spend.model_dump(mode="json")))
+    assert "LLM offline model, not billed" in text and "LLM tokens" not in text

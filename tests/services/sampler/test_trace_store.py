@@ -14,7 +14,10 @@ from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.evaluators.loading import process_registry
 from shared.online.application_sampling import ApplicationSampling, TraceFilters
 from shared.online.sampling_config import SamplingSettings, save_config
+from tests.services.ingest.harness import make_spans
 from tests.services.sampler.spans import batch, trace_spans
+from tests.shared.traces.sdk_spans import received
+from tests.shared.traces.test_openinference_mapping import rag_agent
 from yardstick.api.evaluation import EvaluatorSpec
 from yardstick.api.projects import DEFAULT_PROJECT
 from yardstick.api.trace_record import Completeness
@@ -136,3 +139,22 @@ async def test_a_batch_stores_new_traces_together_and_merges_late_and_repeated_p
     assert sorted(spans.values()) == [4, 4, 4, 4]
     assert await h.handle_many(parts) == ["duplicate"] * 3 + ["unknown_project"] + ["duplicate"] * 2
     assert await counts(session_factory) == (4, 16, 4)
+
+
+async def test_an_openinference_application_without_evaluators_of_its_own_gets_the_generic_ones(
+    session_factory: Sessions,
+) -> None:
+    """A ``support-bot`` instrumented with OpenInference, in a project on the default configuration:
+    scored by the generic reference-free evaluators, not by the drive-thru agent's."""
+    async with session_factory() as session:
+        await save_config(session, DEFAULT_PROJECT, SamplingSettings(rate=1.0))
+        await session.commit()
+    spans = received(make_spans(rag_agent, "support-bot"))
+    trace_id = spans[0][1].trace_id
+    stored = await handler(session_factory).handle(
+        TracePart(DEFAULT_PROJECT, trace_id, spans, Completeness.ROOT_ENDED)
+    )
+    assert stored == "stored"
+    async with session_factory() as session:
+        scores = (await session.execute(select(TraceScore.name, TraceScore.value))).all()
+    assert [(name, value) for name, value in scores] == [("latency_budget", 1.0)]

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from yardstick.api.projects import DEFAULT_PROJECT
+from yardstick.api.spend import OFFLINE_MODEL_PREFIX
 
 SCHEMA_VERSION = 1
 
@@ -47,7 +48,7 @@ class OfflineBehaviour(BaseModel, frozen=True, extra="forbid"):
             flags.append("no-modifiers")
         if not self.understand_quantity_words:
             flags.append("no-quantity-words")
-        return "offline:" + ",".join(flags)
+        return OFFLINE_MODEL_PREFIX + ",".join(flags)
 
 
 class ModelConfig(BaseModel, frozen=True, extra="forbid"):

@@ -103,7 +103,8 @@ class AnswerTarget(BaseModel, frozen=True, extra="forbid"):
 
 class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     """Call any HTTP endpoint; ``body_template`` placeholders like ``{input.query}`` are filled
-    from the item, ``output_mapping`` picks output fields out of the JSON response."""
+    from the item (without a template the item's input is the JSON body), ``output_mapping`` picks
+    output fields out of the JSON response."""
 
     kind: Literal["http"] = "http"
     url: str = Field(description="http(s)://host[:port]/path")
@@ -112,7 +113,10 @@ class HttpTarget(BaseModel, frozen=True, extra="forbid"):
     headers_from_env: dict[str, str] = Field(
         default_factory=dict, description="Header name -> environment variable holding the secret"
     )
-    body_template: Any = Field(default=None, description="JSON body with '{input.<key>}' placeholders")
+    body_template: Any = Field(
+        default=None,
+        description="JSON body with '{input.<key>}' placeholders; none: the item's input is the body",
+    )
     output_mapping: dict[str, str] = Field(
         default_factory=dict, description="output key -> dotted path in the response JSON; empty = whole body"
     )

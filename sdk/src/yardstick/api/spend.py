@@ -4,7 +4,8 @@ or the two runs of a comparison.
 Tokens are always shown; money only where the table prices the model. A model without a price is
 listed in ``unpriced_models`` and its cost is None ("no price"), never a guess; the total ``cost``
 is the sum over priced models (None when none is priced) and ``complete`` says whether it covers
-every token.
+every token. The agent's offline model (its name starts ``offline:``) calls nothing and reports no
+tokens: its spend reads "offline, not billed", never a cost.
 """
 
 from __future__ import annotations
@@ -17,6 +18,13 @@ from pydantic import BaseModel, Field
 SPEND_SCHEMA_VERSION = 1
 
 CallRole = Literal["target", "judge"]
+OFFLINE_MODEL_PREFIX = "offline:"
+"""How the offline model's name starts (``offline:ask``): the marker that its usage was not billed."""
+NOT_BILLED = "offline, not billed"
+
+
+def is_offline_model(model: str | None) -> bool:
+    return bool(model) and str(model).startswith(OFFLINE_MODEL_PREFIX)
 
 
 class ModelPrice(BaseModel, frozen=True):
@@ -54,6 +62,11 @@ class ModelSpend(BaseModel):
     output_tokens: int
     cost: float | None = Field(description="None: the price table has no price for this model")
 
+    @property
+    def offline(self) -> bool:
+        """The offline model: nothing was called or billed."""
+        return is_offline_model(self.model)
+
 
 class Spend(BaseModel):
     """Tokens and cost of a set of LLM calls (one item, one experiment)."""
@@ -71,11 +84,20 @@ class Spend(BaseModel):
     by_model: list[ModelSpend] = Field(default_factory=list)
 
     @property
+    def offline_only(self) -> bool:
+        """Every call was the offline model's (nothing billed)."""
+        return bool(self.by_model) and all(m.offline for m in self.by_model)
+
+    @property
     def cost_text(self) -> str:
-        """The cost as people read it: ``0.0123 USD``, ``no price``, or a partial sum said plainly."""
+        """The cost as people read it: ``0.0123 USD``, ``no price``, ``offline, not billed``, or a
+        partial sum said plainly."""
+        offline = any(m.offline for m in self.by_model)
         if self.cost is None:
-            return "no price" if self.input_tokens or self.output_tokens else "0"
+            if self.input_tokens or self.output_tokens:
+                return "no price"
+            return NOT_BILLED if offline else "0"
         text = f"{self.cost:.4f} {self.currency}"
         if not self.complete:
             text += f" + unpriced ({', '.join(self.unpriced_models)})"
-        return text
+        return text + (f" (target: {NOT_BILLED})" if offline else "")

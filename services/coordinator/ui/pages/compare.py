@@ -14,6 +14,7 @@ from services.coordinator.comparisons.store.comparisons import latest_comparison
 from services.coordinator.comparisons.store.item_diff import item_diff
 from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.experiments.store import items
+from services.coordinator.experiments.store.experiment_refs import experiment_by_ref
 from services.coordinator.http.deps import SessionDep
 from services.coordinator.ui.session import RunnerDep, UiSessionDep
 from services.coordinator.ui.templating import render
@@ -53,8 +54,8 @@ async def compare(
 ) -> HTMLResponse:
     if not baseline or not candidate:
         return await _picker(request, ui, session)
-    base = await experiment_store.get_experiment(session, baseline)
-    cand = await experiment_store.get_experiment(session, candidate)
+    base = await experiment_by_ref(session, baseline, completed=True)
+    cand = await experiment_by_ref(session, candidate, completed=True)
     row = await latest_comparison(session, base.id, cand.id)
     if row is None:
         return render(
@@ -113,10 +114,12 @@ async def run_compare(
     gate: Annotated[Literal["point", "ci"], Form()] = "point",
 ) -> Response:
     """Compute (and store) the comparison of two completed experiments, then show it."""
-    await create_comparison(session, baseline, candidate, ComparisonConfig(alpha=alpha, gate=gate))
+    base = await experiment_by_ref(session, baseline, completed=True)
+    cand = await experiment_by_ref(session, candidate, completed=True)
+    await create_comparison(session, base.id, cand.id, ComparisonConfig(alpha=alpha, gate=gate))
     await session.commit()
     return RedirectResponse(
-        "/ui/compare?" + urlencode({"baseline": baseline, "candidate": candidate}), status_code=303
+        "/ui/compare?" + urlencode({"baseline": base.id, "candidate": cand.id}), status_code=303
     )
 
 
@@ -132,11 +135,11 @@ async def compare_item(
 ) -> HTMLResponse:
     """Both sides of one item, side by side (loaded when a row of the item diff is opened)."""
     sides = []
-    for experiment_id in (baseline, candidate):
-        experiment = await experiment_store.get_experiment(session, experiment_id)
+    for ref in (baseline, candidate):
+        experiment = await experiment_by_ref(session, ref, completed=True)
         policy = policy_for(experiment.config)
         found = await items.items_page(
-            session, experiment_id, offset=0, limit=1000, item_id=item, policy=policy
+            session, experiment.id, offset=0, limit=1000, item_id=item, policy=policy
         )
         match = [i for i in found.items if i.trial == trial]
         sides.append((experiment, item_page(match[0], policy, None, None) if match else None))

@@ -13,6 +13,7 @@ from services.coordinator.experiments.events import event_stream
 from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.experiments.store import failures, items
 from services.coordinator.experiments.store.distributions import latency_histogram
+from services.coordinator.experiments.store.experiment_refs import experiment_by_ref
 from services.coordinator.http.deps import RuntimeDep, SessionDep
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
@@ -54,7 +55,8 @@ async def experiment_detail(
     status: Literal["ok", "error", ""] = "",
     q: Annotated[str | None, Query(max_length=200)] = None,
 ) -> HTMLResponse:
-    experiment = await experiment_store.get_experiment(session, experiment_id)
+    experiment = await experiment_by_ref(session, experiment_id)
+    experiment_id = experiment.id  # a name resolved to its newest run
     out = await experiment_store.experiment_out(session, experiment)
     policy = policy_for(experiment.config)
     view = experiment_page(out, experiment.config, await latency_histogram(session, experiment_id))
@@ -118,8 +120,8 @@ async def experiment_events(
     experiment_id: str, ui: UiSessionDep, session: SessionDep, runtime: RuntimeDep
 ) -> StreamingResponse:
     """The same server-sent events as the API's /experiments/{id}/events, for the signed-in page."""
-    await experiment_store.get_experiment(session, experiment_id)  # 404 before the stream starts
+    experiment = await experiment_by_ref(session, experiment_id)  # 404 before the stream starts
     return StreamingResponse(
-        event_stream(runtime.nc, runtime.topology, experiment_id, runtime.sessions),
+        event_stream(runtime.nc, runtime.topology, experiment.id, runtime.sessions),
         media_type="text/event-stream",
     )

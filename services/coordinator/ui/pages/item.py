@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 
 from services.coordinator.errors import CoordinatorError
-from services.coordinator.experiments.store import experiments as experiment_store
 from services.coordinator.experiments.store import items
+from services.coordinator.experiments.store.experiment_refs import experiment_by_ref
 from services.coordinator.http.deps import SessionDep
 from services.coordinator.ui.session import UiSessionDep
 from services.coordinator.ui.templating import render
@@ -34,14 +34,18 @@ async def item_detail(
     session: SessionDep,
     trial: Annotated[int, Query(ge=0, le=INT4_MAX)] = 0,
 ) -> HTMLResponse:
-    experiment = await experiment_store.get_experiment(session, experiment_id)
+    experiment = await experiment_by_ref(session, experiment_id)
+    experiment_id = experiment.id  # a name resolved to its newest run
     policy = policy_for(experiment.config)
     found = await items.items_page(
         session, experiment_id, offset=0, limit=1000, item_id=item_id, policy=policy
     )
     by_trial = {i.trial: i for i in found.items}
     if trial not in by_trial:
-        raise ItemNotFound(f"experiment {experiment.name!r} has no item {item_id!r} (trial {trial})")
+        raise ItemNotFound(
+            f"Experiment {experiment.name!r} has no item {item_id!r} (trial {trial}). Its page lists its "
+            f"items: /ui/experiments/{experiment.id}"
+        )
     usage, worker = await items.usage_and_worker(session, experiment_id, item_id, trial)
     item = by_trial[trial]
     scored = scored_item(item)

@@ -21,7 +21,7 @@ class ToolCall(BaseModel):
 
 
 class TranscriptEntry(BaseModel):
-    role: Literal["customer", "assistant", "tool", "system"]
+    role: Literal["user", "assistant", "tool", "system"]
     text: str
     tool_calls: list[ToolCall] = []
     tool_name: str | None = None
@@ -51,8 +51,8 @@ def pretty(value: Any) -> str:
     return json.dumps(value, indent=2, sort_keys=False, ensure_ascii=False, default=str)
 
 
-_ROLES: dict[str, Literal["customer", "assistant", "tool", "system"]] = {
-    "human": "customer",
+_ROLES: dict[str, Literal["user", "assistant", "tool", "system"]] = {
+    "human": "user",
     "ai": "assistant",
     "tool": "tool",
     "system": "system",
@@ -62,7 +62,7 @@ _ROLES: dict[str, Literal["customer", "assistant", "tool", "system"]] = {
 def transcript(
     output: dict[str, Any] | None, item_input: dict[str, Any] | None = None
 ) -> list[TranscriptEntry]:
-    """The output's trajectory as a readable conversation; the customer's utterance alone when the
+    """The output's trajectory as a readable conversation; the user's utterance alone when the
     target returned no trajectory (search and HTTP targets have none: empty)."""
     raw = (output or {}).get("trajectory")
     entries: list[TranscriptEntry] = []

@@ -97,9 +97,10 @@ def span_rows(roots: list[SpanNode], total_ms: float) -> list[SpanRow]:
 
 
 def _entry(message: Message) -> TranscriptEntry:
-    role = "customer" if message.role == "user" else message.role
+    """One message under its own generic role (user, assistant, tool, system): a trace may come from
+    any application, not only the drive-thru agent."""
     return TranscriptEntry(
-        role=role,
+        role=message.role,
         text=message.content,
         tool_name=message.tool_call_id if message.role == "tool" else None,
         tool_calls=[

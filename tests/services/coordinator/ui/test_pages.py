@@ -107,6 +107,42 @@ async def test_experiments_experiment_item_and_compare(browser: Browser, ui_data
     assert dark.clean() == [] and phone.clean() == []
 
 
+async def test_pages_take_experiment_names_and_a_missing_one_is_a_framed_404(
+    browser: Browser, ui_data: UiData
+) -> None:
+    """Names work wherever ids do (the newest run of that name, as the CLI resolves them); an
+    unknown one is a 404 page inside the normal frame, saying what was not found and where to look."""
+    base, cand = ui_data.baseline, ui_data.candidate
+    view = await watched_page(browser)
+    page = view.page
+    await view.visit(await ui_data.sign_in_link("/ui/compare?baseline=ui-baseline&candidate=ui-candidate"))
+    comparison = (await ui_data.client.get(f"/comparisons/{cand['comparison_id']}")).json()
+    await expect(page.locator("[data-verdict]")).to_contain_text(comparison["report"]["verdict"])
+    await expect(page.locator("h1")).to_contain_text("ui-baseline")
+    await view.visit(f"{ui_data.api.url}/ui/experiments/ui-candidate")
+    await expect(page.locator(".stat", has_text="Pass rate")).to_contain_text(
+        formatting.percent(cand["aggregates"]["pass_rate"])
+    )
+    await view.visit(f"{ui_data.api.url}/ui/experiments/ui-baseline/items/syn-0003")
+    await expect(page.locator("h1")).to_contain_text("syn-0003")
+    assert view.clean() == []
+
+    missing = await page.goto(f"{ui_data.api.url}/ui/compare?baseline={base['id']}&candidate=guess")
+    assert missing is not None and missing.status == 404
+    await view.shot("not-found")
+    await expect(page.locator("h1")).to_have_text("Not Found")
+    await expect(page.locator("main")).to_contain_text("No experiment has the id or name 'guess'")
+    await expect(page.locator("main")).to_contain_text("yardstick experiments list")
+    nav = page.locator("header nav[aria-label=Sections]")
+    await expect(nav.get_by_role("link", name="Experiments")).to_have_attribute("href", "/ui/experiments")
+    await expect(page.locator("header")).to_contain_text("Sign out")  # the signed-in frame
+    nowhere = await page.goto(f"{ui_data.api.url}/ui/nowhere")
+    assert nowhere is not None and nowhere.status == 404
+    await expect(page.locator("main")).to_contain_text("There is no page at /ui/nowhere")
+    await expect(nav.get_by_role("link", name="Compare")).to_be_visible()
+    assert all("404" in p for p in view.clean())
+
+
 async def test_the_compare_page_follows_a_pairwise_judging(
     browser: Browser, provider: BadDayProvider, ui_data: UiData
 ) -> None:

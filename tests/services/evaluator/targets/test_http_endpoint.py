@@ -116,6 +116,18 @@ async def test_get_sends_the_filled_template_as_query_parameters(
     assert (method, query, body) == ("GET", {"q": "hello", "n": "2"}, b"")
 
 
+async def test_without_a_template_the_items_input_is_the_json_body(
+    upstream: Upstream, target: HttpEndpointTarget
+) -> None:
+    await target.call(task_for(HttpTarget(url=upstream.url())), CTX)
+    method, headers, _, body = upstream.seen[0]
+    assert method == "POST" and headers["Content-Type"] == "application/json"
+    assert json.loads(body) == {"query": "hello", "k": 3}
+    await target.call(task_for(HttpTarget(url=upstream.url(), method="GET")), CTX)
+    method, _, query, body = upstream.seen[1]
+    assert (method, query, body) == ("GET", {"query": "hello", "k": "3"}, b"")
+
+
 def test_missing_env_var_for_a_header_is_a_clear_config_error() -> None:
     spec = HttpTarget(url="http://x.test", headers_from_env={"Authorization": "NOT_SET_ANYWHERE"})
     with pytest.raises(TargetConfigError, match=r"'NOT_SET_ANYWHERE'.*not set on this worker"):

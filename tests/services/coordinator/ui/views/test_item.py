@@ -24,7 +24,7 @@ def test_the_trajectory_reads_as_a_conversation_with_tool_calls() -> None:
         ]
     }
     entries = transcript(output)
-    assert [e.role for e in entries] == ["customer", "assistant", "tool", "assistant"]  # unreadable skipped
+    assert [e.role for e in entries] == ["user", "assistant", "tool", "assistant"]  # unreadable skipped
     assert entries[1].tool_calls[0].name == "lookup_menu_item"
     assert entries[1].tool_calls[0].args == '{"q": "coffee"}'
     assert entries[2].tool_name == "lookup_menu_item"

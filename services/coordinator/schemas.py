@@ -12,10 +12,11 @@ from shared.analysis.planning import PlanRequest
 from shared.contracts.comparison_config import Multiplicity, threshold_forms
 from shared.contracts.comparison_report import ComparisonReport
 from shared.contracts.eval_messages import TargetSpec
-from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.item_outcome import ItemOutcome
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.contracts.projects import PROJECT_ID_PATTERN
 from shared.contracts.roles import Role
@@ -191,18 +192,16 @@ class ExperimentAccepted(BaseModel):
     )
 
 
-class ExperimentItemOut(BaseModel):
+class ExperimentItemOut(ItemOutcome):
+    """One (item, trial): its snapshot and its outcome (output, scores, usage, latency or failure)."""
+
     item_id: str
     trial: int
-    status: str
+    status: str = Field(description="pending, dispatched, ok or error")
     input: dict[str, Any]
     expected_output: dict[str, Any] | None
     metadata: dict[str, Any]
-    output: dict[str, Any] | None
-    error: str | None
-    latency_ms: float | None
     attempts: int
-    scores: list[Evaluation]
     spend: Spend | None = Field(
         default=None, description="Tokens and cost of this item's LLM calls (target and judges)"
     )

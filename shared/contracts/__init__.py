@@ -27,6 +27,8 @@ from shared.contracts.eval_messages import (
 from shared.contracts.evaluation import Evaluation, EvaluatorSpec
 from shared.contracts.experiment_events import DriftAlert, ExperimentEvent
 from shared.contracts.experiment_status import TERMINAL_STATUSES, TRANSITIONS, ExperimentStatus
+from shared.contracts.item_failure import FailureSource, ItemFailure
+from shared.contracts.item_outcome import ItemOutcome
 from shared.contracts.search_messages import SearchHit, SearchMode, SearchRequest, SearchResponse
 from shared.contracts.span_messages import ResourceSpans, Span, SpanBatch
 from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
@@ -52,7 +54,10 @@ __all__ = [
     "EvaluatorSpec",
     "ExperimentEvent",
     "ExperimentStatus",
+    "FailureSource",
     "HttpTarget",
+    "ItemFailure",
+    "ItemOutcome",
     "ModelConfig",
     "ModifierLine",
     "OfflineBehaviour",

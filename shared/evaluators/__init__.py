@@ -2,7 +2,8 @@
 that each service builds at start-up (``shared.evaluators.loading.build_registry``, imported from
 there: it loads every built-in evaluator module, which this package's door must not)."""
 
-from shared.contracts.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
+from shared.contracts.evaluation import Evaluation, EvaluatorSpec
+from shared.contracts.item_failure import ItemFailure
 from shared.contracts.metric_spec import MetricSpec
 from shared.evaluators.arguments import EvaluatorArgumentsError
 from shared.evaluators.judging import Judging, NotMeasured, run_judge
@@ -18,9 +19,9 @@ from shared.evaluators.running import failure, run_item_evaluators, run_run_eval
 __all__ = [
     "Evaluation",
     "EvaluatorArgumentsError",
-    "EvaluatorFailure",
     "EvaluatorRegistry",
     "EvaluatorSpec",
+    "ItemFailure",
     "Judging",
     "MetricSpec",
     "NotMeasured",

@@ -1,5 +1,7 @@
 """The JSON export of one experiment: summary, category breakdown and per-item test results (the
-trajectory-report shape), plus the aggregates and the scored run, as one versioned model."""
+trajectory-report shape), plus the aggregates and the scored run, as one versioned model. Every
+item carries its typed ``failure`` (an evaluation its evaluator's in ``details``), ``error`` its
+summary."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from shared.analysis.pass_rule import PassPolicy, stored_policy
 from shared.analysis.run_data import RunData, ScoredItem
+from shared.contracts.item_failure import ItemFailure
 from shared.contracts.run_aggregates import ExperimentAggregates
 
 UNCATEGORIZED = "uncategorized"
@@ -22,14 +25,17 @@ class EvaluationEntry(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-class ItemResult(BaseModel):
+class ReportItem(BaseModel):
+    """One (item, trial) of the report: the trajectory-report row, with the item's typed failure."""
+
     name: str = Field(description="Item id")
     trial: int
     category: str
     description: str
     success: bool
     status: str = Field(description="'ok' or 'error'")
-    error: str | None
+    error: str | None = Field(description="The failure's 'Type: message'")
+    failure: ItemFailure | None = Field(description="Why the item has no result (target or platform)")
     execution_time: float | None = Field(description="Target latency in seconds")
     evaluations: list[EvaluationEntry]
     agent_response: str | None = Field(description="Target output as a JSON string")
@@ -58,7 +64,7 @@ class ExperimentDocument(BaseModel):
     name: str
     summary: RunSummary
     category_breakdown: dict[str, CategoryStats]
-    test_results: list[ItemResult]
+    test_results: list[ReportItem]
     aggregates: ExperimentAggregates
     run: RunData
 
@@ -69,14 +75,16 @@ def _evaluations(item: ScoredItem) -> list[EvaluationEntry]:
     for e in item.evaluations:
         seen.add(e.name)
         score = item.scores.get(e.name, e.numeric)
-        details = dict(e.metadata) | ({"error": e.error} if e.error else {})
-        out.append(EvaluationEntry(key=e.name, score=score, comment=e.comment, details=details))
+        failed = {"error": e.error, "failure": e.failure.model_dump()} if e.failure else {}
+        out.append(
+            EvaluationEntry(key=e.name, score=score, comment=e.comment, details=dict(e.metadata) | failed)
+        )
     out += [EvaluationEntry(key=k, score=v) for k, v in item.scores.items() if k not in seen]
     return out
 
 
-def _test_result(item: ScoredItem, policy: PassPolicy) -> ItemResult:
-    return ItemResult(
+def _test_result(item: ScoredItem, policy: PassPolicy) -> ReportItem:
+    return ReportItem(
         name=item.item_id,
         trial=item.trial,
         category=str(item.metadata.get("category", UNCATEGORIZED)),
@@ -84,6 +92,7 @@ def _test_result(item: ScoredItem, policy: PassPolicy) -> ItemResult:
         success=policy.passed(item),
         status=item.status,
         error=item.error,
+        failure=item.failure,
         execution_time=None if item.latency_ms is None else item.latency_ms / 1000.0,
         evaluations=_evaluations(item),
         agent_response=None if item.output is None else json.dumps(item.output, default=str),
@@ -96,7 +105,7 @@ def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> Experimen
     results = [_test_result(i, policy) for i in run.items]
     passed = sum(r.success for r in results)
     times = [r.execution_time for r in results if r.status == "ok" and r.execution_time is not None]
-    categories: dict[str, list[ItemResult]] = {}
+    categories: dict[str, list[ReportItem]] = {}
     for r in results:
         categories.setdefault(r.category, []).append(r)
     breakdown = {

@@ -10,6 +10,7 @@ from sqlalchemy import func, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.experiment_status import ExperimentStatus
+from shared.contracts.item_failure import ItemFailure
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
 
@@ -95,7 +96,12 @@ async def stop_for_budget(
         await session.execute(
             update(ExperimentItem)
             .where(*pending)
-            .values(status="error", error=reason, finished_at=utcnow())
+            .values(
+                status="error",
+                error=reason,
+                failure=ItemFailure.from_summary(reason, "platform"),
+                finished_at=utcnow(),
+            )
             .returning(ExperimentItem.id)
         )
     ).all()

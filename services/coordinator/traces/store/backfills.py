@@ -18,10 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from shared.contracts.evaluation import Evaluation
 from shared.db.base import utcnow
+from shared.db.outcome_rows import trace_score_row
 from shared.db.trace_models import Trace, TraceBackfill, TraceScore
 from shared.online.backfill_spec import BackfillSpec
-
-UNKNOWN_MODEL = "unknown"
 
 
 class BackfillNotFound(CoordinatorError):
@@ -95,19 +94,14 @@ async def insert_scores(session: AsyncSession, trace: Trace, evaluations: list[E
     if not evaluations:
         return set()
     rows = [
-        {
-            "project_id": trace.project_id,
-            "trace_pk": trace.id,
-            "name": e.name[:100],
-            "value": e.numeric,
-            "comment": e.comment,
-            "score_metadata": e.metadata,
-            "error": e.error,
-            "evaluator_version": e.evaluator_version or "1",
-            "application": trace.application,
-            "model": (trace.model or UNKNOWN_MODEL)[:200],
-            "trace_at": trace.started_at,
-        }
+        trace_score_row(
+            e,
+            project_id=trace.project_id,
+            trace_pk=trace.id,
+            application=trace.application,
+            model=trace.model,
+            trace_at=trace.started_at,
+        )
         for e in evaluations
     ]
     stmt = (

@@ -16,6 +16,7 @@ from shared.contracts.evaluation import EvaluatorSpec
 from shared.contracts.experiment_config import ExperimentSettings
 from shared.contracts.experiment_status import ExperimentStatus
 from shared.contracts.gates import Gate
+from shared.contracts.item_failure import FailureSource
 from shared.contracts.item_outcome import ItemOutcome
 from shared.contracts.pairwise import PairwiseJudgeSpec, PairwiseJudging
 from shared.contracts.projects import PROJECT_ID_PATTERN
@@ -218,10 +219,14 @@ class ItemsPage(BaseModel):
 
 
 class ErrorGroup(BaseModel):
-    """Items whose target call failed with the same message."""
+    """Failures of one source and type (an evaluator's: of one evaluator and version too)."""
 
-    message: str
-    count: int
+    source: FailureSource = Field(default="target", description="target, evaluator or platform")
+    type: str = Field(default="Error", description="The exception's class name (or the failure's kind)")
+    evaluator: str | None = Field(default=None, description="The evaluator that failed (source evaluator)")
+    evaluator_version: str | None = Field(default=None, description="Its declared version")
+    message: str = Field(description="The group's most frequent message")
+    count: int = Field(description="Items (scores, for an evaluator) that failed so")
     example_item_ids: list[str] = Field(description="A few of the items, by id")
 
 
@@ -237,7 +242,7 @@ class FailingScore(BaseModel):
 
 
 class ExperimentFailures(BaseModel):
-    """What went wrong: target errors grouped by message, then failing scores (worst first)."""
+    """What went wrong: failures grouped by source and type, then failing scores (worst first)."""
 
     errors: list[ErrorGroup]
     failing: list[FailingScore]

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from shared.contracts.evaluation import EvaluatorSpec
+from shared.contracts.item_failure import ItemFailure
 from shared.traces import TraceRecord
 
 
@@ -21,6 +22,7 @@ class TraceScoreOut(BaseModel):
     value: float | None = Field(description="None: the evaluator measured nothing (see comment/error)")
     comment: str | None = None
     error: str | None = Field(default=None, description="Why the evaluator failed, when it did")
+    failure: ItemFailure | None = Field(default=None, description="The evaluator's failure, typed")
     evaluator_version: str
     source: str = Field(
         default="evaluator", description="evaluator (online scoring) or human (a review label, see metadata)"

@@ -87,7 +87,8 @@ class ScoreColumns:
     score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     error: Mapped[str | None] = mapped_column(Text)
     failure: Mapped[ItemFailure | None] = mapped_column(
-        PydanticJSON(ItemFailure), doc="Why the evaluator gave no value (source 'evaluator')"
+        PydanticJSON(ItemFailure, none_as_null=True),
+        doc="Why the evaluator gave no value (source 'evaluator')",
     )
 
 
@@ -203,7 +204,8 @@ class ExperimentItem(Base):
     output: Mapped[dict[str, Any] | None]
     error: Mapped[str | None] = mapped_column(Text, doc="The failure's 'Type: message', for older readers")
     failure: Mapped[ItemFailure | None] = mapped_column(
-        PydanticJSON(ItemFailure), doc="Why the item has no output (source 'target' or 'platform')"
+        PydanticJSON(ItemFailure, none_as_null=True),
+        doc="Why the item has no output (source 'target' or 'platform')",
     )
     latency_ms: Mapped[float | None] = mapped_column(Float)
     total_ms: Mapped[float | None] = mapped_column(Float)

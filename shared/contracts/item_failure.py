@@ -29,7 +29,7 @@ TRACEBACK_LIMIT = 8_000
 NOT_RUN = "not run"
 """The type of an item the platform did not run (its budget ran out, its source experiment never ran it)."""
 
-_LEGACY = re.compile(rf"^(?P<type>[A-Za-z_][\w.]*|{NOT_RUN}): (?P<message>.*)$", re.DOTALL)
+_LEGACY = re.compile(rf"^(?P<type>[A-Za-z_][\w.]*|{NOT_RUN})(?:: (?P<message>.*))?$", re.DOTALL)
 
 
 class ItemFailure(BaseModel, frozen=True):
@@ -97,12 +97,13 @@ class ItemFailure(BaseModel, frozen=True):
 
     @classmethod
     def from_summary(cls, text: str, source: FailureSource, evaluator: str | None = None) -> ItemFailure:
-        """The failure an older ``'Type: message'`` string stands for (type ``Error`` when the string
-        does not start with a type)."""
+        """The failure an older ``'Type: message'`` (or bare ``'Type'``) string stands for: its
+        :attr:`summary` is that string again; type ``Error`` with the whole text as the message when
+        the string does not start with a type."""
         found = _LEGACY.match(text)
         if found is None:
             return cls(source=source, type="Error", message=text, evaluator=evaluator)
-        return cls(source=source, type=found["type"], message=found["message"], evaluator=evaluator)
+        return cls(source=source, type=found["type"], message=found["message"] or "", evaluator=evaluator)
 
 
 class CarriesFailure(BaseModel):

@@ -2,12 +2,14 @@
 
 Each holds an ``ItemFailure`` (source, type, message, traceback, and the evaluator's name and version
 for an evaluator's failure). The ``error`` text columns stay, kept filled with the failure's
-``'Type: message'`` for readers of the previous version. Going up fills ``failure`` from every
-stored ``error``: the type is what precedes the first ``': '`` when that is a class name (else
-``Error``, with the whole text as the message; type ``not run`` for ``'not run: …'``); an item's
-source is ``target`` (``platform`` for the items the coordinator stopped or never ran, whose text
-starts ``not run``), a score's ``evaluator``
-(named by the score). Going down drops the columns; ``error`` still holds what they said.
+``'Type: message'`` for readers of the previous version.
+
+Going up fills ``failure`` from every stored ``error`` (with no traceback): the type is what precedes
+the first ``': '`` when that is a class name or ``not run``, or the whole text when it is a bare
+class name; else the type is ``Error`` and the whole text the message. An item's source is
+``target``, or ``platform`` for the items the coordinator stopped or never ran (text starting
+``not run``); a score's is ``evaluator``, named by the score. Going down drops the columns;
+``error`` still holds what they said.
 
 Revision ID: 0022
 Revises: 0021
@@ -29,6 +31,7 @@ TABLES = ("experiment_items", "scores", "trace_scores")
 _TYPED = r"'^[A-Za-z_][A-Za-z0-9_.]*: '"
 
 
+_BARE = r"'^[A-Za-z_][A-Za-z0-9_.]*$'"
 _NOT_RUN = "error LIKE 'not run: %'"
 
 
@@ -37,8 +40,10 @@ def _failure_sql(source: str, evaluator: str) -> str:
     typed = f"error ~ {_TYPED} OR {_NOT_RUN}"
     return f"""jsonb_strip_nulls(jsonb_build_object(
         'source', {source},
-        'type', CASE WHEN {typed} THEN split_part(error, ': ', 1) ELSE 'Error' END,
-        'message', CASE WHEN {typed} THEN substr(error, strpos(error, ': ') + 2) ELSE error END,
+        'type', CASE WHEN {typed} THEN split_part(error, ': ', 1) WHEN error ~ {_BARE} THEN error
+                     ELSE 'Error' END,
+        'message', CASE WHEN {typed} THEN substr(error, strpos(error, ': ') + 2) WHEN error ~ {_BARE} THEN ''
+                        ELSE error END,
         'traceback', '',
         'evaluator', {evaluator}))"""
 

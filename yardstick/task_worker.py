@@ -43,6 +43,7 @@ from nats.aio.subscription import Subscription
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from shared.contracts.item_failure import ItemFailure
 from shared.contracts.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
 from shared.contracts.topology import TASK_QUEUE
 from shared.messaging import ConnectionHealth, NatsUnavailable, connect_nats, subscriptions_registered
@@ -182,7 +183,8 @@ class TaskWorker:
                 "task function raised",
                 extra={"task": fn.name, "item_id": request.item_id, "error": _describe(exc)},
             )
-            return TaskInvokeReply(ok=False, error=_describe(exc), worker_id=worker_id)
+            failure = ItemFailure.of("target", exc)
+            return TaskInvokeReply(ok=False, error=_describe(exc), failure=failure, worker_id=worker_id)
         latency_ms = round((time.perf_counter() - started) * 1000.0, 3)
         return TaskInvokeReply(ok=True, output=output, worker_id=worker_id, latency_ms=latency_ms)
 

@@ -5,7 +5,8 @@ rate-limited target (429, 503 + ``Retry-After``) is waited for and called again 
 so a throttle is never a counted delivery nor an error; the result records how often it happened.
 
 A failed call is an :class:`~shared.contracts.item_failure.ItemFailure`: source ``target`` for the
-target's own errors (refusals, timeouts, transient errors given up on after the last delivery),
+target's own errors (refusals, timeouts, transient errors given up on after the last delivery; a
+python task's exception as the task worker reported it: its type, message and traceback),
 ``platform`` for an exception the worker's target code did not expect.
 
 A task carrying a recorded output (a re-scored experiment, an output-cache hit) skips the target
@@ -23,7 +24,13 @@ from typing import Any, Literal
 
 from nats.aio.msg import Msg
 
-from services.evaluator.errors import ResultPublishError, TargetError, TargetTimeout, TransientTargetError
+from services.evaluator.errors import (
+    ResultPublishError,
+    TargetError,
+    TargetFailed,
+    TargetTimeout,
+    TransientTargetError,
+)
 from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
@@ -160,7 +167,8 @@ class TaskProcessor:
             return self._error(task, failure, attempt, _elapsed_ms(started), tally)
         except TargetError as exc:
             TARGET_ERRORS.labels(task.target.kind, "false").inc()
-            return self._error(task, ItemFailure.of("target", exc), attempt, _elapsed_ms(started), tally)
+            failure = exc.failure if isinstance(exc, TargetFailed) else ItemFailure.of("target", exc)
+            return self._error(task, failure, attempt, _elapsed_ms(started), tally)
         except Exception as exc:  # a bug in the worker's target code: record it, never loop on it
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
             TARGET_ERRORS.labels(task.target.kind, "false").inc()

@@ -6,10 +6,11 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
-from services.evaluator.errors import TargetRejected, TargetUnavailable
+from services.evaluator.errors import TargetFailed, TargetRejected, TargetUnavailable
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.python_task import PythonTaskTarget
 from shared.contracts import EvalTask, PythonTarget, TaskInvokeReply, TaskInvokeRequest, Topology
+from shared.contracts.item_failure import ItemFailure
 from shared.contracts.topology import TASK_QUEUE
 from shared.messaging import subscriptions_registered
 
@@ -68,6 +69,17 @@ async def test_a_function_that_raised_is_rejected_not_retried(
     )
     with pytest.raises(TargetRejected, match="python task 'app' failed: ValueError: no"):
         await PythonTaskTarget(nats_client, topology).call(task("app"), CTX)
+
+
+async def test_the_functions_own_failure_comes_back_typed(
+    nats_client: NatsClient, topology: Topology
+) -> None:
+    raised = ItemFailure(source="target", type="ValueError", message="no", traceback="in app")
+    reply = TaskInvokeReply(ok=False, error="ValueError: no", failure=raised)
+    await respond_with(nats_client, topology.task_invoke("app"), reply)
+    with pytest.raises(TargetFailed, match="python task 'app' failed: ValueError: no") as info:
+        await PythonTaskTarget(nats_client, topology).call(task("app"), CTX)
+    assert info.value.failure == raised
 
 
 async def test_no_task_worker_is_transient_and_says_how_to_start_one(

@@ -22,7 +22,7 @@ from tests.services.coordinator.harness import Coordinator
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
-SHIPPED = Path(__file__).resolve().parents[4] / "datasets" / "drive-thru" / "conversations-v1.yaml"
+SHIPPED = Path(__file__).resolve().parents[5] / "datasets" / "drive-thru" / "conversations-v1.yaml"
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from shared.contracts.agent_messages import TokenUsage
 from shared.contracts.evaluation import Evaluation
 from shared.contracts.item_outcome import ItemOutcome
 from shared.db.models import ExperimentItem, ScoreColumns
-from shared.db.trace_models import UNKNOWN_MODEL
+from shared.db.trace_models import UNKNOWN_MODEL, Trace
 
 NAME_WIDTH = 100
 VERSION_WIDTH = 40
@@ -59,6 +59,21 @@ def trace_score_row(
         "model": (model or UNKNOWN_MODEL)[:TRACE_LABEL_WIDTH],
         "trace_at": trace_at,
     }
+
+
+def stored_trace_score_rows(trace: Trace, evaluations: list[Evaluation]) -> list[dict[str, Any]]:
+    """The ``trace_scores`` rows of a stored trace's evaluations (:func:`trace_score_row` each)."""
+    return [
+        trace_score_row(
+            e,
+            project_id=trace.project_id,
+            trace_pk=trace.id,
+            application=trace.application,
+            model=trace.model,
+            trace_at=trace.started_at,
+        )
+        for e in evaluations
+    ]
 
 
 def outcome_row(outcome: ItemOutcome) -> dict[str, Any]:

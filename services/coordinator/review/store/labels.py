@@ -16,7 +16,7 @@ from shared.contracts.evaluation import Evaluation
 from shared.contracts.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue, Rubric, human_metric
 from shared.db.base import utcnow
 from shared.db.models import Score
-from shared.db.outcome_rows import score_row, trace_score_row
+from shared.db.outcome_rows import score_row, stored_trace_score_rows
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
 from shared.db.trace_models import Trace, TraceScore
 
@@ -134,18 +134,7 @@ async def _store_human_scores(
         trace = await session.get(Trace, item.trace_pk)
         if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
             return
-        rows = [
-            trace_score_row(
-                e,
-                project_id=trace.project_id,
-                trace_pk=trace.id,
-                application=trace.application,
-                model=trace.model,
-                trace_at=trace.started_at,
-            )
-            for e in scores
-        ]
-        await _upsert_scores(session, TraceScore, ("trace_pk",), rows)
+        await _upsert_scores(session, TraceScore, ("trace_pk",), stored_trace_score_rows(trace, scores))
 
 
 async def _upsert_scores(

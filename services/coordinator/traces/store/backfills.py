@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from shared.contracts.evaluation import Evaluation
 from shared.db.base import utcnow
-from shared.db.outcome_rows import trace_score_row
+from shared.db.outcome_rows import stored_trace_score_rows
 from shared.db.trace_models import Trace, TraceBackfill, TraceScore
 from shared.online.backfill_spec import BackfillSpec
 
@@ -93,17 +93,7 @@ async def insert_scores(session: AsyncSession, trace: Trace, evaluations: list[E
     """Insert the scores the trace does not have yet; the names of those that were new."""
     if not evaluations:
         return set()
-    rows = [
-        trace_score_row(
-            e,
-            project_id=trace.project_id,
-            trace_pk=trace.id,
-            application=trace.application,
-            model=trace.model,
-            trace_at=trace.started_at,
-        )
-        for e in evaluations
-    ]
+    rows = stored_trace_score_rows(trace, evaluations)
     stmt = (
         insert(TraceScore)
         .on_conflict_do_nothing(index_elements=["trace_pk", "name"])

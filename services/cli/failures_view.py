@@ -1,4 +1,5 @@
-"""What went wrong in a run, for people: warnings, target errors grouped by message, the worst
+"""What went wrong in a run, for people: warnings, failures grouped by source (target, evaluator,
+platform) and type with their most frequent message (an evaluator's as ``name@version``), the worst
 failing scores (from ``GET /experiments/{id}/failures``)."""
 
 from __future__ import annotations
@@ -33,13 +34,31 @@ def warnings_view(aggregates: dict[str, Any] | None) -> RenderableType | None:
     return Group(*lines)
 
 
+def _evaluator(group: dict[str, Any]) -> str:
+    """The evaluator that failed as ``name@version`` (``name`` without a version); "" for the others."""
+    name, version = group.get("evaluator"), group.get("evaluator_version")
+    if not name:
+        return ""
+    return f"{name}@{version}" if version else str(name)
+
+
 def _errors_table(groups: list[dict[str, Any]]) -> Table:
-    table = Table(title="Errors by message", title_justify="left", show_edge=False)
-    table.add_column("items", justify="right")
+    table = Table(title="Failures by source and type", title_justify="left", show_edge=False)
+    table.add_column("count", justify="right")
+    table.add_column("source")
+    table.add_column("type", overflow="fold")
+    table.add_column("evaluator", overflow="fold")
     table.add_column("message", overflow="fold")
     table.add_column("e.g.", overflow="fold")
     for g in groups:
-        table.add_row(str(g["count"]), g["message"], ", ".join(g["example_item_ids"]))
+        table.add_row(
+            str(g["count"]),
+            str(g.get("source") or "target"),
+            str(g.get("type") or "Error"),
+            _evaluator(g),
+            g["message"],
+            ", ".join(g["example_item_ids"]),
+        )
     return table
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from shared.llm.provider_gate import ProviderThrottled, WaitedTooLong
+from yardstick.api.item_failure import ItemFailure
 
 
 class TargetError(Exception):
@@ -11,6 +12,15 @@ class TargetError(Exception):
 
 class TargetRejected(TargetError):
     """The target answered with its own error (``ok=False``, HTTP 4xx, a reply that is not valid)."""
+
+
+class TargetFailed(TargetRejected):
+    """The target's own code raised and said how (a python task's exception): its ``failure`` is
+    recorded as the item's, the target's type, message and traceback rather than the worker's."""
+
+    def __init__(self, message: str, failure: ItemFailure) -> None:
+        super().__init__(message)
+        self.failure = failure
 
 
 class TargetConfigError(TargetError):

@@ -4,6 +4,11 @@ The target is called through the worker's :class:`~services.evaluator.throttling
 rate-limited target (429, 503 + ``Retry-After``) is waited for and called again inside this delivery,
 so a throttle is never a counted delivery nor an error; the result records how often it happened.
 
+A failed call is an :class:`~yardstick.api.item_failure.ItemFailure`: source ``target`` for the
+target's own errors (refusals, timeouts, transient errors given up on after the last delivery; a
+python task's exception as the task worker reported it: its type, message and traceback),
+``platform`` for an exception the worker's target code did not expect.
+
 A task carrying a recorded output (a re-scored experiment, an output-cache hit) skips the target
 call and is scored by the same evaluator code, under the same delivery rules. With a judge cache,
 the judges of a task read and write its project's verdicts only."""
@@ -19,7 +24,13 @@ from typing import Any, Literal
 
 from nats.aio.msg import Msg
 
-from services.evaluator.errors import ResultPublishError, TargetError, TargetTimeout, TransientTargetError
+from services.evaluator.errors import (
+    ResultPublishError,
+    TargetError,
+    TargetFailed,
+    TargetTimeout,
+    TransientTargetError,
+)
 from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
@@ -32,6 +43,7 @@ from shared.messaging import decode_or_terminate, settle
 from shared.metrics import TARGET_ERRORS
 from yardstick.api.agent_messages import TokenUsage
 from yardstick.api.eval_messages import EvalResult, EvalTask
+from yardstick.api.item_failure import ItemFailure
 
 log = logging.getLogger(__name__)
 
@@ -151,15 +163,16 @@ class TaskProcessor:
             TARGET_ERRORS.labels(task.target.kind, "true").inc()
             if not is_last_delivery(attempt, self.policy.max_deliver):
                 return _Retry(exc)
-            error = f"{_describe(exc)} (gave up after {attempt} attempts)"
-            return self._error(task, error, attempt, _elapsed_ms(started), tally)
+            failure = ItemFailure.of("target", exc, message=f"{exc} (gave up after {attempt} attempts)")
+            return self._error(task, failure, attempt, _elapsed_ms(started), tally)
         except TargetError as exc:
             TARGET_ERRORS.labels(task.target.kind, "false").inc()
-            return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
-        except Exception as exc:  # a bug in a target: record it, never loop on it
+            failure = exc.failure if isinstance(exc, TargetFailed) else ItemFailure.of("target", exc)
+            return self._error(task, failure, attempt, _elapsed_ms(started), tally)
+        except Exception as exc:  # a bug in the worker's target code: record it, never loop on it
             log.exception("target raised unexpectedly", extra={"task_id": task.task_id})
             TARGET_ERRORS.labels(task.target.kind, "false").inc()
-            return self._error(task, _describe(exc), attempt, _elapsed_ms(started), tally)
+            return self._error(task, ItemFailure.of("platform", exc), attempt, _elapsed_ms(started), tally)
         return await self._scored(
             task, attempt, called.output, _elapsed_ms(started), called.usage, tally, called.code_fingerprint
         )
@@ -204,14 +217,14 @@ class TaskProcessor:
         )
 
     def _error(
-        self, task: EvalTask, error: str, attempt: int, latency_ms: float, tally: ThrottleTally
+        self, task: EvalTask, failure: ItemFailure, attempt: int, latency_ms: float, tally: ThrottleTally
     ) -> EvalResult:
         return EvalResult(
             experiment_id=task.experiment_id,
             item_id=task.item_id,
             trial=task.trial,
             status="error",
-            error=error,
+            failure=failure,
             latency_ms=latency_ms,
             attempts=attempt,
             worker_id=self.worker_id,

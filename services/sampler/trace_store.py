@@ -25,9 +25,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
-from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore, TraceSpan
-from shared.evaluators import EvaluatorRegistry, run_item_evaluators
-from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from shared.db.outcome_rows import trace_score_row
+from shared.db.trace_models import Trace, TraceScore, TraceSpan
+from shared.evaluators import EvaluatorRegistry
+from shared.online.trace_scoring import evaluate_trace
 from shared.traces import trace_record
 from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 from yardstick.api.trace_record import Completeness, TraceRecord
@@ -141,34 +142,16 @@ async def stored_spans(session: AsyncSession, trace_pk: int) -> list[tuple[Resou
     return [(group, group.spans[0]) for group in (await session.execute(stmt)).scalars()]
 
 
-async def _evaluate(
-    registry: EvaluatorRegistry, record: TraceRecord, specs: list[EvaluatorSpec]
-) -> list[Evaluation]:
-    return await run_item_evaluators(
-        registry,
-        specs,
-        input=evaluation_input(record),
-        output=evaluation_output(record),
-        expected_output=None,
-        metadata=evaluation_metadata(record),
-    )
-
-
 def _score_rows(trace_pk: int, record: TraceRecord, evaluations: list[Evaluation]) -> list[dict[str, object]]:
     return [
-        {
-            "project_id": record.project_id,
-            "trace_pk": trace_pk,
-            "name": e.name,
-            "value": None if e.value is None else float(e.value),
-            "comment": e.comment,
-            "score_metadata": e.metadata,
-            "error": e.error,
-            "evaluator_version": e.evaluator_version or "1",
-            "application": record.application[:200],
-            "model": (record.model or UNKNOWN_MODEL)[:200],
-            "trace_at": record.started_at,
-        }
+        trace_score_row(
+            e,
+            project_id=record.project_id,
+            trace_pk=trace_pk,
+            application=record.application,
+            model=record.model,
+            trace_at=record.started_at,
+        )
         for e in evaluations
     ]
 
@@ -182,7 +165,16 @@ async def _upsert_scores(session: AsyncSession, rows: list[dict[str, object]]) -
         index_elements=["trace_pk", "name"],
         set_={
             col: stmt.excluded[col]
-            for col in ("value", "comment", "metadata", "error", "evaluator_version", "model", "trace_at")
+            for col in (
+                "value",
+                "comment",
+                "metadata",
+                "error",
+                "failure",
+                "evaluator_version",
+                "model",
+                "trace_at",
+            )
         },
     )
     await session.execute(stmt, rows)
@@ -195,7 +187,9 @@ async def _score(
     record: TraceRecord,
     specs: list[EvaluatorSpec],
 ) -> None:
-    await _upsert_scores(session, _score_rows(trace_pk, record, await _evaluate(registry, record, specs)))
+    await _upsert_scores(
+        session, _score_rows(trace_pk, record, await evaluate_trace(registry, specs, record))
+    )
 
 
 @dataclass(frozen=True)
@@ -238,7 +232,7 @@ async def store_new(
 
     async def evaluate(t: NewTrace) -> list[Evaluation]:
         async with evaluating:
-            return await _evaluate(registry, t.record, t.specs)
+            return await evaluate_trace(registry, t.specs, t.record)
 
     evaluations = await asyncio.gather(*(evaluate(t) for t, _ in stored))
     await _upsert_scores(

@@ -33,6 +33,7 @@ from yardstick.api.eval_messages import RecordedOutput
 from yardstick.api.evaluation import Evaluation
 from yardstick.api.experiment_config import ExperimentConfig
 from yardstick.api.experiment_status import INITIAL, ExperimentStatus
+from yardstick.api.item_failure import ItemFailure
 from yardstick.api.pairwise import PairwiseJudging
 from yardstick.api.projects import DEFAULT_PROJECT
 from yardstick.api.roles import Role
@@ -76,14 +77,19 @@ class ProjectOwned:
 
 class ScoreColumns:
     """What every score row holds, whatever it scores (an experiment's item or a sampled trace): the
-    metric's name, its value (None: not measured), a comment, the evaluator's metadata
-    and the error that left it without a value."""
+    metric's name, its value (None: not measured), a comment, the evaluator's metadata and, when the
+    evaluator failed, its typed ``failure`` (``error`` is its ``'Type: message'``, kept filled for
+    readers of the previous version). Written and read by ``shared.db.score_rows`` only."""
 
     name: Mapped[str] = mapped_column(String(100))
     value: Mapped[float | None] = mapped_column(Float)
     comment: Mapped[str | None] = mapped_column(Text)
     score_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     error: Mapped[str | None] = mapped_column(Text)
+    failure: Mapped[ItemFailure | None] = mapped_column(
+        PydanticJSON(ItemFailure, none_as_null=True),
+        doc="Why the evaluator gave no value (source 'evaluator')",
+    )
 
 
 class OnlineScoreColumns(ScoreColumns):
@@ -196,7 +202,11 @@ class ExperimentItem(Base):
     expected_output: Mapped[dict[str, Any] | None]
     item_metadata: Mapped[dict[str, Any]] = mapped_column("metadata", default=dict)
     output: Mapped[dict[str, Any] | None]
-    error: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text, doc="The failure's 'Type: message', for older readers")
+    failure: Mapped[ItemFailure | None] = mapped_column(
+        PydanticJSON(ItemFailure, none_as_null=True),
+        doc="Why the item has no output (source 'target' or 'platform')",
+    )
     latency_ms: Mapped[float | None] = mapped_column(Float)
     total_ms: Mapped[float | None] = mapped_column(Float)
     usage: Mapped[dict[str, Any] | None]

@@ -17,13 +17,14 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class PydanticJSON(TypeDecorator[M], Generic[M]):
-    """``PydanticJSON(Model)``: binds ``Model`` instances as JSON, loads rows as ``Model``."""
+    """``PydanticJSON(Model)``: binds ``Model`` instances as JSON, loads rows as ``Model``. With
+    ``none_as_null``, None is SQL NULL (``IS NULL`` finds it), not the JSON ``null``."""
 
     impl = JSONB
     cache_ok = True
 
-    def __init__(self, model: type[M]) -> None:
-        super().__init__()
+    def __init__(self, model: type[M], *, none_as_null: bool = False) -> None:
+        super().__init__(none_as_null=none_as_null)
         self.model = model
 
     def process_bind_param(self, value: M | None, dialect: Dialect) -> dict[str, Any] | None:

@@ -1,8 +1,10 @@
 """Running evaluators from a registry: failures are recorded with their story, never raised.
 
 An evaluator that raises (or is unknown, or refuses its arguments) becomes one
-:class:`~yardstick.api.evaluation.Evaluation` with value None, ``error`` 'Type: message' and
-``failure`` holding the type, message, traceback and the evaluator's name and version.
+:class:`~yardstick.api.evaluation.Evaluation` with value None and ``failure`` an
+:class:`~yardstick.api.item_failure.ItemFailure` of source ``evaluator`` (type, message,
+traceback, the evaluator's name and version). :func:`run_item_evaluators` is the one way an item
+(an experiment's, a trace's, a scored file's line) is scored.
 """
 
 from __future__ import annotations
@@ -10,34 +12,23 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import traceback
 from dataclasses import dataclass
 from typing import Any
 
 from shared.evaluators.arguments import validate_arguments
 from shared.evaluators.item_results import coerce_evaluation
 from shared.evaluators.registry import EvaluatorRegistry, RegisteredEvaluator
-from yardstick.api.evaluation import Evaluation, EvaluatorFailure, EvaluatorSpec
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.item_failure import ItemFailure
 
 log = logging.getLogger(__name__)
 
 
 def failure(name: str, exc: BaseException, version: str | None = None) -> Evaluation:
     """The record of evaluator ``name`` failing with ``exc``."""
-    story = EvaluatorFailure(
-        type=type(exc).__name__,
-        message=str(exc),
-        traceback="".join(traceback.format_exception(exc)),
-        evaluator=name,
-        evaluator_version=version,
-    )
+    story = ItemFailure.of("evaluator", exc, evaluator=name, evaluator_version=version)
     return Evaluation(
-        name=name,
-        value=None,
-        error=f"{story.type}: {story.message}",
-        comment="evaluator failed",
-        failure=story,
-        evaluator_version=version,
+        name=name, value=None, comment="evaluator failed", failure=story, evaluator_version=version
     )
 
 

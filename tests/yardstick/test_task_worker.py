@@ -73,6 +73,9 @@ async def test_a_raising_function_is_the_items_error_and_is_not_retried(
     items = await asyncio.to_thread(client.items, done.id)
     assert {(i.status, i.attempts) for i in items} == {("error", 1)}
     assert "ValueError: cannot answer 'paris'" in str({i.item_id: i.error for i in items}["q0"])
+    failure = {i.item_id: i.failure for i in items}["q0"]
+    assert failure is not None and (failure.source, failure.type) == ("target", "ValueError")
+    assert "in broken" in failure.traceback, "the function's own traceback, not the eval worker's"
 
 
 async def test_an_experiment_on_an_unserved_python_target_is_refused_with_how_to_start_one(

@@ -53,6 +53,7 @@ from nats.aio.subscription import Subscription
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from yardstick.api.item_failure import ItemFailure
 from yardstick.api.nats_connection import ConnectionHealth, NatsUnavailable, connect_nats
 from yardstick.api.nats_interest import subscriptions_registered
 from yardstick.api.task_messages import TaskInvokeReply, TaskInvokeRequest, TaskWorkerInfo
@@ -257,8 +258,13 @@ class TaskWorker:
                 "task function raised",
                 extra={"task": fn.name, "item_id": request.item_id, "error": _describe(exc)},
             )
+            failure = ItemFailure.of("target", exc)
             return TaskInvokeReply(
-                ok=False, error=_describe(exc), worker_id=worker_id, code_fingerprint=self.code_fingerprint
+                ok=False,
+                error=_describe(exc),
+                failure=failure,
+                worker_id=worker_id,
+                code_fingerprint=self.code_fingerprint,
             )
         latency_ms = round((time.perf_counter() - started) * 1000.0, 3)
         return TaskInvokeReply(

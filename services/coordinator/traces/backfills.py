@@ -26,8 +26,8 @@ from services.coordinator.traces.store.backfills import (
 )
 from shared.db.base import utcnow
 from shared.db.trace_models import Trace, TraceBackfill
-from shared.evaluators import EvaluatorRegistry, run_item_evaluators
-from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
+from shared.evaluators import EvaluatorRegistry
+from shared.online.trace_scoring import evaluate_trace
 from yardstick.api.evaluation import Evaluation
 
 log = logging.getLogger(__name__)
@@ -138,11 +138,4 @@ class BackfillRunner:
     async def _evaluate(self, job: TraceBackfill, trace: Trace) -> list[Evaluation]:
         record = trace.record
         async with self._evaluating:
-            return await run_item_evaluators(
-                self._registry,
-                job.spec.evaluators,
-                input=evaluation_input(record),
-                output=evaluation_output(record),
-                expected_output=None,
-                metadata=evaluation_metadata(record),
-            )
+            return await evaluate_trace(self._registry, job.spec.evaluators, record)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from nats.aio.client import Client as NatsClient
 from pydantic import ValidationError
 
-from services.evaluator.errors import TargetConfigError, TargetRejected, TargetUnavailable
+from services.evaluator.errors import TargetConfigError, TargetFailed, TargetRejected, TargetUnavailable
 from services.evaluator.targets.base import CallContext, TargetOutput
 from services.evaluator.targets.nats_request import request_json
 from yardstick.api.eval_messages import EvalTask, PythonTarget
@@ -61,5 +61,8 @@ class PythonTaskTarget:
         if reply.refused:  # its code changed on disk: never scored with old code; a fresh worker gets it
             raise TargetUnavailable(f"task worker {reply.worker_id} refused: {reply.error}")
         if not reply.ok or reply.output is None:
-            raise TargetRejected(f"python task {spec.name!r} failed: {reply.error or '(no message)'}")
+            message = f"python task {spec.name!r} failed: {reply.error or '(no message)'}"
+            if reply.failure is not None:  # a task worker of the previous version sends only the string
+                raise TargetFailed(message, reply.failure)
+            raise TargetRejected(message)
         return TargetOutput(output=reply.output, code_fingerprint=reply.code_fingerprint)

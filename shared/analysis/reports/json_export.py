@@ -1,5 +1,7 @@
 """The JSON export of one experiment: summary, category breakdown and per-item test results (the
-trajectory-report shape), plus the aggregates and the scored run, as one versioned model."""
+trajectory-report shape), plus the aggregates and the scored run, as one versioned model. Every
+item carries its typed ``failure`` (an evaluation its evaluator's in ``details``), ``error`` its
+summary."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from yardstick.api.experiment_document import (
     CategoryStats,
     EvaluationEntry,
     ExperimentDocument,
-    ItemResult,
+    ReportItem,
     RunSummary,
 )
 from yardstick.api.run_aggregates import ExperimentAggregates
@@ -25,14 +27,16 @@ def _evaluations(item: ScoredItem) -> list[EvaluationEntry]:
     for e in item.evaluations:
         seen.add(e.name)
         score = item.scores.get(e.name, e.numeric)
-        details = dict(e.metadata) | ({"error": e.error} if e.error else {})
-        out.append(EvaluationEntry(key=e.name, score=score, comment=e.comment, details=details))
+        failed = {"error": e.error, "failure": e.failure.model_dump()} if e.failure else {}
+        out.append(
+            EvaluationEntry(key=e.name, score=score, comment=e.comment, details=dict(e.metadata) | failed)
+        )
     out += [EvaluationEntry(key=k, score=v) for k, v in item.scores.items() if k not in seen]
     return out
 
 
-def _test_result(item: ScoredItem, policy: PassPolicy) -> ItemResult:
-    return ItemResult(
+def _test_result(item: ScoredItem, policy: PassPolicy) -> ReportItem:
+    return ReportItem(
         name=item.item_id,
         trial=item.trial,
         category=str(item.metadata.get("category", UNCATEGORIZED)),
@@ -40,6 +44,7 @@ def _test_result(item: ScoredItem, policy: PassPolicy) -> ItemResult:
         success=policy.passed(item),
         status=item.status,
         error=item.error,
+        failure=item.failure,
         execution_time=None if item.latency_ms is None else item.latency_ms / 1000.0,
         evaluations=_evaluations(item),
         agent_response=None if item.output is None else json.dumps(item.output, default=str),
@@ -52,7 +57,7 @@ def experiment_json(run: RunData, aggregates: ExperimentAggregates) -> Experimen
     results = [_test_result(i, policy) for i in run.items]
     passed = sum(r.success for r in results)
     times = [r.execution_time for r in results if r.status == "ok" and r.execution_time is not None]
-    categories: dict[str, list[ItemResult]] = {}
+    categories: dict[str, list[ReportItem]] = {}
     for r in results:
         categories.setdefault(r.category, []).append(r)
     breakdown = {

@@ -56,6 +56,10 @@ def drops(utterance: str, fraction: float) -> bool:
     return digest / 0xFFFFFFFF < fraction
 
 
+REFUSED = "refuse"
+"""An utterance starting so gets the agent's own error (``ok=False``): a target that fails."""
+
+
 @dataclass
 class ScriptedAgent:
     """Answers agent.invoke; tracks the most requests it ever had in flight at once."""
@@ -99,21 +103,25 @@ class ScriptedAgent:
                 await self.gate.wait()
             if self.hold_s:
                 await asyncio.sleep(self.hold_s)  # simulated model latency, not a wait-for-event
-            n = int(request.customer_utterance.split()[-1])
-            lines = (
-                [] if drops(request.customer_utterance, self.drop_fraction) else [OrderLine(**menu_line(n))]
-            )
-            response = AgentInvokeResponse(
-                order_items=lines,
-                tool_calls=["lookup_menu_item", "add_item_to_order"] if lines else ["lookup_menu_item"],
-                response="ok",
-                item_count=sum(line.quantity for line in lines),
-                latency_ms=self.hold_s * 1000,
-                usage=self.usage,
-            )
+            if request.customer_utterance.startswith(REFUSED):
+                response = AgentInvokeResponse(ok=False, error="cannot take this order")
+            else:
+                response = self._order(request)
         finally:
             self.in_flight -= 1
         await msg.respond(response.model_dump_json().encode())
+
+    def _order(self, request: AgentInvokeRequest) -> AgentInvokeResponse:
+        n = int(request.customer_utterance.split()[-1])
+        lines = [] if drops(request.customer_utterance, self.drop_fraction) else [OrderLine(**menu_line(n))]
+        return AgentInvokeResponse(
+            order_items=lines,
+            tool_calls=["lookup_menu_item", "add_item_to_order"] if lines else ["lookup_menu_item"],
+            response="ok",
+            item_count=sum(line.quantity for line in lines),
+            latency_ms=self.hold_s * 1000,
+            usage=self.usage,
+        )
 
 
 @dataclass

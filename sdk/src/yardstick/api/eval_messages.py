@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field, RootModel, ValidationError, field_validat
 
 from yardstick.api.agent_messages import ModelConfig, TokenUsage
 from yardstick.api.answer_messages import Answerer
-from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.item_outcome import ItemOutcome
 from yardstick.api.projects import DEFAULT_PROJECT
 from yardstick.api.prompts import DEFAULT_LABEL, DEFAULT_PROMPT_NAME, PromptRef
 from yardstick.api.search_messages import SearchMode
@@ -221,20 +222,17 @@ class TaskRouting(BaseModel):
             return None
 
 
-class EvalResult(BaseModel):
-    """The outcome of one task: the target's output and every item-level score, or an error."""
+class EvalResult(ItemOutcome):
+    """The outcome of one task (:class:`~yardstick.api.item_outcome.ItemOutcome`: output and every
+    item-level score, or the failure) with its keys and the worker's bookkeeping. ``error`` (derived)
+    stays on the wire for coordinators of the previous version."""
 
     schema_version: int = SCHEMA_VERSION
     experiment_id: str
     item_id: str
     trial: int = 0
     status: Literal["ok", "error"]
-    output: dict[str, Any] | None = None
-    scores: list[Evaluation] = Field(default_factory=list)
-    error: str | None = Field(default=None, description="'ErrorType: message' when status is error")
-    latency_ms: float | None = Field(default=None, description="Time spent in the target")
     total_ms: float | None = Field(default=None, description="Time from fetch to result publish")
-    usage: TokenUsage | None = None
     attempts: int = Field(default=1, ge=1)
     throttled: int = Field(
         default=0, ge=0, description="Times the target answered 429/503 (rate limited) before this outcome"

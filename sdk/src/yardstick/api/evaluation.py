@@ -1,27 +1,22 @@
-"""The result of one evaluator on one item (or one run)."""
+"""The result of one evaluator on one item (or one run): a value, or a typed failure."""
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
 
-
-class EvaluatorFailure(BaseModel, frozen=True):
-    """An evaluator that raised, with its story (pydantic_evals' ``EvaluatorFailure``)."""
-
-    type: str = Field(description="The exception's class name")
-    message: str = Field(description="The exception's message")
-    traceback: str = Field(default="", description="The formatted traceback, for the evaluator's author")
-    evaluator: str = Field(description="The evaluator that failed (registry name)")
-    evaluator_version: str | None = Field(default=None, description="Its declared version")
+from yardstick.api.item_failure import CarriesFailure, FailureSource
 
 
-class Evaluation(BaseModel):
+class Evaluation(CarriesFailure):
     """One score. Field names match Langfuse's ``Evaluation`` so evaluators drop into
-    ``run_experiment`` unchanged."""
+    ``run_experiment`` unchanged. When the evaluator failed, ``failure`` (source ``evaluator``) says
+    how and ``value`` is None; ``error`` is its derived ``'Type: message'``."""
+
+    legacy_source: ClassVar[FailureSource] = "evaluator"
 
     name: str = Field(description="Metric name, e.g. 'order_correctness'")
     value: float | bool | None = Field(
@@ -29,15 +24,14 @@ class Evaluation(BaseModel):
     )
     comment: str | None = Field(default=None, description="Human-readable explanation of the score")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Structured details")
-    error: str | None = Field(
-        default=None, description="'ErrorType: message' when the evaluator raised; value is then None"
-    )
-    failure: EvaluatorFailure | None = Field(
-        default=None, description="When the evaluator raised: type, message, traceback, evaluator and version"
-    )
     evaluator_version: str | None = Field(
         default=None, description="The declared version of the evaluator that produced this score"
     )
+
+    @classmethod
+    def _legacy_evaluator(cls, data: dict[str, Any]) -> str | None:
+        name = data.get("name")
+        return name if isinstance(name, str) and name else "unknown"
 
     @property
     def numeric(self) -> float | None:

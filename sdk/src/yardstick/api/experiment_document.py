@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from yardstick.api.item_failure import ItemFailure
 from yardstick.api.run_aggregates import ExperimentAggregates
 from yardstick.api.run_data import RunData
 
@@ -19,14 +20,17 @@ class EvaluationEntry(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-class ItemResult(BaseModel):
+class ReportItem(BaseModel):
+    """One (item, trial) of the report: the trajectory-report row, with the item's typed failure."""
+
     name: str = Field(description="Item id")
     trial: int
     category: str
     description: str
     success: bool
     status: str = Field(description="'ok' or 'error'")
-    error: str | None
+    error: str | None = Field(description="The failure's 'Type: message'")
+    failure: ItemFailure | None = Field(description="Why the item has no result (target or platform)")
     execution_time: float | None = Field(description="Target latency in seconds")
     evaluations: list[EvaluationEntry]
     agent_response: str | None = Field(description="Target output as a JSON string")
@@ -55,6 +59,6 @@ class ExperimentDocument(BaseModel):
     name: str
     summary: RunSummary
     category_breakdown: dict[str, CategoryStats]
-    test_results: list[ItemResult]
+    test_results: list[ReportItem]
     aggregates: ExperimentAggregates
     run: RunData

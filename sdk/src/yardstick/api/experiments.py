@@ -8,9 +8,11 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from yardstick.api.eval_messages import TargetSpec
-from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.evaluation import EvaluatorSpec
 from yardstick.api.experiment_config import ExperimentSettings
 from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.item_failure import FailureSource
+from yardstick.api.item_outcome import ItemOutcome
 from yardstick.api.limits import INT4_MAX
 from yardstick.api.run_aggregates import ExperimentAggregates
 from yardstick.api.spend import Spend
@@ -112,18 +114,16 @@ class ExperimentAccepted(BaseModel):
     )
 
 
-class ExperimentItemOut(BaseModel):
+class ExperimentItemOut(ItemOutcome):
+    """One (item, trial): its snapshot and its outcome (output, scores, usage, latency or failure)."""
+
     item_id: str
     trial: int
-    status: str
+    status: str = Field(description="pending, dispatched, ok or error")
     input: dict[str, Any]
     expected_output: dict[str, Any] | None
     metadata: dict[str, Any]
-    output: dict[str, Any] | None
-    error: str | None
-    latency_ms: float | None
     attempts: int
-    scores: list[Evaluation]
     spend: Spend | None = Field(
         default=None, description="Tokens and cost of this item's LLM calls (target and judges)"
     )
@@ -137,10 +137,14 @@ class ItemsPage(BaseModel):
 
 
 class ErrorGroup(BaseModel):
-    """Items whose target call failed with the same message."""
+    """Failures of one source and type (an evaluator's: of one evaluator and version too)."""
 
-    message: str
-    count: int
+    source: FailureSource = Field(default="target", description="target, evaluator or platform")
+    type: str = Field(default="Error", description="The exception's class name (or the failure's kind)")
+    evaluator: str | None = Field(default=None, description="The evaluator that failed (source evaluator)")
+    evaluator_version: str | None = Field(default=None, description="Its declared version")
+    message: str = Field(description="The group's most frequent message")
+    count: int = Field(description="Items (scores, for an evaluator) that failed so")
     example_item_ids: list[str] = Field(description="A few of the items, by id")
 
 
@@ -156,7 +160,7 @@ class FailingScore(BaseModel):
 
 
 class ExperimentFailures(BaseModel):
-    """What went wrong: target errors grouped by message, then failing scores (worst first)."""
+    """What went wrong: failures grouped by source and type, then failing scores (worst first)."""
 
     errors: list[ErrorGroup]
     failing: list[FailingScore]

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from yardstick.api.item_failure import ItemFailure
+
 SCHEMA_VERSION = 1
 
 
@@ -39,6 +41,9 @@ class TaskInvokeReply(BaseModel):
         default=None, description="A dict return value as is; anything else as {'output': value}"
     )
     error: str | None = Field(default=None, description="'ErrorType: message' when ok is False")
+    failure: ItemFailure | None = Field(
+        default=None, description="When the function raised: its type, message and traceback (source target)"
+    )
     worker_id: str = Field(default="", description="The task worker that ran the function")
     latency_ms: float | None = Field(default=None, description="Time spent in the function")
     refused: bool = Field(

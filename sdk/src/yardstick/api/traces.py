@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.item_failure import ItemFailure
 from yardstick.api.trace_record import TraceRecord
 
 
@@ -21,6 +22,7 @@ class TraceScoreOut(BaseModel):
     value: float | None = Field(description="None: the evaluator measured nothing (see comment/error)")
     comment: str | None = None
     error: str | None = Field(default=None, description="Why the evaluator failed, when it did")
+    failure: ItemFailure | None = Field(default=None, description="The evaluator's failure, typed")
     evaluator_version: str
     source: str = Field(
         default="evaluator", description="evaluator (online scoring) or human (a review label, see metadata)"

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
 from yardstick.api.experiment_status import ExperimentStatus
+from yardstick.api.item_failure import ItemFailure
 
 TERMINAL = ("ok", "error")
 
@@ -95,7 +96,12 @@ async def stop_for_budget(
         await session.execute(
             update(ExperimentItem)
             .where(*pending)
-            .values(status="error", error=reason, finished_at=utcnow())
+            .values(
+                status="error",
+                error=reason,
+                failure=ItemFailure.from_summary(reason, "platform"),
+                finished_at=utcnow(),
+            )
             .returning(ExperimentItem.id)
         )
     ).all()

@@ -1,13 +1,17 @@
-"""Load a finished experiment's rows as the inputs of aggregation, run evaluators and comparison."""
+"""Load a finished experiment's rows as the inputs of aggregation, run evaluators and comparison:
+each item's stored outcome (``shared.db.outcome_rows``) as the statistics' :class:`ScoredItem` and
+the run-level evaluators' :class:`ItemResult`."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.db.models import Experiment, ExperimentItem, Score
+from shared.db.outcome_rows import stored_evaluation, stored_outcome
 from shared.evaluators.item_results import ItemResult
-from yardstick.api.agent_messages import TokenUsage
 from yardstick.api.evaluation import Evaluation
 from yardstick.api.run_data import RunData, ScoredItem
 
@@ -26,34 +30,13 @@ async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunDa
     )
     scores: dict[tuple[str, int], list[Evaluation]] = {}
     for row in (await session.execute(select(Score).where(Score.experiment_id == experiment.id))).scalars():
-        scores.setdefault((row.item_id, row.trial), []).append(
-            Evaluation(
-                name=row.name,
-                value=row.value,
-                comment=row.comment,
-                metadata=row.score_metadata,
-                error=row.error,
-            )
-        )
+        scores.setdefault((row.item_id, row.trial), []).append(stored_evaluation(row))
     scored: list[ScoredItem] = []
     results: list[ItemResult] = []
     for item in items:
-        evaluations = scores.get((item.item_id, item.trial), [])
-        status = "ok" if item.status == "ok" else "error"
-        scored.append(
-            ScoredItem(
-                item_id=item.item_id,
-                trial=item.trial,
-                status=status,
-                metadata=item.item_metadata,
-                scores={e.name: e.numeric for e in evaluations},
-                latency_ms=item.latency_ms,
-                usage=TokenUsage.model_validate(item.usage) if item.usage else None,
-                error=item.error,
-                evaluations=evaluations,
-                output=item.output,
-            )
-        )
+        outcome = stored_outcome(item, scores.get((item.item_id, item.trial), []))
+        status: Literal["ok", "error"] = "ok" if item.status == "ok" else "error"
+        scored.append(ScoredItem.of(item.item_id, item.trial, status, item.item_metadata, outcome))
         results.append(
             ItemResult(
                 item_id=item.item_id,
@@ -62,7 +45,7 @@ async def load_run(session: AsyncSession, experiment: Experiment) -> tuple[RunDa
                 output=item.output,
                 expected_output=item.expected_output,
                 metadata=item.item_metadata,
-                evaluations=evaluations,
+                evaluations=outcome.scores,
                 status=status,
             )
         )

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.analysis import PassPolicy
 from shared.db.models import ExperimentItem, Score
+from shared.db.outcome_rows import stored_evaluation, stored_outcome
 from shared.llm.prices import configured_prices, item_usage_rows, spend_of
 from yardstick.api.evaluation import Evaluation
 from yardstick.api.experiments import ExperimentItemOut, ItemsPage
@@ -102,26 +103,19 @@ async def items_page(
             )
         )
         for s in score_rows.scalars():
-            scores.setdefault((s.item_id, s.trial), []).append(
-                Evaluation(
-                    name=s.name, value=s.value, comment=s.comment, metadata=s.score_metadata, error=s.error
-                )
-            )
+            scores.setdefault((s.item_id, s.trial), []).append(stored_evaluation(s))
     prices = configured_prices() if rows else None
     return ItemsPage(
         items=[
             ExperimentItemOut(
+                **dict(stored_outcome(r, scores.get((r.item_id, r.trial), []))),
                 item_id=r.item_id,
                 trial=r.trial,
                 status=r.status,
                 input=r.input,
                 expected_output=r.expected_output,
                 metadata=r.item_metadata,
-                output=r.output,
-                error=r.error,
-                latency_ms=r.latency_ms,
                 attempts=r.attempts,
-                scores=scores.get((r.item_id, r.trial), []),
                 spend=_item_spend(r, scores.get((r.item_id, r.trial), []), prices),
             )
             for r in rows

@@ -6,8 +6,8 @@ The new experiment has the source's items and trials (so ``POST /comparisons`` p
 dataset version and settings, and ``config.rescored_from`` = the source. An item that was ok in the
 source is pending with its output recorded (``experiment_items.recorded``, source 'rescore'): the
 eval workers score it exactly as they score a fresh output, under the same delivery rules. An item
-that errored in the source (or never ran: a cancelled source) is an error at once, with the
-source's message.
+that errored in the source is an error at once, with the source's failure; one that never ran (a
+cancelled source) is a platform failure of type ``not run``.
 """
 
 from __future__ import annotations
@@ -18,18 +18,24 @@ from sqlalchemy import CursorResult, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.db.models import ExperimentItem
+from yardstick.api.item_failure import NOT_RUN
 
 _COPY_ITEMS = text(
     """
     INSERT INTO experiment_items (
         experiment_id, item_id, trial, position, status, input, expected_output, metadata,
-        error, latency_ms, total_ms, attempts, worker_id, finished_at, recorded, code_fingerprint)
+        error, failure, latency_ms, total_ms, attempts, worker_id, finished_at, recorded, code_fingerprint)
     SELECT :experiment_id, item_id, trial, position,
            CASE WHEN status = 'ok' THEN 'pending' ELSE 'error' END,
            input, expected_output, metadata,
            CASE WHEN status = 'ok' THEN NULL
                 WHEN status = 'error' THEN error
-                ELSE 'not run in source experiment ' || CAST(:source_id AS text) || ' (' || status || ')'
+                ELSE :not_run || ': ' || never_ran.message
+           END,
+           CASE WHEN status = 'ok' THEN NULL
+                WHEN status = 'error' THEN failure
+                ELSE jsonb_build_object(
+                    'source', 'platform', 'type', :not_run, 'message', never_ran.message, 'traceback', '')
            END,
            CASE WHEN status = 'error' THEN latency_ms END,
            CASE WHEN status = 'error' THEN total_ms END,
@@ -40,7 +46,9 @@ _COPY_ITEMS = text(
                'source', 'rescore', 'output', output, 'latency_ms', latency_ms, 'usage', usage)
            END,
            code_fingerprint
-    FROM experiment_items
+    FROM experiment_items,
+         LATERAL (SELECT 'in source experiment ' || CAST(:source_id AS text) || ' (' || status || ')'
+                  AS message) AS never_ran
     WHERE experiment_id = :source_id
     """
 )
@@ -49,7 +57,7 @@ _COPY_ITEMS = text(
 async def copy_items(session: AsyncSession, experiment_id: str, source_id: str) -> tuple[int, int]:
     """Copy the source's items into the experiment; returns (items, of which errors)."""
     result: CursorResult[Any] = await session.execute(  # type: ignore[assignment]
-        _COPY_ITEMS, {"experiment_id": experiment_id, "source_id": source_id}
+        _COPY_ITEMS, {"experiment_id": experiment_id, "source_id": source_id, "not_run": NOT_RUN}
     )
     errors = (
         await session.execute(

@@ -1,6 +1,7 @@
 """Write a batch of results idempotently, in one statement (one round trip per batch): an UPDATE
 of the items, an INSERT of their scores and an UPDATE of the experiments' counters, chained by
-common table expressions.
+common table expressions. The rows' values come from ``shared.db.outcome_rows`` (the item's outcome
+with its typed failure, each score with its evaluator's).
 
 An item moves to ok/error only from pending/dispatched, so a redelivered or duplicate result changes
 nothing; scores are written only for items that moved, with ON CONFLICT DO NOTHING on top. The
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from shared.db.outcome_rows import as_json, outcome_row, score_row
 from shared.evaluators.judge_cache import HIT
 from yardstick.api.eval_messages import EvalResult
 
@@ -23,25 +25,25 @@ _STORE_BATCH = text(
     """
     WITH moved AS (
         UPDATE experiment_items AS ei
-        SET status = v.status, output = v.output, error = v.error, latency_ms = v.latency_ms,
-            total_ms = v.total_ms, usage = v.usage, attempts = v.attempts, worker_id = v.worker_id,
-            finished_at = v.finished_at, throttled = v.throttled,
+        SET status = v.status, output = v.output, error = v.error, failure = v.failure,
+            latency_ms = v.latency_ms, total_ms = v.total_ms, usage = v.usage, attempts = v.attempts,
+            worker_id = v.worker_id, finished_at = v.finished_at, throttled = v.throttled,
             code_fingerprint = coalesce(v.code_fingerprint, ei.code_fingerprint)
         FROM jsonb_to_recordset(CAST(:items AS jsonb)) AS v(
             experiment_id text, item_id text, trial int, status text, output jsonb, error text,
-            latency_ms float8, total_ms float8, usage jsonb, attempts int, worker_id text,
+            failure jsonb, latency_ms float8, total_ms float8, usage jsonb, attempts int, worker_id text,
             finished_at timestamptz, throttled int, judge_hits int, code_fingerprint text)
         WHERE ei.experiment_id = v.experiment_id AND ei.item_id = v.item_id AND ei.trial = v.trial
           AND ei.status IN ('pending', 'dispatched')
         RETURNING ei.experiment_id, ei.item_id, ei.trial, ei.status, ei.throttled, v.judge_hits
     ),
     scored AS (
-        INSERT INTO scores (experiment_id, item_id, trial, name, value, comment, metadata, error)
+        INSERT INTO scores (experiment_id, item_id, trial, name, value, comment, metadata, error, failure)
         SELECT s.experiment_id, s.item_id, s.trial, s.name, s.value, s.comment,
-               coalesce(s.metadata, '{}'::jsonb), s.error
+               coalesce(s.score_metadata, '{}'::jsonb), s.error, s.failure
         FROM jsonb_to_recordset(CAST(:scores AS jsonb)) AS s(
             experiment_id text, item_id text, trial int, name text, value float8, comment text,
-            metadata jsonb, error text)
+            score_metadata jsonb, error text, failure jsonb)
         JOIN moved AS m USING (experiment_id, item_id, trial)
         ON CONFLICT (experiment_id, item_id, trial, name) DO NOTHING
     ),
@@ -80,11 +82,8 @@ def _item_row(result: EvalResult) -> dict[str, object]:
         "item_id": result.item_id,
         "trial": result.trial,
         "status": result.status,
-        "output": result.output,
-        "error": result.error,
-        "latency_ms": result.latency_ms,
+        **outcome_row(result),
         "total_ms": result.total_ms,
-        "usage": result.usage.model_dump() if result.usage else None,
         "attempts": result.attempts,
         "worker_id": result.worker_id,
         "finished_at": result.finished_at.isoformat(),
@@ -97,16 +96,7 @@ def _item_row(result: EvalResult) -> dict[str, object]:
 def _score_rows(results: list[EvalResult]) -> list[dict[str, object]]:
     """Every score of the batch; the statement keeps only those of items that moved."""
     return [
-        {
-            "experiment_id": r.experiment_id,
-            "item_id": r.item_id,
-            "trial": r.trial,
-            "name": s.name,
-            "value": s.numeric,
-            "comment": s.comment,
-            "metadata": s.metadata,
-            "error": s.error,
-        }
+        {"experiment_id": r.experiment_id, "item_id": r.item_id, "trial": r.trial, **score_row(s)}
         for r in results
         for s in r.scores
     ]
@@ -121,8 +111,8 @@ async def store_results(session: AsyncSession, results: list[EvalResult]) -> lis
         r.experiment_id: r.target_concurrency for r in results if r.target_concurrency is not None
     }
     params = {
-        "items": json.dumps([_item_row(r) for r in results], default=str),
-        "scores": json.dumps(_score_rows(results), default=str),
+        "items": json.dumps([_item_row(r) for r in results], default=as_json),
+        "scores": json.dumps(_score_rows(results), default=as_json),
         "reported": json.dumps([{"id": k, "target_concurrency": v} for k, v in reported.items()]),
     }
     bumped = (await session.execute(_STORE_BATCH, params)).all()

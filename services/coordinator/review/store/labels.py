@@ -14,8 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.errors import CoordinatorError
 from shared.db.base import utcnow
 from shared.db.models import Score
+from shared.db.outcome_rows import score_row, stored_trace_score_rows
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
-from shared.db.trace_models import UNKNOWN_MODEL, Trace, TraceScore
+from shared.db.trace_models import Trace, TraceScore
+from yardstick.api.evaluation import Evaluation
 from yardstick.api.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue, Rubric, human_metric
 
 LABEL_EVALUATOR_VERSION = "human"
@@ -84,8 +86,8 @@ async def put_label(
     return _out(row), previous
 
 
-def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) -> list[dict[str, Any]]:
-    """Per numeric field: the mean normalised value over the reviewers who gave it (as score columns)."""
+def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) -> list[Evaluation]:
+    """Per numeric field: the mean normalised value over the reviewers who gave it."""
     out = []
     for field in rubric.fields:
         if not field.numeric:
@@ -96,11 +98,11 @@ def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) ->
         normalised = [field.normalised(value) for _, value in given]
         value = sum(v for v in normalised if v is not None) / len(normalised)
         out.append(
-            {
-                "name": human_metric(field.name),
-                "value": value,
-                "comment": "; ".join(f"{who}: {field.said(raw)}" for who, raw in given),
-                "score_metadata": {
+            Evaluation(
+                name=human_metric(field.name),
+                value=value,
+                comment="; ".join(f"{who}: {field.said(raw)}" for who, raw in given),
+                metadata={
                     "source": HUMAN_SOURCE,
                     "queue": queue.name,
                     "queue_id": queue.id,
@@ -108,7 +110,8 @@ def _human_scores(rubric: Rubric, labels: list[LabelOut], queue: ReviewQueue) ->
                     "scale": list(field.scale) if field.scale else None,
                     "reviewers": [{"reviewer": who, "value": raw} for who, raw in given],
                 },
-            }
+                evaluator_version=LABEL_EVALUATOR_VERSION,
+            )
         )
     return out
 
@@ -125,38 +128,31 @@ async def _store_human_scores(
             "item_id": item.item_id,
             "trial": item.trial,
         }
-        await _upsert_scores(session, Score, owner, ("experiment_id", "item_id", "trial"), scores)
+        rows = [{**owner, **score_row(e)} for e in scores]
+        await _upsert_scores(session, Score, ("experiment_id", "item_id", "trial"), rows)
     else:
         trace = await session.get(Trace, item.trace_pk)
         if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
             return
-        owner = {
-            "project_id": trace.project_id,
-            "trace_pk": trace.id,
-            "evaluator_version": LABEL_EVALUATOR_VERSION,
-            "application": trace.application,
-            "model": (trace.model or UNKNOWN_MODEL)[:200],
-            "trace_at": trace.started_at,
-        }
-        await _upsert_scores(session, TraceScore, owner, ("trace_pk",), scores)
+        await _upsert_scores(session, TraceScore, ("trace_pk",), stored_trace_score_rows(trace, scores))
 
 
 async def _upsert_scores(
     session: AsyncSession,
     table: type[Score] | type[TraceScore],
-    owner: dict[str, Any],
     key: tuple[str, ...],
-    scores: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
 ) -> None:
-    """The ``human.<field>`` score rows of what ``owner`` names (one row per ``key`` and name), beside
-    its evaluators' scores; a label saved again replaces their value, comment and metadata."""
-    stmt = insert(table).values([{**owner, **score} for score in scores])
+    """The ``human.<field>`` score ``rows`` (one per ``key`` and name, made by ``shared.db.outcome_rows``)
+    beside the evaluators' scores; a label saved again replaces their value, comment and metadata."""
+    stmt = insert(table).values(rows)
     replaced: dict[str, Any] = {
         "value": stmt.excluded.value,
         "comment": stmt.excluded.comment,
         "metadata": stmt.excluded.metadata,
         "error": None,
+        "failure": None,
     }
-    if "evaluator_version" in owner:
+    if table is TraceScore:
         replaced["evaluator_version"] = LABEL_EVALUATOR_VERSION
     await session.execute(stmt.on_conflict_do_update(index_elements=[*key, "name"], set_=replaced))

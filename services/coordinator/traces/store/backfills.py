@@ -17,11 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
 from shared.db.base import utcnow
+from shared.db.outcome_rows import stored_trace_score_rows
 from shared.db.trace_models import Trace, TraceBackfill, TraceScore
 from shared.online.backfill_spec import BackfillSpec
 from yardstick.api.evaluation import Evaluation
-
-UNKNOWN_MODEL = "unknown"
 
 
 class BackfillNotFound(CoordinatorError):
@@ -94,22 +93,7 @@ async def insert_scores(session: AsyncSession, trace: Trace, evaluations: list[E
     """Insert the scores the trace does not have yet; the names of those that were new."""
     if not evaluations:
         return set()
-    rows = [
-        {
-            "project_id": trace.project_id,
-            "trace_pk": trace.id,
-            "name": e.name[:100],
-            "value": e.numeric,
-            "comment": e.comment,
-            "score_metadata": e.metadata,
-            "error": e.error,
-            "evaluator_version": e.evaluator_version or "1",
-            "application": trace.application,
-            "model": (trace.model or UNKNOWN_MODEL)[:200],
-            "trace_at": trace.started_at,
-        }
-        for e in evaluations
-    ]
+    rows = stored_trace_score_rows(trace, evaluations)
     stmt = (
         insert(TraceScore)
         .on_conflict_do_nothing(index_elements=["trace_pk", "name"])

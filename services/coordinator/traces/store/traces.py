@@ -168,6 +168,7 @@ async def trace_detail(session: AsyncSession, trace_id: str) -> TraceDetail:
             value=s.value,
             comment=s.comment,
             error=s.error,
+            failure=s.failure,
             evaluator_version=s.evaluator_version,
             source=HUMAN_SOURCE if s.score_metadata.get("source") == HUMAN_SOURCE else "evaluator",
             metadata=s.score_metadata,

@@ -1,16 +1,18 @@
-"""One item's page: input, expected and actual output, the transcript, every score with its verdict."""
+"""One item's page: input, expected and actual output, the transcript, every score with its verdict,
+and every failure (the item's, its evaluators') with its source, type, message and traceback."""
 
 from __future__ import annotations
 
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from services.coordinator.ui.views import formatting
 from shared.analysis import PassPolicy
 from yardstick.api.agent_messages import TrajectoryMessage
 from yardstick.api.experiments import ExperimentItemOut
+from yardstick.api.item_failure import ItemFailure
 
 Verdict = Literal["pass", "fail", "not measured", "informational", "error"]
 
@@ -40,6 +42,9 @@ class ItemPage(BaseModel):
     item: ExperimentItemOut
     transcript: list[TranscriptEntry]
     scores: list[ScoreRow]
+    failures: list[ItemFailure] = Field(
+        default_factory=list, description="The item's failure, then each evaluator's, by metric name"
+    )
     input_json: str
     expected_json: str | None
     output_json: str | None
@@ -99,6 +104,7 @@ def verdict(policy: PassPolicy, name: str, value: float | None, error: str | Non
 def item_page(
     item: ExperimentItemOut, policy: PassPolicy, usage: dict[str, Any] | None, worker: str | None
 ) -> ItemPage:
+    by_name = sorted(item.scores, key=lambda s: s.name)
     return ItemPage(
         item=item,
         transcript=transcript(item.output, item.input),
@@ -111,8 +117,9 @@ def item_page(
                 comment=s.comment,
                 error=s.error,
             )
-            for s in sorted(item.scores, key=lambda s: s.name)
+            for s in by_name
         ],
+        failures=[f for f in [item.failure, *(s.failure for s in by_name)] if f is not None],
         input_json=pretty(item.input),
         expected_json=None if item.expected_output is None else pretty(item.expected_output),
         output_json=None if item.output is None else pretty(item.output),

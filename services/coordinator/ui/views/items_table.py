@@ -48,7 +48,7 @@ def scored_item(item: ExperimentItemOut) -> ScoredItem:
         metadata=item.metadata,
         scores={s.name: s.value for s in item.scores},
         latency_ms=item.latency_ms,
-        error=item.error,
+        failure=item.failure,
     )
 
 

@@ -15,12 +15,15 @@ from playwright.async_api import Browser, expect
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.ui.views import formatting
+from shared.evaluators.registry import RegisteredEvaluator
+from tests.evaluator_registry import add_for_test
 from tests.llm_provider import BadDayProvider, Reply, provider
-from tests.services.coordinator.harness import ScriptedAgent, synthetic_items
+from tests.services.coordinator.harness import REFUSED, ScriptedAgent, synthetic_items
 from tests.services.coordinator.ui.browser import watched_page
-from tests.services.coordinator.ui.conftest import UiData
+from tests.services.coordinator.ui.conftest import UiData, finished
 from tests.services.live_api import Api
 from tests.services.sampler.sampled_traces import store, trace_handler
+from yardstick.api.evaluation import Evaluation
 
 pytestmark = pytest.mark.integration
 __all__ = ["provider"]
@@ -141,6 +144,57 @@ async def test_pages_take_experiment_names_and_a_missing_one_is_a_framed_404(
     await expect(page.locator("main")).to_contain_text("There is no page at /ui/nowhere")
     await expect(nav.get_by_role("link", name="Compare")).to_be_visible()
     assert all("404" in p for p in view.clean())
+
+
+def _explodes(**_: Any) -> Evaluation:
+    raise RuntimeError("judge exploded")
+
+
+async def test_an_items_failures_show_source_type_message_and_a_traceback_to_open(
+    browser: Browser, api: Api, workers: Any, agent: ScriptedAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_for_test(monkeypatch, RegisteredEvaluator("explodes", _explodes, "item", "2", "raises", False))
+    items = synthetic_items(2)
+    items[1]["input"] = {"customer_utterance": f"{REFUSED} 1"}
+    async with httpx.AsyncClient(
+        base_url=api.url, headers={"Authorization": f"Bearer {api.key}"}, timeout=30
+    ) as client:
+        (
+            await client.post("/datasets/fail-set/items", json={"items": items, "create": {}})
+        ).raise_for_status()
+        run = {"name": "failing", "dataset": "fail-set", "target": {"kind": "agent"}}
+        created = await client.post(
+            "/experiments", json={**run, "evaluators": ["order_correctness", "explodes"]}
+        )
+        experiment = await finished(client, created.json()["id"])
+        link = await client.post(
+            "/ui-links", json={"path": f"/ui/experiments/{experiment['id']}/items/syn-0000"}
+        )
+        link.raise_for_status()
+        view = await watched_page(browser)
+        page = view.page
+
+        # an ok item whose evaluator raised: the evaluator's failure, named with its version
+        await view.visit(f"{api.url}{link.json()['url']}")
+        box = page.locator(".failure[data-source='evaluator']")
+        await expect(box).to_contain_text("explodes@2")
+        await expect(box).to_contain_text("RuntimeError")
+        await expect(box).to_contain_text("judge exploded")
+        traceback = box.locator("details.traceback pre")
+        await expect(traceback).to_be_hidden()
+        await box.locator("details.traceback summary").click()
+        await expect(traceback).to_contain_text("in _explodes")
+        await view.shot("item-evaluator-failure")
+
+        # the refused item: the target's failure and no scores
+        await view.visit(f"{api.url}/ui/experiments/{experiment['id']}/items/syn-0001")
+        box = page.locator(".failure[data-source='target']")
+        await expect(box).to_contain_text("The target call failed")
+        await expect(box).to_contain_text("TargetRejected")
+        await expect(box).to_contain_text("agent answered with an error: cannot take this order")
+        await box.locator("details.traceback summary").click()
+        await view.shot("item-target-failure")
+        assert view.clean() == []
 
 
 async def test_the_compare_page_follows_a_pairwise_judging(

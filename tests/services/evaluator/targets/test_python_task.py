@@ -6,10 +6,11 @@ import pytest
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
 
-from services.evaluator.errors import TargetRejected, TargetUnavailable
+from services.evaluator.errors import TargetFailed, TargetRejected, TargetUnavailable
 from services.evaluator.targets.base import CallContext
 from services.evaluator.targets.python_task import PythonTaskTarget
 from yardstick.api.eval_messages import EvalTask, PythonTarget
+from yardstick.api.item_failure import ItemFailure
 from yardstick.api.nats_interest import subscriptions_registered
 from yardstick.api.task_messages import TaskInvokeReply, TaskInvokeRequest
 from yardstick.api.topology import TASK_QUEUE, Topology
@@ -69,6 +70,17 @@ async def test_a_function_that_raised_is_rejected_not_retried(
     )
     with pytest.raises(TargetRejected, match="python task 'app' failed: ValueError: no"):
         await PythonTaskTarget(nats_client, topology).call(task("app"), CTX)
+
+
+async def test_the_functions_own_failure_comes_back_typed(
+    nats_client: NatsClient, topology: Topology
+) -> None:
+    raised = ItemFailure(source="target", type="ValueError", message="no", traceback="in app")
+    reply = TaskInvokeReply(ok=False, error="ValueError: no", failure=raised)
+    await respond_with(nats_client, topology.task_invoke("app"), reply)
+    with pytest.raises(TargetFailed, match="python task 'app' failed: ValueError: no") as info:
+        await PythonTaskTarget(nats_client, topology).call(task("app"), CTX)
+    assert info.value.failure == raised
 
 
 async def test_no_task_worker_is_transient_and_says_how_to_start_one(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -10,8 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.evaluator.worker import EvalWorker
 from shared.db.models import ExperimentItem, Score
+from shared.evaluators.registry import RegisteredEvaluator
+from tests.evaluator_registry import add_for_test
 from tests.services.coordinator.conftest import experiment_body
-from tests.services.coordinator.harness import Coordinator, ScriptedAgent, synthetic_items
+from tests.services.coordinator.harness import REFUSED, Coordinator, ScriptedAgent, synthetic_items
+from yardstick.api.evaluation import Evaluation
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -142,6 +146,90 @@ async def test_one_failing_item_does_not_sink_the_experiment(
     ).json()
     assert [i["item_id"] for i in errored["items"]] == ["syn-0002"]
     assert errored["items"][0]["error"]
+
+
+def _explodes(**_: Any) -> Evaluation:
+    raise RuntimeError("judge exploded")
+
+
+async def test_a_failing_target_and_a_failing_evaluator_are_typed_from_row_to_report(
+    coordinator: Coordinator,
+    workers: list[EvalWorker],
+    agent: ScriptedAgent,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    add_for_test(monkeypatch, RegisteredEvaluator("explodes", _explodes, "item", "2", "raises", False))
+    items = synthetic_items(4)
+    items[1]["input"] = {"customer_utterance": f"{REFUSED} 1"}  # the agent answers with its own error
+    await coordinator.push("syn", items)
+    body = experiment_body(evaluators=["order_correctness", "explodes"], run_evaluators=[])
+    accepted = (await coordinator.client.post("/experiments", json=body)).json()
+    done = await coordinator.finished(accepted["id"])
+    assert (done["status"], done["progress"]["errors"]) == ("completed", 1)
+
+    async with session_factory() as session:
+        refused = await session.scalar(
+            select(ExperimentItem).where(
+                ExperimentItem.experiment_id == accepted["id"], ExperimentItem.item_id == "syn-0001"
+            )
+        )
+        exploded = (
+            await session.scalars(
+                select(Score).where(Score.experiment_id == accepted["id"], Score.name == "explodes")
+            )
+        ).all()
+        measured = await session.scalar(
+            select(func.count()).where(
+                Score.experiment_id == accepted["id"],
+                Score.name == "order_correctness",
+                Score.failure.is_(None),
+            )
+        )
+    assert refused is not None and refused.failure is not None
+    target = refused.failure
+    assert (target.source, target.type, target.evaluator) == ("target", "TargetRejected", None)
+    assert target.message == "agent answered with an error: cannot take this order"
+    assert "TargetRejected" in target.traceback
+    assert refused.error == f"TargetRejected: {target.message}", "the string column is kept for older readers"
+    assert len(exploded) == 3 and measured == 3  # the three ok items; the refused one has no scores
+    for row in exploded:
+        assert row.value is None and row.failure is not None
+        assert (row.failure.source, row.failure.type, row.failure.message) == (
+            "evaluator",
+            "RuntimeError",
+            "judge exploded",
+        )
+        assert (row.failure.evaluator, row.failure.evaluator_version) == ("explodes", "2")
+        assert "in _explodes" in row.failure.traceback and row.error == "RuntimeError: judge exploded"
+
+    failures = (await coordinator.client.get(f"/experiments/{accepted['id']}/failures")).json()
+    groups = [
+        (g["source"], g["type"], g["evaluator"], g["evaluator_version"], g["message"], g["count"])
+        for g in failures["errors"]
+    ]
+    assert groups == [
+        ("evaluator", "RuntimeError", "explodes", "2", "judge exploded", 3),
+        ("target", "TargetRejected", None, None, target.message, 1),
+    ]
+
+    served = (await coordinator.client.get(f"/experiments/{accepted['id']}/items")).json()["items"]
+    assert [i["failure"]["type"] if i["failure"] else None for i in served] == [
+        None,
+        "TargetRejected",
+        None,
+        None,
+    ]
+    assert served[1]["error"] == refused.error
+
+    report = (await coordinator.client.get(f"/experiments/{accepted['id']}/report")).json()
+    by_name = {r["name"]: r for r in report["test_results"]}
+    assert by_name["syn-0001"]["failure"]["source"] == "target"
+    assert by_name["syn-0001"]["failure"]["message"] == target.message
+    assert by_name["syn-0000"]["failure"] is None
+    [entry] = [e for e in by_name["syn-0000"]["evaluations"] if e["key"] == "explodes"]
+    assert entry["details"]["failure"]["evaluator_version"] == "2"
+    assert entry["details"]["error"] == "RuntimeError: judge exploded"
 
 
 async def test_events_stream_reports_progress_until_completed(

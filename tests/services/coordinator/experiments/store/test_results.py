@@ -13,6 +13,7 @@ from shared.evaluators.judge_cache import HIT
 from tests.services.coordinator.experiments.store.experiment_rows import add_experiment
 from yardstick.api.eval_messages import EvalResult
 from yardstick.api.evaluation import Evaluation
+from yardstick.api.item_failure import ItemFailure
 
 pytestmark = pytest.mark.integration
 
@@ -106,3 +107,47 @@ async def test_an_empty_batch_writes_nothing(session_factory: async_sessionmaker
     experiment_id = await _experiment(session_factory)
     assert await _store(session_factory, []) == []
     assert await _state(session_factory, experiment_id) == (0, 0, 0, 0, None, 0)
+
+
+async def test_failures_are_stored_typed_and_a_long_metric_name_is_cut_to_its_column(
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    experiment_id = await _experiment(session_factory)
+    try:
+        raise ValueError("no verdict")
+    except ValueError as exc:
+        story = ItemFailure.of("evaluator", exc, evaluator="judge", evaluator_version="3")
+    long_name = "m" * 150  # before: the whole batch failed on the 100-character column
+    ok = _result(experiment_id, "a").model_copy(
+        update={
+            "scores": [
+                Evaluation(name="judge", value=None, failure=story),
+                Evaluation(name=long_name, value=float("nan")),
+            ]
+        }
+    )
+    refused = _result(experiment_id, "b", ok=False)
+    await _store(session_factory, [ok, refused])
+    async with session_factory() as session:
+        rows = {
+            s.name: s
+            for s in (await session.scalars(select(Score).where(Score.experiment_id == experiment_id)))
+        }
+        item = await session.scalar(
+            select(ExperimentItem).where(
+                ExperimentItem.experiment_id == experiment_id, ExperimentItem.item_id == "b"
+            )
+        )
+        bare = await session.scalar(
+            select(func.count()).where(Score.experiment_id == experiment_id, Score.failure.is_(None))
+        )
+    assert rows["judge"].failure == story and rows["judge"].error == "ValueError: no verdict"
+    assert rows["m" * 100].value is None, "NaN is no measurement"
+    assert bare == 1, "a score without a failure stores SQL NULL, not JSON null"
+    assert item is not None and item.failure is not None
+    assert (item.failure.source, item.failure.type, item.failure.message) == (
+        "target",
+        "TimeoutError",
+        "slow",
+    )
+    assert item.error == "TimeoutError: slow"

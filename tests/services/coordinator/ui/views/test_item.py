@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from services.coordinator.ui.views.item import transcript, verdict
+from services.coordinator.ui.views.item import item_page, transcript, verdict
 from tests.evaluator_registry import policy_of
-from yardstick.api.evaluation import EvaluatorSpec
+from yardstick.api.evaluation import Evaluation, EvaluatorSpec
+from yardstick.api.experiments import ExperimentItemOut
+from yardstick.api.item_failure import ItemFailure
 
 pytestmark = pytest.mark.unit
 
@@ -40,3 +42,25 @@ def test_verdicts_follow_the_one_pass_rule() -> None:
     assert verdict(policy, "recall@10", None, "judge timed out") == "error"
     assert verdict(policy, "hallucination_rate", 0.4, None) == "pass"  # lower is better: <= 0.5
     assert verdict(policy, "hallucination_rate", 0.6, None) == "fail"
+
+
+def test_the_page_lists_the_items_failure_then_each_evaluators() -> None:
+    target = ItemFailure(source="target", type="TargetRejected", message="no", traceback="tb")
+    judge = ItemFailure(source="evaluator", type="ValueError", message="bad", evaluator="judge")
+    item = ExperimentItemOut(
+        item_id="a",
+        trial=0,
+        status="error",
+        input={},
+        expected_output=None,
+        metadata={},
+        attempts=1,
+        failure=target,
+        scores=[Evaluation(name="z", value=1.0), Evaluation(name="judge", failure=judge)],
+    )
+    page = item_page(item, policy_of([]), None, None)
+    assert page.failures == [target, judge]
+    assert [(s.name, s.verdict, s.error) for s in page.scores] == [
+        ("judge", "error", "ValueError: bad"),
+        ("z", "pass", None),
+    ]

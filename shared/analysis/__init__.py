@@ -46,7 +46,13 @@ from shared.analysis.reports.code_fingerprints import code_header, mixed_code_wa
 from shared.analysis.reports.item_changes_markdown import change_row, latency_note
 from shared.analysis.reports.markdown import direction_arrow, fmt_mde
 from shared.analysis.reports.pairwise_markdown import pairwise_lines
-from shared.analysis.run_level import ColumnarFactory, RunLevelEvaluation, evaluate_items, metadata_keys
+from shared.analysis.run_level import (
+    SCORE_BREAKDOWN_KEYS,
+    ColumnarFactory,
+    RunLevelEvaluation,
+    evaluate_items,
+    metadata_keys,
+)
 from shared.analysis.stats import (
     FloatArray,
     bucketed_means,
@@ -72,6 +78,7 @@ __all__ = [
     "EXACT_MAX_PAIRS",
     "LATENCY_METRIC",
     "NULL",
+    "SCORE_BREAKDOWN_KEYS",
     "AggregateBuilder",
     "CalibrationItem",
     "ColumnarFactory",

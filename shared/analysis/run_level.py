@@ -27,7 +27,7 @@ from yardstick.api.run_data import ScoredItem
 log = logging.getLogger(__name__)
 
 FullResults = Callable[[], Awaitable[list[ItemResult]]]
-DEFAULT_BREAKDOWN_KEYS = ("category", "difficulty")
+SCORE_BREAKDOWN_KEYS = ("category", "difficulty")
 """Metadata keys a breakdown uses when it is given none (those that some item has)."""
 
 
@@ -51,7 +51,7 @@ ColumnarFactory = Callable[..., ColumnarRunEvaluator]
 
 def metadata_keys(specs: Sequence[EvaluatorSpec]) -> set[str]:
     """Metadata keys whose columns the run evaluators need: the defaults plus any ``keys`` argument."""
-    keys = set(DEFAULT_BREAKDOWN_KEYS)
+    keys = set(SCORE_BREAKDOWN_KEYS)
     for spec in specs:
         named = spec.args.get("keys")
         if isinstance(named, list):
@@ -157,7 +157,7 @@ class RunLevelEvaluation:
 
 
 __all__ = [
-    "DEFAULT_BREAKDOWN_KEYS",
+    "SCORE_BREAKDOWN_KEYS",
     "ColumnarFactory",
     "ColumnarRunEvaluator",
     "FullResults",

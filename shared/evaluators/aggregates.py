@@ -14,8 +14,8 @@ import numpy as np
 
 from shared.analysis import (
     ABSENT,
-    DEFAULT_BREAKDOWN_KEYS,
     NULL,
+    SCORE_BREAKDOWN_KEYS,
     ColumnarFactory,
     FloatArray,
     GroupColumn,
@@ -78,7 +78,7 @@ class _Breakdown:
         if keys is None:  # the default keys that at least one item has
             keys = [
                 k
-                for k in DEFAULT_BREAKDOWN_KEYS
+                for k in SCORE_BREAKDOWN_KEYS
                 if k in columns.groups and bool(np.any(columns.groups[k].codes != ABSENT))
             ]
         self.scores = scores

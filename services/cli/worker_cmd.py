@@ -26,7 +26,6 @@ import typer
 from services.cli.consoles import stderr_console
 from shared.log_setup import configure_logging
 from yardstick.errors import NotConfigured, TaskLoadError
-from yardstick.tasks import load_tasks
 
 if TYPE_CHECKING:
     from watchfiles import Change
@@ -53,7 +52,8 @@ def worker_command(
 ) -> None:
     """Serve your Python function as the target of `--target python --set name=NAME` experiments."""
     from yardstick.serving import serve_until_signalled  # deferred: NATS, only for this command
-    from yardstick.task_worker import TaskWorker, TaskWorkerStartError
+    from yardstick.task_worker import TaskWorkerStartError
+    from yardstick.worker_command import load_worker, serving_line
     from yardstick.worker_settings import TaskWorkerSettings
 
     overrides = {} if concurrency is None else {"task_concurrency": concurrency}
@@ -66,29 +66,16 @@ def worker_command(
     if reload:
         raise typer.Exit(_reload(references, name, concurrency, settings.task_drain_timeout_s))
     try:
-        if name is not None and len(references) != 1:
-            raise TaskLoadError("--name names one function: give exactly one module:function")
-        tasks = [fn for ref in references for fn in load_tasks(ref, name)]
-        worker = TaskWorker(tasks, settings)
+        worker = load_worker(references, name, settings)
     except (TaskLoadError, TaskWorkerStartError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from exc
-    err.print(
-        f"serving {', '.join(sorted(worker.tasks))} on {settings.nats_url} "
-        f"(namespace {settings.nats_namespace}, code {_short(worker.code_fingerprint)}); "
-        "Ctrl-C drains and stops"
-    )
+    err.print(serving_line(worker, settings))
     try:
         asyncio.run(serve_until_signalled(worker))
     except TaskWorkerStartError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(3) from exc
-
-
-def _short(fingerprint: str | None) -> str:
-    from yardstick.code_fingerprint import short
-
-    return short(fingerprint)
 
 
 def watched_folders(references: list[str]) -> list[Path]:

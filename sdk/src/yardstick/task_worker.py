@@ -213,14 +213,18 @@ class TaskWorker:
             message,
             extra={"worker_id": self.settings.worker_id, "code_fingerprint": self.code_fingerprint},
         )
-        print(f"yardstick worker: {message}", file=sys.stderr, flush=True)
+        print(f"task worker: {message}", file=sys.stderr, flush=True)
         task = asyncio.create_task(self._withdraw())
         self._in_flight.add(task)
         task.add_done_callback(self._in_flight.discard)
         return True
 
     def stale_message(self) -> str:
-        then = "reloading" if self.settings.task_reload else "restart it, or run yardstick worker --reload"
+        then = (
+            "reloading"
+            if self.settings.task_reload
+            else "restart it, or run yardstick worker --reload (the server's command) to restart on change"
+        )
         return f"task code changed on disk since this worker started ({', '.join(self.stale_files)}); {then}"
 
     async def _withdraw(self) -> None:

@@ -28,6 +28,8 @@ async def require_task_worker(
     except (nats.errors.NoRespondersError, TimeoutError, ValidationError):
         raise NoTaskWorker(
             f"no task worker serves the python target {target.name!r}: decorate your function with "
-            f"@yardstick.task({target.name!r}) and start `yardstick worker MODULE:FUNCTION` "
-            f"(NATS_URL and NATS_NAMESPACE={topology.namespace!r} as the stack's; scale with more processes)"
+            f"@yardstick.task({target.name!r}) and start `yardstick-worker MODULE` (the SDK's command; "
+            "`yardstick worker` with the server's) (NATS_URL and "
+            f"NATS_NAMESPACE={topology.namespace!r} as the stack's; scale with more processes). A worker "
+            "whose code changed on disk stops answering: restart it"
         ) from None

@@ -7,7 +7,8 @@ why they cannot be significant whatever the signs of their changes) is printed o
 reasons, each metric keeping its own numbers (a lone one keeps its whole sentence); the full
 sentences are in ``--format md``. ``compact`` (the demo) says the verdict once (its headline) and
 shows per-category rows only for a category that regressed or improved, else one line saying how
-to see them."""
+to see them; it also lists at most ``COMPACT_ROWS`` broken items and metrics (those that moved,
+then the primary ones) and leaves each metric's reason to the detail command it names."""
 
 from __future__ import annotations
 
@@ -52,8 +53,33 @@ def _status(result: MetricResult) -> Text:
     return Text(result.status, style=STATUS_STYLE.get(result.status, ""))
 
 
-def _overall(report: ComparisonReport) -> Table:
-    table = Table(title=f"{report.baseline_name} → {report.candidate_name} ({report.n_pairs} paired items)")
+COMPACT_ROWS = 5
+"""How many broken items and metrics the compact view (the demo's) lists; the rest are one command away."""
+
+
+def _detail_command(report: ComparisonReport) -> str:
+    return f"`yardstick compare {report.baseline_name} {report.candidate_name} --format md`"
+
+
+def _shown_metrics(report: ComparisonReport, compact: bool) -> list[MetricResult]:
+    """Every metric, or with ``compact`` those that regressed or improved, then the primary ones, at
+    most ``COMPACT_ROWS``."""
+    if not compact:
+        return list(report.metrics)
+    moved = [r for r in report.metrics if r.status in VERDICTS]
+    primary = [r for r in report.metrics if r.role == "primary" and r not in moved]
+    return (moved + primary)[:COMPACT_ROWS]
+
+
+def _overall(report: ComparisonReport, compact: bool = False) -> Table:
+    shown = _shown_metrics(report, compact)
+    hidden = len(report.metrics) - len(shown)
+    table = Table(
+        title=f"{report.baseline_name} → {report.candidate_name} ({report.n_pairs} paired items)",
+        caption=f"{hidden} more metric(s) and why each got its status: {_detail_command(report)}"
+        if compact
+        else None,
+    )
     for column in (
         "metric",
         "baseline",
@@ -66,7 +92,7 @@ def _overall(report: ComparisonReport) -> Table:
         "status",
     ):
         table.add_column(column, justify="left" if column in ("metric", "test", "status") else "right")
-    for r in report.metrics:
+    for r in shown:
         c = r.comparison
         table.add_row(
             f"{r.metric} {direction_arrow(r)}" + ("" if r.role == "primary" else " [dim](secondary)[/dim]"),
@@ -129,7 +155,7 @@ def _breakdown(report: ComparisonReport, key: str, metrics: set[str], compact: b
         for r in group.metrics
         if r.metric in metrics and (r.status in VERDICTS or (not compact and r.comparison.delta))
     ]
-    every_row = f"`yardstick compare {report.baseline_name} {report.candidate_name} --format md`"
+    every_row = _detail_command(report)
     if compact and groups and not rows:
         return Text(f"per {key}: no {key} regressed or improved; every row: {every_row}", style="dim")
     if not rows:
@@ -159,15 +185,20 @@ def _headline(result: MetricResult) -> bool:
     return gates or result.status in VERDICTS
 
 
-def _changes(report: ComparisonReport) -> Table | Text:
-    """The broken items (must-pass first) and the fixed ones, each with why it fails."""
+def _changes(report: ComparisonReport, compact: bool = False) -> Table | Text:
+    """The broken items (must-pass first) and the fixed ones, each with why it fails (with
+    ``compact``: the first ``COMPACT_ROWS``)."""
     if not report.broken_items and not report.fixed_items:
         return Text("No item that passed in the baseline fails in the candidate.", style="green")
     title = f"{report.broken_total} broken, {report.fixed_total} fixed (item, metric)"
-    table = Table(title=title, title_justify="left")
+    changes = [*report.broken_items, *report.fixed_items]
+    shown = changes[:COMPACT_ROWS] if compact else changes
+    rest = report.broken_total + report.fixed_total - len(shown)
+    caption = f"{rest} more: {_detail_command(report)}" if compact and rest > 0 else None
+    table = Table(title=title, title_justify="left", caption=caption)
     for column in ("item", "metric", "must-pass", "baseline → candidate", "change", "why"):
         table.add_column(column, overflow="fold")
-    for c in [*report.broken_items, *report.fixed_items]:
+    for c in shown:
         item, metric, must, values, change, why = change_row(c)
         style = "bold red" if c.gates else ("red" if c.change == "broken" else "green")
         table.add_row(item.strip("`"), metric, must, values, Text(change, style=style), why)
@@ -187,11 +218,9 @@ def comparison_view(report: ComparisonReport, compact: bool = False) -> Group:
         Text(f"⚠ {w}", style="bold yellow")
         for w in mixed_code_warnings(report.baseline_code, report.candidate_code)
     ]
-    parts += [
-        _changes(report),
-        _overall(report),
-        _reasons(report),
-    ]
+    parts += [_changes(report, compact), _overall(report, compact)]
+    if not compact:  # the compact view's table caption says where the reasons are
+        parts.append(_reasons(report))
     for key in ("category", "query_type"):  # retrieval items carry both, with the same values
         table = _breakdown(report, key, scores - {LATENCY_METRIC, ERROR_RATE_METRIC}, compact)
         if table is not None:

@@ -17,8 +17,8 @@ from services.cli.consoles import stderr_console, stdout_console
 from services.cli.coordinator import ApiError, connect
 from services.cli.datasets_cmd import push_file
 from services.cli.demo_prompts import prompt_loop
-from services.cli.progress_view import summary_table
-from services.cli.run_cmd import print_comparison, print_failures, start_and_follow
+from services.cli.progress_view import summary_line
+from services.cli.run_cmd import print_comparison, start_and_follow
 from services.stack.errors import StackError
 from services.stack.state import DEFAULT_STATE_DIR, StackState
 from shared import shipped_data as shipped
@@ -40,7 +40,7 @@ err = stderr_console()
 
 
 class Runs:
-    """Runs the demo's experiments (progress, summary, failures, compact comparison) and keeps each
+    """Runs the demo's experiments (progress, one summary line, compact comparison) and keeps each
     one's outcome for the closing summary: a comparison's verdict, else the run's pass rate."""
 
     def __init__(self) -> None:
@@ -50,8 +50,7 @@ class Runs:
 
     def __call__(self, client: Client, body: dict[str, Any]) -> dict[str, Any]:
         experiment = start_and_follow(client, body, err)
-        out.print(summary_table(experiment))
-        print_failures(client, experiment, err)
+        out.print(summary_line(experiment))
         print_comparison(client, experiment, err, compact=True)
         if experiment["status"] != "completed":
             raise RuntimeError(

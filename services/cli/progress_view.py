@@ -114,6 +114,20 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
     return Group(table, headline)
 
 
+def summary_line(experiment: dict[str, Any]) -> Text:
+    """One line for a finished run (the demo's): items, errors, pass rate, latency p50, and the
+    command that shows every metric."""
+    agg = experiment.get("aggregates") or {}
+    p = experiment["progress"]
+    latency = (agg.get("latency") or {}).get("p50")
+    return Text.assemble(
+        (experiment["name"], "bold"),
+        f": {p['total']} items · errors {p['errors']} · ",
+        (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),
+        f" · latency p50 {_fmt(latency)} ms · every metric: `yardstick report {experiment['name']}`",
+    )
+
+
 def _spend_line(spend: dict[str, Any] | None) -> str:
     """``LLM tokens 1200 in / 300 out · cost 0.0004 USD`` (``no price`` for unpriced models;
     ``LLM offline model, not billed`` when the offline model made every call)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from rich.console import Console
 
-from services.cli.comparison_view import MDE_NOTE, STUCK_NOTE, comparison_view, folded_reason
+from services.cli.comparison_view import COMPACT_ROWS, MDE_NOTE, STUCK_NOTE, comparison_view, folded_reason
 from shared.analysis import ComparisonConfig, compare_runs
 from yardstick.api.comparison_report import ComparisonReport
 from yardstick.api.run_data import RunData, ScoredItem
@@ -71,7 +71,7 @@ def test_a_lone_not_significant_metric_keeps_its_whole_sentence() -> None:
     report = compare_runs(base, cand, config)
     (lone,) = report.metrics
     assert lone.status == "no_significant_change" and "could detect a change of" in lone.reason
-    text = " ".join(_text(report, compact=True).split())
+    text = " ".join(_text(report, compact=False).split())
     assert f"m: {' '.join(lone.reason.split())}" in text
     assert " ".join(MDE_NOTE.split()) not in text and "†" not in text
 
@@ -105,3 +105,19 @@ def test_the_compact_view_prints_categories_only_where_one_regressed_or_improved
     )
     assert "not significant at n = 25 (detectable" not in text
     assert _text(loud, compact=False).count("Verdict: ") == 2
+
+
+def test_the_compact_view_lists_a_few_rows_and_names_the_command_for_the_rest() -> None:
+    """The demo's view: at most COMPACT_ROWS broken items and metrics (the ones that moved first), no
+    per-metric reasons, and the command that shows everything."""
+    metrics = [f"m{i}" for i in range(8)]
+    base = _run("base", [dict.fromkeys(metrics, 1.0)] * 30, CATEGORIES)
+    cand = _run("cand", [dict.fromkeys(metrics, 0.0)] * 10 + [dict.fromkeys(metrics, 1.0)] * 20, CATEGORIES)
+    report = compare_runs(base, cand, ComparisonConfig(breakdown_keys=[], include_error_rate=False))
+    assert report.broken_total == 80 and len(report.metrics) == 8
+    compact = " ".join(_text(report, compact=True).split())
+    full = " ".join(_text(report, compact=False).split())
+    assert f"{80 - COMPACT_ROWS} more: `yardstick compare base cand --format md`" in compact
+    assert f"{8 - COMPACT_ROWS} more metric(s) and why each got its status" in compact
+    assert "Why:" not in compact and "Why:" in full
+    assert sum(f"│ m{i} " in _text(report, compact=True) for i in range(8)) == COMPACT_ROWS

@@ -61,11 +61,10 @@ def test_the_drive_thru_steps_end_with_their_detail_and_the_summary_lists_each(
     monkeypatch.setattr(demo_cmd, "out", screen)
     monkeypatch.setattr(demo_cmd, "start_and_follow", client.follow)
     monkeypatch.setattr(demo_cmd, "push_file", lambda *args, **kwargs: None)
-    monkeypatch.setattr(demo_cmd, "print_failures", lambda *args: None)
     monkeypatch.setattr(
         demo_cmd, "print_comparison", lambda c, e, console, compact=False: client.compact.append(compact)
     )
-    monkeypatch.setattr(demo_cmd, "summary_table", lambda experiment: experiment["name"])
+    monkeypatch.setattr(demo_cmd, "summary_line", lambda experiment: experiment["name"])
     runs = demo_cmd.Runs()
     demo_cmd._drive_thru(client, runs)  # type: ignore[arg-type]
     text = screen.export_text()

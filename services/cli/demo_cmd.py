@@ -70,15 +70,14 @@ class Runs:
         return experiment
 
     def detail(self, client: Client) -> None:
-        """End a step with the command that shows its full detail (the last run's comparison, else
-        its report)."""
+        """End a step with where its full detail is: the last run's comparison in the browser (the
+        compact view named the command), else the run's report."""
         experiment = self.last
         if experiment.get("comparison_id"):
             report = client.get_comparison(experiment["comparison_id"]).report
             base, cand = report.baseline_name, report.candidate_name
             out.print(
-                f"full detail: `yardstick compare {base} {cand} --format md`; in the browser: "
-                f"`yardstick ui '/ui/compare?baseline={base}&candidate={cand}'`",
+                f"in the browser: `yardstick ui '/ui/compare?baseline={base}&candidate={cand}'`",
                 highlight=False,
             )
         else:

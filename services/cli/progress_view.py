@@ -115,8 +115,7 @@ def summary_table(experiment: dict[str, Any]) -> RenderableType:
 
 
 def summary_line(experiment: dict[str, Any]) -> Text:
-    """One line for a finished run (the demo's): items, errors, pass rate, latency p50, and the
-    command that shows every metric."""
+    """One line for a finished run (the demo's): items, errors, pass rate, latency p50."""
     agg = experiment.get("aggregates") or {}
     p = experiment["progress"]
     latency = (agg.get("latency") or {}).get("p50")
@@ -124,7 +123,7 @@ def summary_line(experiment: dict[str, Any]) -> Text:
         (experiment["name"], "bold"),
         f": {p['total']} items · errors {p['errors']} · ",
         (f"pass rate {_fmt(agg.get('pass_rate'))}", "bold"),
-        f" · latency p50 {_fmt(latency)} ms · every metric: `yardstick report {experiment['name']}`",
+        f" · latency p50 {_fmt(latency)} ms",
     )
 
 

@@ -1,6 +1,6 @@
 """The demo's steps without the stack: each run is followed, compared compactly, and each step ends
-with the command that shows its full detail; the summary has one line per step (a comparison's
-verdict, a lone run's pass rate, never a baseline's own)."""
+with where its full detail is (the compact comparison names its command; a lone run, its report); the
+summary has one line per step (a comparison's verdict, a lone run's pass rate, never a baseline's own)."""
 
 from __future__ import annotations
 
@@ -69,9 +69,8 @@ def test_the_drive_thru_steps_end_with_their_detail_and_the_summary_lists_each(
     demo_cmd._drive_thru(client, runs)  # type: ignore[arg-type]
     text = screen.export_text()
     assert client.compact == [True] * 4  # baseline, candidate, trajectories, conversations
-    detail = [line for line in text.splitlines() if line.startswith("full detail: ")]
-    assert detail == [
-        "full detail: `yardstick compare demo-drive-thru-baseline demo-drive-thru-candidate --format md`; "
+    detail = [line for line in text.splitlines() if line.startswith(("full detail: ", "in the browser: "))]
+    assert detail == [  # a comparison's compact view names its command itself
         "in the browser: `yardstick ui "
         "'/ui/compare?baseline=demo-drive-thru-baseline&candidate=demo-drive-thru-candidate'`",
         "full detail: `yardstick report demo-trajectories`",

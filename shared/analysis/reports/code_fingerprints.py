@@ -1,7 +1,7 @@
 """How reports name the task code behind a run's outputs (python targets served by ``yardstick worker``).
 
 A run's fingerprints are those of the task workers that produced its outputs (the SDK's
-``yardstick/code_fingerprint.py`` says what is hashed). Rules: each is shown by its first 12 hex
+``sdk/src/yardstick/code_fingerprint.py`` says what is hashed). Rules: each is shown by its first 12 hex
 digits; a run without any (not a python target, or stored before fingerprints existed) shows none;
 a run with more than one mixes code (a worker was restarted on other code mid-run, or replicas ran
 different code) and is warned about, since its results describe no single version.

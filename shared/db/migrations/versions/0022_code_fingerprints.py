@@ -1,5 +1,5 @@
 """code fingerprints: ``experiment_items.code_fingerprint``, the fingerprint of the task worker's code
-that produced the item's output (python targets; yardstick/code_fingerprint.py says what is hashed)
+that produced the item's output (python targets; sdk/src/yardstick/code_fingerprint.py says what is hashed)
 
 An experiment's fingerprints are the distinct values of its items; reports and comparisons show them.
 Rows written before stay NULL (unknown). Going down drops the column.

@@ -10,7 +10,8 @@ OTLP/HTTP, on the same event loop, with the same keys, limits and storage as the
   the exporters' unary call), so a flood is refused at once, with the retry delay, and at most
   ``ingest_max_inflight_requests`` messages are in memory. gRPC's own limit on calls at once (which
   refuses without a retry delay: OTLP clients then drop the data) is only a backstop, at
-  ``BACKSTOP_FACTOR`` times that bound.
+  ``BACKSTOP_FACTOR`` times that bound and never under ``BACKSTOP_MIN_CALLS``, so a burst of calls
+  meets this receiver's own refusal (with its delay), not gRPC's.
 - The request is kept as bytes (no deserializer) and decoded by the same code as an HTTP protobuf
   body, in a worker thread.
 - Refusals map onto the status codes OTLP exporters understand: a refusal worth retrying (429, 503)
@@ -44,6 +45,9 @@ LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
 RETRY_INFO_KEY = "google.rpc.retryinfo-bin"
 BACKSTOP_FACTOR = 4
 """gRPC's own limit on calls at once, in multiples of the in-flight bound (see the module docstring)."""
+BACKSTOP_MIN_CALLS = 64
+"""The least that limit is: a refused call holds no message, so a small bound (a test's 1, a small
+deployment's few) must not let gRPC refuse a burst without the retry delay."""
 
 _CODES = {
     400: grpc.StatusCode.INVALID_ARGUMENT,
@@ -78,7 +82,9 @@ class GrpcReceiver:
                 ("grpc.max_receive_message_length", settings.max_body_bytes),
                 ("grpc.so_reuseport", 0),
             ],
-            maximum_concurrent_rpcs=BACKSTOP_FACTOR * receiver.admission.max_requests,
+            maximum_concurrent_rpcs=max(
+                BACKSTOP_MIN_CALLS, BACKSTOP_FACTOR * receiver.admission.max_requests
+            ),
         )
         self._server.add_generic_rpc_handlers(
             [

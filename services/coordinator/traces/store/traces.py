@@ -95,6 +95,7 @@ class TraceQuery(BaseModel, frozen=True):
                 exists().where(
                     and_(
                         TraceScore.trace_pk == Trace.id,
+                        TraceScore.day == Trace.day,
                         TraceScore.name == self.below.evaluator,
                         TraceScore.value < self.below.value,
                     )
@@ -139,7 +140,10 @@ async def list_traces(session: AsyncSession, query: TraceQuery) -> TracePage:
     if rows:
         score_stmt = (
             select(TraceScore.trace_pk, TraceScore.name, TraceScore.value)
-            .where(TraceScore.trace_pk.in_(list(scores)))
+            .where(
+                TraceScore.trace_pk.in_(list(scores)),
+                TraceScore.day.in_(sorted({row.day for row in rows})),  # prunes the partitions
+            )
             .order_by(TraceScore.name)
         )
         for trace_pk, name, value in (await session.execute(score_stmt)).all():
@@ -152,6 +156,12 @@ async def list_traces(session: AsyncSession, query: TraceQuery) -> TracePage:
     )
 
 
+async def trace_by_pk(session: AsyncSession, trace_pk: int) -> Trace | None:
+    """The trace of id ``trace_pk`` (ids are unique across the day partitions), None when it is gone
+    (retention dropped it)."""
+    return (await session.execute(select(Trace).where(Trace.id == trace_pk))).scalar_one_or_none()
+
+
 async def _trace(session: AsyncSession, trace_id: str) -> Trace:
     row = (await session.execute(select(Trace).where(Trace.trace_id == trace_id))).scalar_one_or_none()
     if row is None:
@@ -161,7 +171,11 @@ async def _trace(session: AsyncSession, trace_id: str) -> Trace:
 
 async def trace_detail(session: AsyncSession, trace_id: str) -> TraceDetail:
     row = await _trace(session, trace_id)
-    stmt = select(TraceScore).where(TraceScore.trace_pk == row.id).order_by(TraceScore.name)
+    stmt = (
+        select(TraceScore)
+        .where(TraceScore.trace_pk == row.id, TraceScore.day == row.day)
+        .order_by(TraceScore.name)
+    )
     scores = [
         TraceScoreOut(
             name=s.name,

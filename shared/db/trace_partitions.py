@@ -8,7 +8,8 @@ early timestamp is never refused.
 Rules:
 
 - The three tables always have the same days: a day is created for all three in one transaction,
-  and dropped for all three in one (spans and scores first, as they reference their trace).
+  and dropped for all three in one (spans and scores first, as they reference their trace; the
+  trace partition is detached before it is dropped, which PostgreSQL requires of a referenced one).
 - Creating a day whose rows sit in the default partition moves them into the new partition in the
   same transaction (a partition cannot be created while the default holds rows of its range).
 - Dropping a day also deletes the review items that point at its traces (``review_items.trace_pk``
@@ -91,7 +92,10 @@ async def drop_day(session: AsyncSession, day: date) -> int:
     count = (await session.execute(text(f"SELECT count(*) FROM {traces}"))).scalar_one()
     await session.execute(text(f"DELETE FROM review_items WHERE trace_pk IN (SELECT id FROM {traces})"))
     for table in reversed(PARTITIONED):
-        await session.execute(text(f"DROP TABLE {partition_name(table, day)}"))
+        name = partition_name(table, day)
+        if table == PARTITIONED[0]:  # referenced by the children's foreign keys: detached first
+            await session.execute(text(f"ALTER TABLE {table} DETACH PARTITION {name}"))
+        await session.execute(text(f"DROP TABLE {name}"))
     return int(count)
 
 

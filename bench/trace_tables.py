@@ -33,9 +33,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.kept_database import kept_database  # noqa: E402
 from services.coordinator.traces.store.traces import ScoreBelow, TraceQuery, list_traces  # noqa: E402
-from services.stack.servers import postgres_uri_for, start_postgres  # noqa: E402
-from shared.db.migrate import upgrade_to_head  # noqa: E402
 from shared.db.project_scope import scope_to_project  # noqa: E402
 from shared.db.session import make_engine, make_session_factory, plain_url  # noqa: E402
 from shared.db.trace_partitions import maintain  # noqa: E402
@@ -203,21 +202,8 @@ def p95(values: list[float]) -> float:
 
 
 def prepare(spans: int, per_trace: int, days: int, now: datetime) -> str:
-    uri, _ = start_postgres(STATE / "pg", keep_running=False)
-    database = f"traces_{spans}_{per_trace}_{days}"
-    with psycopg.connect(plain_url(uri), autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
-        if exists is None:
-            conn.execute(f"CREATE DATABASE {database}")
-    url = postgres_uri_for(uri, database)
-    if exists is None:
-        upgrade_to_head(url)
-        with psycopg.connect(plain_url(url)) as conn:
-            conn.execute(
-                "INSERT INTO projects (id, description, created_at) VALUES ('default', '', now())"
-                " ON CONFLICT DO NOTHING"
-            )
-            conn.commit()
+    url, created = kept_database(STATE, f"traces_{spans}_{per_trace}_{days}")
+    if created:
         asyncio.run(_partitions(url, now, days))
         started = time.perf_counter()
         fill(url, spans, per_trace, days, now)

@@ -197,6 +197,35 @@ async def measure(url: str, plan: list[tuple[str, TraceQuery]]) -> dict[str, lis
     return times
 
 
+LOOKUP = (
+    "SELECT id FROM traces WHERE (project_id, trace_id) IN (SELECT %s, unnest(%s::text[])) {days} FOR UPDATE"
+)
+
+
+def lookups(url: str, traces: int, rounds: int, days: int) -> dict[str, list[float]]:
+    """The sampler's locked look-up of a chunk of 200 stored traces (started one after the other) by
+    (project, trace id), as it runs it (every day partition probed: the day of a stored trace is not
+    known) and restricted to the chunk's days, in ms; each in a transaction rolled back."""
+    rng = random.Random(13)
+    times: dict[str, list[float]] = defaultdict(list)
+    with psycopg.connect(plain_url(url)) as conn:
+        for _ in range(rounds):
+            first = rng.randint(1, max(traces - 200, 1))  # a chunk's traces arrived together
+            pks = list(range(first, min(first + 200, traces + 1)))
+            ids = [f"{pk:032x}" for pk in pks]
+            span = conn.execute("SELECT min(day), max(day) FROM traces WHERE id = ANY(%s)", (pks,)).fetchone()
+            assert span is not None
+            for label, days_sql, args in (
+                (f"all {days} days", "", ()),
+                ("their days only", "AND day BETWEEN %s AND %s", span),
+            ):
+                started = time.perf_counter()
+                conn.execute(LOOKUP.format(days=days_sql), (DEFAULT_PROJECT, ids, *args)).fetchall()
+                times[label].append((time.perf_counter() - started) * 1000)
+                conn.rollback()
+    return times
+
+
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
 
@@ -256,6 +285,9 @@ def main() -> None:
     print(
         f"| every filter | {len(every)} | {statistics.median(every):.1f} | {p95(every):.1f} (goal <= 300) |"
     )
+    print("the sampler's locked look-up of 200 stored traces, ms:")
+    for label, values in lookups(url, traces, 30, args.days).items():
+        print(f"| {label} | {len(values)} | {statistics.median(values):.1f} | {p95(values):.1f} |")
 
 
 if __name__ == "__main__":

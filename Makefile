@@ -101,6 +101,7 @@ bench: bytecode ui-assets
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/traces.py
+	$(BIN)/python bench/trace_tables.py
 	$(BIN)/python bench/comparisons.py
 	$(BIN)/python bench/prediction_powered.py
 	$(BIN)/python bench/multiplicity.py

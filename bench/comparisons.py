@@ -35,14 +35,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
+from bench.kept_database import kept_database  # noqa: E402
 from services.coordinator.app import create_app  # noqa: E402
 from services.coordinator.comparisons.analysis import compare_experiments, run_specs  # noqa: E402
 from services.coordinator.comparisons.store.pairing import load_paired_columns, load_paired_metrics  # noqa: E402
 from services.coordinator.settings import CoordinatorSettings  # noqa: E402
-from services.stack.servers import free_port, postgres_uri_for, start_nats, start_postgres  # noqa: E402
+from services.stack.servers import free_port, start_nats  # noqa: E402
 from shared.analysis import ComparisonBuilder, paired_keys  # noqa: E402
 from shared.db.api_keys import create_key_sync  # noqa: E402
-from shared.db.migrate import upgrade_to_head  # noqa: E402
 from shared.db.models import Experiment  # noqa: E402
 from shared.db.session import make_engine, make_session_factory, plain_url  # noqa: E402
 from shared.messaging.streams import declare_at  # noqa: E402
@@ -129,20 +129,9 @@ def _json(value: dict[str, str]) -> str:
 
 def prepare(items: int) -> tuple[str, str, str]:
     """(database URL, baseline id, candidate id): written on the first run, reused after."""
-    uri, _ = start_postgres(STATE / "pg", keep_running=False)
-    database = _database(items)
-    with psycopg.connect(plain_url(uri), autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
-        if exists is None:
-            conn.execute(f"CREATE DATABASE {database}")
-    url = postgres_uri_for(uri, database)
-    if exists is None:
-        upgrade_to_head(url)
+    url, created = kept_database(STATE, _database(items))
+    if created:
         with psycopg.connect(plain_url(url)) as conn:
-            conn.execute(
-                "INSERT INTO projects (id, description, created_at) VALUES ('default', '', now())"
-                " ON CONFLICT DO NOTHING"
-            )
             conn.execute(
                 "INSERT INTO datasets (id, project_id, name, description, kind, created_at)"
                 " VALUES ('bench-ds', 'default', 'bench', '', 'generic', now())"

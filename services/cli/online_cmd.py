@@ -185,7 +185,7 @@ def traces(
         page = client.online.traces(service=service, limit=limit)
     except ApiError as exc:
         raise fail(exc) from exc
-    table = Table(title=f"Sampled traces ({page.total} in all)", box=box.SIMPLE_HEAD)
+    table = Table(title=f"Sampled traces ({page.counted} in all)", box=box.SIMPLE_HEAD)
     for column in ("started (UTC)", "application", "conversation", "model", "tools", "tokens", "scores"):
         table.add_column(column)
     for t in page.items:

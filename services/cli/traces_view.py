@@ -26,7 +26,10 @@ def _tokens(n: int | None) -> str:
 
 
 def traces_table(page: TracePage) -> Table:
-    table = Table(title=f"Traces ({len(page.items)} of {page.total})", box=box.SIMPLE_HEAD)
+    table = Table(
+        title=f"Traces ({len(page.items)} of {page.counted})",
+        box=box.SIMPLE_HEAD,
+    )
     for column in ("trace id", "started (UTC)", "application", "model", "ms", "tokens", "err", "tools"):
         table.add_column(column, no_wrap=column in ("trace id", "started (UTC)"))
     table.add_column("scores")

@@ -60,6 +60,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             retention=timedelta(days=settings.traffic_retention_days),
             batch=settings.traffic_retention_batch,
             interval_s=settings.traffic_retention_interval_s,
+            ahead_days=settings.trace_partitions_ahead_days,
         )
         monitor = DriftMonitor(
             sessions,

@@ -51,10 +51,19 @@ class SamplerSettings(CommonSettings):
         description="Stored traces (and sampled turns) older than this are deleted (TRAFFIC_RETENTION_DAYS)",
     )
     traffic_retention_batch: int = Field(
-        default=500, ge=1, le=100_000, description="Traces deleted per transaction by the retention sweep"
+        default=500,
+        ge=1,
+        le=100_000,
+        description="Traces deleted per transaction by the retention sweep (of a partly expired day)",
     )
     traffic_retention_interval_s: float = Field(
         default=300.0, gt=0, description="Run the retention sweep this often (seconds)"
+    )
+    trace_partitions_ahead_days: int = Field(
+        default=7,
+        ge=1,
+        le=60,
+        description="Day partitions of the trace tables kept created ahead of today by the retention sweep",
     )
 
     def assembly_policy(self) -> AssemblyPolicy:

@@ -7,6 +7,10 @@
   computed again and replaced, so they describe the whole trace.
 - The row is locked (``FOR UPDATE``) while a part is merged: two samplers holding parts of one
   trace merge one after the other.
+- The tables are partitioned by day (the trace's ``day``, set by its first part and never changed;
+  its spans and scores carry it too), so no constraint keeps one row per (project, trace id) across
+  days: a transaction-level advisory lock per (project, trace id), taken before a trace is looked up,
+  makes the look-up and the insert one step for every sampler (locks taken in one order).
 
 The caller commits.
 """
@@ -14,19 +18,20 @@ The caller commits.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Literal
 
-from sqlalchemy import select, tuple_
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import BigInteger, bindparam, select, text, tuple_
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
 from shared.db.outcome_rows import trace_score_row
-from shared.db.trace_models import Trace, TraceScore, TraceSpan
+from shared.db.trace_models import Trace, TraceScore, TraceSpan, trace_day
 from shared.evaluators import EvaluatorRegistry
 from shared.online.trace_scoring import evaluate_trace
 from shared.traces import trace_record
@@ -34,6 +39,8 @@ from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 from yardstick.api.trace_record import Completeness, TraceRecord
 
 Stored = Literal["stored", "merged", "duplicate"]
+SPAN_KEY = ["trace_pk", "span_id", "day"]
+SCORE_KEY = ["trace_pk", "name", "day"]
 EVALUATE_AT_ONCE = 16
 """Traces of one batch scored at once (a judge's model calls: as many as the per-trace stores had)."""
 
@@ -77,6 +84,24 @@ def _columns(record: TraceRecord) -> dict[str, object]:
     }
 
 
+def _lock_key(project_id: str, trace_id: str) -> int:
+    """The advisory lock key of a trace: 64 bits of a hash of (project, trace id)."""
+    digest = hashlib.blake2b(f"{project_id}/{trace_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+_LOCK_EACH = text("SELECT pg_advisory_xact_lock(k) FROM unnest(:keys) AS k").bindparams(
+    bindparam("keys", type_=ARRAY(BigInteger))
+)
+
+
+async def lock_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) -> None:
+    """Hold the advisory lock of each (project, trace id) until the transaction ends (in key order)."""
+    ordered = sorted({_lock_key(project, trace) for project, trace in keys})
+    if ordered:
+        await session.execute(_LOCK_EACH, {"keys": ordered})
+
+
 async def _locked(session: AsyncSession, project_id: str, trace_id: str) -> Trace | None:
     stmt = (
         select(Trace)
@@ -89,22 +114,38 @@ async def _locked(session: AsyncSession, project_id: str, trace_id: str) -> Trac
 
 async def stored_trace(session: AsyncSession, project_id: str, trace_id: str) -> Trace | None:
     """The stored trace, locked until the transaction ends (None when it is not stored)."""
+    await lock_traces(session, [(project_id, trace_id)])
     return await _locked(session, project_id, trace_id)
+
+
+def _new_row(record: TraceRecord) -> dict[str, object]:
+    """A trace's row as first stored: its day is its start's (merges never change it)."""
+    return {
+        "project_id": record.project_id,
+        "trace_id": record.trace_id,
+        "day": trace_day(record.started_at),
+        **_columns(record),
+    }
 
 
 async def _insert_row(session: AsyncSession, record: TraceRecord) -> int | None:
     stmt = (
         insert(Trace)
-        .values(project_id=record.project_id, trace_id=record.trace_id, **_columns(record))
-        .on_conflict_do_nothing(index_elements=["project_id", "trace_id"])
+        .values(**_new_row(record))
+        .on_conflict_do_nothing(index_elements=["project_id", "trace_id", "day"])
         .returning(Trace.id)
     )
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-def _span_rows(trace_pk: int, spans: list[tuple[ResourceSpans, Span]]) -> list[dict[str, object]]:
+def _span_rows(trace_pk: int, day: date, spans: list[tuple[ResourceSpans, Span]]) -> list[dict[str, object]]:
     return [
-        {"trace_pk": trace_pk, "span_id": span.span_id, "span": group.model_copy(update={"spans": [span]})}
+        {
+            "trace_pk": trace_pk,
+            "day": day,
+            "span_id": span.span_id,
+            "span": group.model_copy(update={"spans": [span]}),
+        }
         for group, span in spans
     ]
 
@@ -115,6 +156,7 @@ async def stored_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) 
     wanted = sorted(set(keys))
     if not wanted:
         return set()
+    await lock_traces(session, wanted)
     stmt = (
         select(Trace.project_id, Trace.trace_id)
         .where(tuple_(Trace.project_id, Trace.trace_id).in_(wanted))
@@ -124,30 +166,35 @@ async def stored_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) 
     return {(project, trace) for project, trace in (await session.execute(stmt)).all()}
 
 
-async def _insert_spans(session: AsyncSession, trace_pk: int, spans: list[tuple[ResourceSpans, Span]]) -> int:
+async def _insert_spans(
+    session: AsyncSession, trace_pk: int, day: date, spans: list[tuple[ResourceSpans, Span]]
+) -> int:
     """Insert the spans not stored yet; how many were new."""
     if not spans:
         return 0
-    rows = _span_rows(trace_pk, spans)
-    stmt = (
-        insert(TraceSpan)
-        .on_conflict_do_nothing(index_elements=["trace_pk", "span_id"])
-        .returning(TraceSpan.span_id)
-    )
+    rows = _span_rows(trace_pk, day, spans)
+    stmt = insert(TraceSpan).on_conflict_do_nothing(index_elements=SPAN_KEY).returning(TraceSpan.span_id)
     return len((await session.execute(stmt, rows)).scalars().all())
 
 
-async def stored_spans(session: AsyncSession, trace_pk: int) -> list[tuple[ResourceSpans, Span]]:
-    stmt = select(TraceSpan.span).where(TraceSpan.trace_pk == trace_pk).order_by(TraceSpan.id)
+async def stored_spans(session: AsyncSession, trace_pk: int, day: date) -> list[tuple[ResourceSpans, Span]]:
+    stmt = (
+        select(TraceSpan.span)
+        .where(TraceSpan.trace_pk == trace_pk, TraceSpan.day == day)
+        .order_by(TraceSpan.id)
+    )
     return [(group, group.spans[0]) for group in (await session.execute(stmt)).scalars()]
 
 
-def _score_rows(trace_pk: int, record: TraceRecord, evaluations: list[Evaluation]) -> list[dict[str, object]]:
+def _score_rows(
+    trace_pk: int, day: date, record: TraceRecord, evaluations: list[Evaluation]
+) -> list[dict[str, object]]:
     return [
         trace_score_row(
             e,
             project_id=record.project_id,
             trace_pk=trace_pk,
+            day=day,
             application=record.application,
             model=record.model,
             trace_at=record.started_at,
@@ -162,7 +209,7 @@ async def _upsert_scores(session: AsyncSession, rows: list[dict[str, object]]) -
         return
     stmt = insert(TraceScore)
     stmt = stmt.on_conflict_do_update(
-        index_elements=["trace_pk", "name"],
+        index_elements=SCORE_KEY,
         set_={
             col: stmt.excluded[col]
             for col in (
@@ -184,11 +231,12 @@ async def _score(
     session: AsyncSession,
     registry: EvaluatorRegistry,
     trace_pk: int,
+    day: date,
     record: TraceRecord,
     specs: list[EvaluatorSpec],
 ) -> None:
     await _upsert_scores(
-        session, _score_rows(trace_pk, record, await evaluate_trace(registry, specs, record))
+        session, _score_rows(trace_pk, day, record, await evaluate_trace(registry, specs, record))
     )
 
 
@@ -211,22 +259,23 @@ async def store_new(
     if not traces:
         return []
     ordered = sorted(traces, key=lambda t: (t.record.project_id, t.record.trace_id))
-    rows = [
-        {"project_id": t.record.project_id, "trace_id": t.record.trace_id, **_columns(t.record)}
-        for t in ordered
-    ]
+    await lock_traces(session, [(t.record.project_id, t.record.trace_id) for t in ordered])
     stmt = (
         insert(Trace)
-        .on_conflict_do_nothing(index_elements=["project_id", "trace_id"])
+        .on_conflict_do_nothing(index_elements=["project_id", "trace_id", "day"])
         .returning(Trace.id, Trace.project_id, Trace.trace_id)
     )
+    rows = [_new_row(t.record) for t in ordered]
     pks = {(project, trace): pk for pk, project, trace in (await session.execute(stmt, rows)).all()}
     inserted = [(t, pks.get((t.record.project_id, t.record.trace_id))) for t in traces]
-    spans = [row for t, pk in inserted if pk is not None for row in _span_rows(pk, t.part.unique_spans())]
+    spans = [
+        row
+        for t, pk in inserted
+        if pk is not None
+        for row in _span_rows(pk, trace_day(t.record.started_at), t.part.unique_spans())
+    ]
     if spans:
-        await session.execute(
-            insert(TraceSpan).on_conflict_do_nothing(index_elements=["trace_pk", "span_id"]), spans
-        )
+        await session.execute(insert(TraceSpan).on_conflict_do_nothing(index_elements=SPAN_KEY), spans)
     stored = [(t, pk) for t, pk in inserted if pk is not None]
     evaluating = asyncio.Semaphore(EVALUATE_AT_ONCE)
 
@@ -240,7 +289,7 @@ async def store_new(
         [
             row
             for (t, pk), found in zip(stored, evaluations, strict=True)
-            for row in _score_rows(pk, t.record, found)
+            for row in _score_rows(pk, trace_day(t.record.started_at), t.record, found)
         ],
     )
     return [pk is not None for _, pk in inserted]
@@ -264,12 +313,13 @@ async def store_part(
             existing = await _locked(session, part.project_id, part.trace_id)
             assert existing is not None, "a conflicting trace row is visible once its insert committed"
         else:
-            await _insert_spans(session, trace_pk, spans)
-            await _score(session, registry, trace_pk, record, specs)
+            day = trace_day(record.started_at)
+            await _insert_spans(session, trace_pk, day, spans)
+            await _score(session, registry, trace_pk, day, record, specs)
             return "stored"
-    if await _insert_spans(session, existing.id, spans) == 0:
+    if await _insert_spans(session, existing.id, existing.day, spans) == 0:
         return "duplicate"
-    every = await stored_spans(session, existing.id)
+    every = await stored_spans(session, existing.id, existing.day)
     has_root = any(span.parent_span_id is None for _, span in every)
     completeness = Completeness.ROOT_ENDED if has_root else part.completeness
     record = trace_record(part.project_id, every, completeness)
@@ -277,5 +327,5 @@ async def store_part(
         setattr(existing, column, value)
     existing.updated_at = utcnow()
     await session.flush()
-    await _score(session, registry, existing.id, record, specs)
+    await _score(session, registry, existing.id, existing.day, record, specs)
     return "merged"

@@ -11,7 +11,7 @@ failure's traceback is bounded by :class:`~yardstick.api.item_failure.ItemFailur
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -44,6 +44,7 @@ def trace_score_row(
     *,
     project_id: str,
     trace_pk: int,
+    day: date,
     application: str,
     model: str | None,
     trace_at: datetime,
@@ -55,6 +56,7 @@ def trace_score_row(
         "evaluator_version": (evaluation.evaluator_version or "1")[:VERSION_WIDTH],
         "project_id": project_id,
         "trace_pk": trace_pk,
+        "day": day,
         "application": application[:TRACE_LABEL_WIDTH],
         "model": (model or UNKNOWN_MODEL)[:TRACE_LABEL_WIDTH],
         "trace_at": trace_at,
@@ -68,6 +70,7 @@ def stored_trace_score_rows(trace: Trace, evaluations: list[Evaluation]) -> list
             e,
             project_id=trace.project_id,
             trace_pk=trace.id,
+            day=trace.day,
             application=trace.application,
             model=trace.model,
             trace_at=trace.started_at,

@@ -41,7 +41,10 @@ class ReviewItem(Base):
     item_id: Mapped[str | None] = mapped_column(String(200))
     trial: Mapped[int | None] = mapped_column(Integer)
     trace_pk: Mapped[int | None] = mapped_column(
-        BigInteger, ForeignKey("traces.id", ondelete="CASCADE"), index=True
+        BigInteger,
+        index=True,
+        doc="The trace's id (``traces.id``; no foreign key, as traces are partitioned by day: retention "
+        "deletes the items of the traces it drops)",
     )
     assigned_to: Mapped[str | None] = mapped_column(String(100))
 

@@ -3,13 +3,16 @@ late part merges into the stored trace and its record and scores are rebuilt fro
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime
+
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.trace_store import TracePart
+from services.sampler.trace_store import NewTrace, TracePart, store_new, stored_traces
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.evaluators.loading import process_registry
 from shared.online.application_sampling import ApplicationSampling, TraceFilters
@@ -158,3 +161,28 @@ async def test_an_openinference_application_without_evaluators_of_its_own_gets_t
     async with session_factory() as session:
         scores = (await session.execute(select(TraceScore.name, TraceScore.value))).all()
     assert [(name, value) for name, value in scores] == [("latency_budget", 1.0)]
+
+
+async def _waiting_on_a_trace_lock(sessions: Sessions) -> None:
+    stmt = text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+    while True:
+        async with sessions() as session:
+            if (await session.execute(stmt)).scalar_one():
+                return
+
+
+async def test_a_sampler_looking_up_a_trace_another_is_inserting_waits_and_finds_it(
+    session_factory: Sessions,
+) -> None:
+    """No constraint keeps one row per trace across days: the per-trace lock does (the second part
+    starts the day after the first, so without it the trace would be stored twice)."""
+    first = part(5, [2, 3], Completeness.QUIET, at=datetime(2026, 11, 27, 23, 59, 59, 999000, tzinfo=UTC))
+    key = (first.project_id, first.trace_id)
+    async with session_factory() as inserting, session_factory() as looking:
+        assert await stored_traces(inserting, [key]) == set()
+        await store_new(inserting, process_registry(), [NewTrace(first, first.record(), [])])
+        lookup = asyncio.create_task(stored_traces(looking, [key]))
+        await asyncio.wait_for(_waiting_on_a_trace_lock(session_factory), 10)
+        await inserting.commit()
+        assert await asyncio.wait_for(lookup, 10) == {key}
+        await looking.commit()

@@ -34,6 +34,7 @@ def test_a_trace_score_row_adds_the_version_and_the_traces_labels() -> None:
         Evaluation(name="judge", value=0.5, evaluator_version="v" * 50),
         project_id="p",
         trace_pk=7,
+        day=at.date(),
         application="a" * 300,
         model=None,
         trace_at=at,
@@ -41,7 +42,13 @@ def test_a_trace_score_row_adds_the_version_and_the_traces_labels() -> None:
     assert (len(row["evaluator_version"]), len(row["application"]), row["model"]) == (40, 200, "unknown")
     assert (
         trace_score_row(
-            Evaluation(name="j"), project_id="p", trace_pk=7, application="a", model="m", trace_at=at
+            Evaluation(name="j"),
+            project_id="p",
+            trace_pk=7,
+            day=at.date(),
+            application="a",
+            model="m",
+            trace_at=at,
         )["evaluator_version"]
         == "1"
     )

@@ -56,9 +56,17 @@ class TraceSummary(BaseModel):
 
 class TracePage(BaseModel):
     items: list[TraceSummary]
-    total: int = Field(description="Traces matching the filters, all pages")
+    total: int = Field(description="Traces matching the filters, all pages, counted up to 10,000")
+    total_capped: bool = Field(
+        default=False, description="More traces match than ``total`` says (counting stopped at 10,000)"
+    )
     limit: int
     offset: int
+
+    @property
+    def counted(self) -> str:
+        """``total`` as text: ``10000+`` when counting stopped there."""
+        return f"{self.total}+" if self.total_capped else str(self.total)
 
 
 class TraceDetail(TraceSummary):

@@ -8,9 +8,10 @@ from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.review.store.labels import labels_of, review_item
+from services.coordinator.traces.store.traces import trace_by_pk
 from shared.db.models import ExperimentItem, Score
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
-from shared.db.trace_models import Trace, TraceScore
+from shared.db.trace_models import TraceScore
 from shared.online.trace_payload import evaluation_input, evaluation_metadata, evaluation_output
 from yardstick.api.review import HUMAN_METRIC_PREFIX, ReviewItemOut
 from yardstick.api.traces import trace_page
@@ -108,8 +109,8 @@ async def _experiment_content(session: AsyncSession, item: ReviewItem, view: Rev
 async def _trace_content(session: AsyncSession, trace_pk: int, view: ReviewItemOut) -> Scores:
     """The trace's input messages, its output (reply, tool calls with arguments and results, the
     trajectory the page shows as a conversation), where it came from, and its online scores."""
-    trace = await session.get(Trace, trace_pk)
-    if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
+    trace = await trace_by_pk(session, trace_pk)
+    if trace is None:  # dropped by retention, which deletes its queue items too
         return []
     record = trace.record
     output = evaluation_output(record)
@@ -118,6 +119,8 @@ async def _trace_content(session: AsyncSession, trace_pk: int, view: ReviewItemO
     view.output = {k: output[k] for k in ("response", "tool_calls", "trajectory", "latency_ms", "error")}
     view.metadata = evaluation_metadata(record)
     scores = await session.execute(
-        select(TraceScore.name, TraceScore.value).where(TraceScore.trace_pk == trace_pk)
+        select(TraceScore.name, TraceScore.value).where(
+            TraceScore.trace_pk == trace_pk, TraceScore.day == trace.day
+        )
     )
     return [(name, value) for name, value in scores.all()]

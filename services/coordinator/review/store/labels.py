@@ -12,11 +12,12 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.errors import CoordinatorError
+from services.coordinator.traces.store.traces import trace_by_pk
 from shared.db.base import utcnow
 from shared.db.models import Score
 from shared.db.outcome_rows import score_row, stored_trace_score_rows
 from shared.db.review_models import ReviewItem, ReviewLabel, ReviewQueue
-from shared.db.trace_models import Trace, TraceScore
+from shared.db.trace_models import TraceScore
 from yardstick.api.evaluation import Evaluation
 from yardstick.api.review import HUMAN_SOURCE, LabelIn, LabelOut, LabelValue, Rubric, human_metric
 
@@ -131,10 +132,10 @@ async def _store_human_scores(
         rows = [{**owner, **score_row(e)} for e in scores]
         await _upsert_scores(session, Score, ("experiment_id", "item_id", "trial"), rows)
     else:
-        trace = await session.get(Trace, item.trace_pk)
-        if trace is None:  # deleted by retention: the queue item goes with it (ON DELETE CASCADE)
+        trace = await trace_by_pk(session, item.trace_pk)
+        if trace is None:  # dropped by retention, which deletes its queue items too
             return
-        await _upsert_scores(session, TraceScore, ("trace_pk",), stored_trace_score_rows(trace, scores))
+        await _upsert_scores(session, TraceScore, ("trace_pk", "day"), stored_trace_score_rows(trace, scores))
 
 
 async def _upsert_scores(

@@ -16,10 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.coordinator.datasets.store import datasets as dataset_store
 from services.coordinator.errors import CoordinatorError
 from services.coordinator.review.store.labels import labels_of
-from services.coordinator.traces.store.traces import TRACE_DATASET_KIND, trace_item
+from services.coordinator.traces.store.traces import TRACE_DATASET_KIND, trace_by_pk, trace_item
 from shared.db.models import Dataset, Experiment, ExperimentItem
 from shared.db.review_models import ReviewItem, ReviewQueue
-from shared.db.trace_models import Trace
 from yardstick.api.datasets import DatasetCreate, DatasetItemIn, ItemsUpsert, UpsertResult
 from yardstick.api.review import LabelOut
 
@@ -40,7 +39,7 @@ def _human(labels: list[LabelOut]) -> dict[str, Any]:
 async def _item(session: AsyncSession, item: ReviewItem) -> tuple[DatasetItemIn, str] | None:
     """The dataset item a queue item stands for, and the dataset kind it belongs in."""
     if item.trace_pk is not None:
-        trace = await session.get(Trace, item.trace_pk)
+        trace = await trace_by_pk(session, item.trace_pk)
         return None if trace is None else (trace_item(trace), TRACE_DATASET_KIND)
     row = (
         await session.execute(

@@ -96,7 +96,7 @@ async def insert_scores(session: AsyncSession, trace: Trace, evaluations: list[E
     rows = stored_trace_score_rows(trace, evaluations)
     stmt = (
         insert(TraceScore)
-        .on_conflict_do_nothing(index_elements=["trace_pk", "name"])
+        .on_conflict_do_nothing(index_elements=["trace_pk", "name", "day"])
         .returning(TraceScore.name)
     )
     return set((await session.execute(stmt, rows)).scalars().all())

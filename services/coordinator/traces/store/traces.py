@@ -20,6 +20,9 @@ from yardstick.api.trace_record import TraceRecord
 from yardstick.api.traces import ApplicationOut, TraceDetail, TracePage, TraceScoreOut, TraceSummary
 
 TRACE_DATASET_KIND = "generic"
+COUNT_UP_TO = 10_000
+"""A list's ``total`` stops counting here (``total_capped``): an exact count of millions of traces
+costs a scan of them all, where counting this many costs a few milliseconds whatever the filters."""
 _BELOW = re.compile(r"^(?P<name>[A-Za-z0-9_.:/-]{1,100})=(?P<value>-?\d+(?:\.\d+)?)$")
 
 
@@ -95,6 +98,7 @@ class TraceQuery(BaseModel, frozen=True):
                 exists().where(
                     and_(
                         TraceScore.trace_pk == Trace.id,
+                        TraceScore.day == Trace.day,
                         TraceScore.name == self.below.evaluator,
                         TraceScore.value < self.below.value,
                     )
@@ -126,7 +130,8 @@ def _summary(row: Trace, scores: dict[str, float | None]) -> TraceSummary:
 
 async def list_traces(session: AsyncSession, query: TraceQuery) -> TracePage:
     where = query.conditions()
-    total = (await session.execute(select(func.count()).select_from(Trace).where(*where))).scalar_one()
+    matching = select(Trace.id).where(*where).limit(COUNT_UP_TO + 1).subquery()
+    counted = (await session.execute(select(func.count()).select_from(matching))).scalar_one()
     stmt = (
         select(Trace)
         .where(*where)
@@ -139,17 +144,27 @@ async def list_traces(session: AsyncSession, query: TraceQuery) -> TracePage:
     if rows:
         score_stmt = (
             select(TraceScore.trace_pk, TraceScore.name, TraceScore.value)
-            .where(TraceScore.trace_pk.in_(list(scores)))
+            .where(
+                TraceScore.trace_pk.in_(list(scores)),
+                TraceScore.day.in_(sorted({row.day for row in rows})),  # prunes the partitions
+            )
             .order_by(TraceScore.name)
         )
         for trace_pk, name, value in (await session.execute(score_stmt)).all():
             scores[trace_pk][name] = value
     return TracePage(
         items=[_summary(row, scores[row.id]) for row in rows],
-        total=total,
+        total=min(counted, COUNT_UP_TO),
+        total_capped=counted > COUNT_UP_TO,
         limit=query.limit,
         offset=query.offset,
     )
+
+
+async def trace_by_pk(session: AsyncSession, trace_pk: int) -> Trace | None:
+    """The trace of id ``trace_pk`` (ids are unique across the day partitions), None when it is gone
+    (retention dropped it)."""
+    return (await session.execute(select(Trace).where(Trace.id == trace_pk))).scalar_one_or_none()
 
 
 async def _trace(session: AsyncSession, trace_id: str) -> Trace:
@@ -161,7 +176,11 @@ async def _trace(session: AsyncSession, trace_id: str) -> Trace:
 
 async def trace_detail(session: AsyncSession, trace_id: str) -> TraceDetail:
     row = await _trace(session, trace_id)
-    stmt = select(TraceScore).where(TraceScore.trace_pk == row.id).order_by(TraceScore.name)
+    stmt = (
+        select(TraceScore)
+        .where(TraceScore.trace_pk == row.id, TraceScore.day == row.day)
+        .order_by(TraceScore.name)
+    )
     scores = [
         TraceScoreOut(
             name=s.name,

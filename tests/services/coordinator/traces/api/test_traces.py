@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.coordinator.datasets.store import datasets as dataset_store
+from services.coordinator.traces.store import traces as trace_store
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
 from services.sampler.trace_store import TracePart
@@ -151,3 +152,18 @@ async def test_a_trace_with_no_readable_input_is_stored_with_a_note_and_refused_
     assert refused.headers["content-type"] == "application/problem+json"
     assert "no readable input" in refused.json()["detail"] and "not understood" in refused.json()["detail"]
     assert (await c.get("/datasets/from-prod/versions")).status_code == 404  # nothing was created
+
+
+async def test_the_total_stops_counting_at_its_bound_and_says_so(
+    coordinator: Coordinator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    c = coordinator.client
+    assert (await c.put("/online/config", json=CONFIG)).status_code == 200
+    for n in range(3):
+        await store(coordinator.runtime.sessions, n)
+    monkeypatch.setattr(trace_store, "COUNT_UP_TO", 2)
+    page = (await c.get("/traces", params={"limit": 1})).json()
+    assert (page["total"], page["total_capped"], len(page["items"])) == (2, True, 1)
+    monkeypatch.setattr(trace_store, "COUNT_UP_TO", 3)
+    page = (await c.get("/traces", params={"limit": 1})).json()
+    assert (page["total"], page["total_capped"]) == (3, False)

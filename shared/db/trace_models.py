@@ -109,7 +109,7 @@ class TraceScore(OnlineScoreColumns, ProjectOwned, Base):
         UniqueConstraint("trace_pk", "name", "day"),
         ForeignKeyConstraint(["trace_pk", "day"], ["traces.id", "traces.day"], ondelete="CASCADE"),
         Index("ix_trace_scores_project_app_name_at", "project_id", "application", "name", "trace_at"),
-        Index("ix_trace_scores_name_value", "name", "value"),
+        Index("ix_trace_scores_project_name_value", "project_id", "name", "value"),
         {"postgresql_partition_by": "RANGE (day)"},
     )
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import ColumnElement, and_, exists, func, select
+from sqlalchemy import ColumnElement, Select, and_, exists, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.coordinator.datasets.store import datasets as dataset_store
@@ -128,9 +129,22 @@ def _summary(row: Trace, scores: dict[str, float | None]) -> TraceSummary:
     )
 
 
+def _matching(query: TraceQuery, where: list[ColumnElement[bool]]) -> Select[Any]:
+    """The rows to count for ``query``. A score filter alone is counted on the scores themselves (their
+    ``(project_id, name, value)`` index): a trace has one score per name, so the count is the same,
+    without probing millions of traces for their scores (measured: 1.1 s for 10 million spans against
+    tens of milliseconds)."""
+    below = query.below
+    if below is not None and not query.model_copy(update={"below": None}).conditions():
+        return select(TraceScore.trace_pk).where(
+            TraceScore.name == below.evaluator, TraceScore.value < below.value
+        )
+    return select(Trace.id).where(*where)
+
+
 async def list_traces(session: AsyncSession, query: TraceQuery) -> TracePage:
     where = query.conditions()
-    matching = select(Trace.id).where(*where).limit(COUNT_UP_TO + 1).subquery()
+    matching = _matching(query, where).limit(COUNT_UP_TO + 1).subquery()
     counted = (await session.execute(select(func.count()).select_from(matching))).scalar_one()
     stmt = (
         select(Trace)

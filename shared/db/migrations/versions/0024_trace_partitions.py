@@ -76,7 +76,7 @@ PARTITIONED: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "ix_trace_scores_project_app_name_at (project_id, application, name, trace_at)",
-            "ix_trace_scores_name_value (name, value)",
+            "ix_trace_scores_project_name_value (project_id, name, value)",
         ],
     ),
 }

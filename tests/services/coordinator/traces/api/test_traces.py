@@ -64,6 +64,9 @@ async def test_list_filter_read_and_add_to_dataset(coordinator: Coordinator) -> 
     assert await find(tool="refund") == {trace_hex(1)}
     assert await find(below="tool_called=1") == {trace_hex(1)}  # asked for refund, not lookup_order
     assert await find(service="billing", below="latency_budget=1") == set()
+    for params, total in (({"below": "tool_called=1"}, 1), ({"below": "tool_called=2"}, 3)):
+        page = (await c.get("/traces", params=params)).json()  # a score filter alone: counted on the scores
+        assert (page["total"], page["total_capped"]) == (total, False)
     assert await find(until="2020-01-01T00:00:00Z") == set()
     assert len(await find(limit=2, offset=1)) == 2
     bad = await c.get("/traces", params={"below": "tool_called"})

@@ -41,6 +41,7 @@ from shared.db.trace_partitions import maintain  # noqa: E402
 from yardstick.api.projects import DEFAULT_PROJECT  # noqa: E402
 
 STATE = ROOT / ".yardstick-bench-trace-tables"
+GOAL_P95_MS = 300  # issue 37: listing and filtering traces with 10 million spans stored
 APPLICATIONS = ["shop", "support", "search", "drive-thru", "billing"]
 MODELS = ["gpt-4o-mini", "gpt-4o", "claude-haiku", "llama-3-8b"]
 TOOLS = ["lookup_order", "add_item", "refund", "search_docs", "escalate", "get_menu"]
@@ -277,14 +278,14 @@ def main() -> None:
     print(
         f"{args.spans} spans in {traces} traces over {args.days} day partitions; {args.queries} list queries"
     )
-    print("| filter | queries | p50 ms | p95 ms |")
-    print("|---|---|---|---|")
-    for kind, values in times.items():
-        print(f"| {kind} | {len(values)} | {statistics.median(values):.1f} | {p95(values):.1f} |")
+    print(f"goal: every filter's p95 <= {GOAL_P95_MS} ms with 10,000,000 spans stored (--spans 10000000)")
+    print("| filter | queries | p50 ms | p95 ms | goal |")
+    print("|---|---|---|---|---|")
     every = [v for values in times.values() for v in values]
-    print(
-        f"| every filter | {len(every)} | {statistics.median(every):.1f} | {p95(every):.1f} (goal <= 300) |"
-    )
+    for kind, values in [*times.items(), ("every filter", every)]:
+        worst = p95(values)
+        met = "met" if worst <= GOAL_P95_MS else "NOT MET"
+        print(f"| {kind} | {len(values)} | {statistics.median(values):.1f} | {worst:.1f} | {met} |")
     print("the sampler's locked look-up of 200 stored traces, ms:")
     for label, values in lookups(url, traces, 30, args.days).items():
         print(f"| {label} | {len(values)} | {statistics.median(values):.1f} | {p95(values):.1f} |")

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import and_, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -24,7 +25,6 @@ from services.coordinator.experiments.store.run_columns import (
     stream_rows,
 )
 from shared.analysis import FloatArray, GroupCoder, GroupColumn, PairedColumns, RunSide
-from shared.analysis.columns import IndexArray
 from shared.db.models import Experiment, ExperimentItem
 from yardstick.api.comparison_report import ItemKey
 
@@ -94,7 +94,7 @@ def _paired_rows(keys: list[str]) -> tuple[Any, dict[str, str]]:
     return text(sql), params
 
 
-def _in_order(values: list[Any] | None, order: IndexArray, dtype: Any) -> Any:
+def _in_order(values: list[Any] | None, order: npt.NDArray[np.intp], dtype: Any) -> Any:
     """An aggregated array as NumPy, in item order (None: NaN for floats, False for bools)."""
     array = np.array(values or [], dtype=dtype)
     return array[order]

@@ -83,14 +83,22 @@ class GroupCoder:
     def set_json(self, row: int, present: bool, encoded: str | None) -> None:
         """``set`` for a value given as JSON text (as Postgres prints a jsonb value), decoded once
         per distinct text: a key has a few values over thousands of items."""
-        if not present:
-            self.codes[row] = ABSENT
-            return
+        self.codes[row] = self._json_code(encoded) if present else ABSENT
+
+    def set_json_column(self, present: BoolArray, encoded: Sequence[str | None]) -> None:
+        """``set_json`` of every row at once, rows 0..len-1 in order (labels are numbered in the
+        order they first appear, as row by row): each distinct text is decoded once."""
+        codes = {text: self._json_code(text) for text, has in zip(encoded, present, strict=True) if has}
+        self.codes[: len(encoded)] = [
+            codes[text] if has else ABSENT for text, has in zip(encoded, present, strict=True)
+        ]
+
+    def _json_code(self, encoded: str | None) -> int:
         code = self._by_json.get(encoded)
         if code is None:
             value = None if encoded is None else json.loads(encoded)
             code = self._by_json[encoded] = self.code(True, value)
-        self.codes[row] = code
+        return code
 
     def column(self) -> GroupColumn:
         return GroupColumn(codes=self.codes, labels=self.labels)

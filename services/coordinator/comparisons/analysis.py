@@ -45,14 +45,20 @@ async def compare_experiments(
     values = await load_paired_metrics(session, baseline.id, candidate.id, metrics, paired.n_pairs)
     for metric in metrics:
         builder.add_metric(metric, *values[metric])
-    report = await asyncio.to_thread(builder.report)  # bootstraps: off the event loop
-    prices = configured_prices()
+    # bootstraps: off the event loop, while PostgreSQL sums the runs' spend
+    statistics = asyncio.ensure_future(asyncio.to_thread(builder.report))
+    try:
+        prices = configured_prices()
+        baseline_spend = await recorded_spend(session, baseline.id, prices)
+        candidate_spend = await recorded_spend(session, candidate.id, prices)
+    finally:
+        report = await statistics
     return report.model_copy(
         update={
             "latency_interleaved": measured_interleaved(baseline, candidate),
             "broken_items": await with_failure_reasons(session, candidate.id, report.broken_items),
             "fixed_items": await with_failure_reasons(session, baseline.id, report.fixed_items),
-            "baseline_spend": await recorded_spend(session, baseline.id, prices),
-            "candidate_spend": await recorded_spend(session, candidate.id, prices),
+            "baseline_spend": baseline_spend,
+            "candidate_spend": candidate_spend,
         }
     )

@@ -50,7 +50,7 @@ from pydantic import BaseModel, Field
 from shared.analysis.stats.cleaning import FloatArray
 from shared.analysis.stats.errors import StatsInputError
 from shared.analysis.stats.paired_many import one_blas_thread
-from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, random_sign_bits, resamples_for
+from shared.analysis.stats.sign_flip import EXACT_MAX_PAIRS, random_sign_bits, resamples_for, sign_matrix
 
 MAX_EXACT_PAIRS = 20
 """Largest ``exact_max_pairs`` accepted: 2**20 patterns, a few (patterns x metrics) arrays of 8 MB
@@ -155,7 +155,7 @@ def _sampled_statistics(active: FloatArray, resamples: int, seed: int) -> FloatA
     out[0] = np.abs(active.sum(axis=1))
     step = _chunk(n, m)
     for start in range(0, resamples, step):
-        signs = bits[start : start + step].astype(np.float64) * 2.0 - 1.0
+        signs = sign_matrix(bits[start : start + step])
         out[1 + start : 1 + start + signs.shape[0]] = np.abs(signs @ active.T)
     return out
 

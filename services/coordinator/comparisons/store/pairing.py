@@ -1,8 +1,9 @@
 """Pair two finished experiments in Postgres by (item_id, trial) into ``PairedColumns``.
 
-The join runs in the database; rows stream in the baseline's item order. Only unmatched items'
-ids reach Python (they are listed in the report); per-pair metric values are fetched for every
-metric in one round trip, as one array per metric and side (``load_paired_metrics``).
+The join runs in the database and every pair comes back in one row of arrays, one per column
+(``_paired_rows``: no per-row Python), put in the baseline's item order by NumPy; per-pair metric
+values are fetched for every metric in one round trip, as one array per metric and side
+(``load_paired_metrics``).
 """
 
 from __future__ import annotations
@@ -11,20 +12,19 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from sqlalchemy import and_, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from services.coordinator.experiments.store.run_columns import (
     ColumnLoadError,
-    count_items,
     item_order,
-    metadata_columns,
     metric_names,
     stored_run_scores,
     stream_rows,
 )
-from shared.analysis import FloatArray, GroupCoder, PairedColumns, RunSide
+from shared.analysis import FloatArray, GroupCoder, GroupColumn, PairedColumns, RunSide
 from shared.db.models import Experiment, ExperimentItem
 from yardstick.api.comparison_report import ItemKey
 
@@ -53,72 +53,87 @@ def _same_item(b: Any, c: Any, candidate_id: str) -> Any:
     return and_(c.experiment_id == candidate_id, c.item_id == b.item_id, c.trial == b.trial)
 
 
+_PAIR_COLUMNS = (
+    "row_number() OVER (ORDER BY b.position, b.trial, b.item_id) - 1 AS row",
+    "c.id IS NULL AS unmatched",
+    "b.item_id",
+    "b.trial",
+    "b.status = 'ok' AS baseline_ok",
+    "c.status = 'ok' AS candidate_ok",
+    "b.latency_ms AS baseline_latency",
+    "c.latency_ms AS candidate_latency",
+)
+
+
+def _paired_rows(keys: list[str]) -> tuple[Any, dict[str, str]]:
+    """The baseline's items left-joined to the candidate's, as ONE row of arrays (asyncpg decodes
+    arrays in C: no per-row Python, no ORM rows). The arrays come from one aggregate over the same
+    rows, so they line up; ``row`` (0-based, in the baseline's item order) says where each entry
+    belongs. Per key: whether the pair has it (the baseline's metadata, else the candidate's) and
+    its value as JSON text (``GroupCoder.set_json_column`` decodes each distinct text once)."""
+    params = {f"key_{index}": key for index, key in enumerate(keys)}
+    columns = list(_PAIR_COLUMNS)
+    for index in range(len(keys)):
+        k = f":key_{index}"
+        columns += [
+            f"b.metadata ? {k} OR coalesce(c.metadata ? {k}, false) AS has_{index}",
+            f"(CASE WHEN b.metadata ? {k} THEN b.metadata -> {k} ELSE c.metadata -> {k} END)::text"
+            f" AS value_{index}",
+        ]
+    names = [column.rsplit(" ", 1)[-1].rsplit(".", 1)[-1] for column in columns]
+    sql = f"""
+    SELECT {", ".join(f"array_agg({name}) AS {name}" for name in names)}
+    FROM (
+        SELECT {", ".join(columns)}
+        FROM experiment_items b
+        LEFT JOIN experiment_items c
+          ON c.experiment_id = :candidate AND c.item_id = b.item_id AND c.trial = b.trial
+        WHERE b.experiment_id = :baseline
+    ) pairs
+    """
+    return text(sql), params
+
+
+def _in_order(values: list[Any] | None, order: npt.NDArray[np.intp], dtype: Any) -> Any:
+    """An aggregated array as NumPy, in item order (None: NaN for floats, False for bools)."""
+    array = np.array(values or [], dtype=dtype)
+    return array[order]
+
+
 async def load_paired_columns(
     session: AsyncSession, baseline: Experiment, candidate: Experiment, keys: Iterable[str]
 ) -> PairedColumns:
     """Pairs in the baseline's item order; per key, the baseline's metadata value if it has the
-    key, else the candidate's."""
+    key, else the candidate's. One statement reads every pair (``_paired_rows``): one snapshot."""
     keys = list(dict.fromkeys(keys))
-    b, c = _aliases()
-    size = await count_items(session, baseline.id)
-    ok = np.zeros((2, size), dtype=np.bool_)
-    latency = np.full((2, size), np.nan, dtype=np.float64)
-    coders = [GroupCoder(size) for _ in keys]
-    unmatched_baseline: list[ItemKey] = []
-    item_ids: list[str] = []
-    trials = np.zeros(size, dtype=np.int64)
-    stmt = (
-        select(
-            c.id.is_(None),
-            b.item_id,
-            b.trial,
-            b.status,
-            c.status,
-            b.latency_ms,
-            c.latency_ms,
-            *metadata_columns(b, keys),
-            *metadata_columns(c, keys),
-        )
-        .select_from(b)
-        .outerjoin(c, _same_item(b, c, candidate.id))
-        .where(b.experiment_id == baseline.id)
-        .order_by(*item_order(b))
-    )
-    row = 0
-    async for part in stream_rows(session, stmt):
-        for unmatched, item_id, trial, b_status, c_status, b_lat, c_lat, *meta in part:
-            if unmatched:
-                unmatched_baseline.append(ItemKey(item_id=item_id, trial=trial))
-                continue
-            if row >= size:
-                raise ColumnLoadError(f"experiment {baseline.id} gained items while being read; retry")
-            item_ids.append(item_id)
-            trials[row] = trial
-            ok[:, row] = (b_status == "ok", c_status == "ok")
-            latency[:, row] = (b_lat, c_lat)  # None becomes NaN
-            b_meta, c_meta = meta[: 2 * len(keys)], meta[2 * len(keys) :]
-            for index, coder in enumerate(coders):
-                b_has, b_value = b_meta[2 * index : 2 * index + 2]
-                c_has, c_value = c_meta[2 * index : 2 * index + 2]
-                if b_has:
-                    coder.set_json(row, True, b_value)
-                else:
-                    coder.set_json(row, bool(c_has), c_value)
-            row += 1
-    groups = {key: coder.column() for key, coder in zip(keys, coders, strict=True)}
-    for column in groups.values():
-        column.codes = column.codes[:row].copy()
+    stmt, params = _paired_rows(keys)
+    row = (await session.execute(stmt, {"baseline": baseline.id, "candidate": candidate.id, **params})).one()
+    order = np.argsort(np.array(row.row or [], dtype=np.int64), kind="stable")
+    unmatched = _in_order(row.unmatched, order, np.bool_)
+    matched = np.flatnonzero(~unmatched)
+    ids = row.item_id or []
+    item_ids = [ids[i] for i in order]
+    trials = _in_order(row.trial, order, np.int64)
+    groups: dict[str, GroupColumn] = {}
+    for index, key in enumerate(keys):
+        coder = GroupCoder(matched.size)
+        has = _in_order(getattr(row, f"has_{index}"), order, np.bool_)[matched]
+        values = getattr(row, f"value_{index}")
+        coder.set_json_column(has, [values[i] for i in order[matched]])
+        groups[key] = coder.column()
     return PairedColumns(
         baseline=await run_side(session, baseline),
         candidate=await run_side(session, candidate),
-        baseline_ok=ok[0, :row].copy(),
-        candidate_ok=ok[1, :row].copy(),
-        baseline_latency=latency[0, :row].copy(),
-        candidate_latency=latency[1, :row].copy(),
+        baseline_ok=_in_order(row.baseline_ok, order, np.bool_)[matched],
+        candidate_ok=_in_order(row.candidate_ok, order, np.bool_)[matched],
+        baseline_latency=_in_order(row.baseline_latency, order, np.float64)[matched],
+        candidate_latency=_in_order(row.candidate_latency, order, np.float64)[matched],
         groups=groups,
-        item_ids=item_ids,
-        trials=trials[:row].copy(),
-        unmatched_baseline=unmatched_baseline,
+        item_ids=[item_ids[i] for i in matched],
+        trials=trials[matched],
+        unmatched_baseline=[
+            ItemKey(item_id=item_ids[i], trial=int(trials[i])) for i in np.flatnonzero(unmatched)
+        ],
         unmatched_candidate=await _unmatched_candidate(session, baseline.id, candidate.id),
     )
 

@@ -88,7 +88,8 @@ def stored_traces(database_url: str, application: str) -> dict[str, list[int]]:
     rows = query(
         database_url,
         "SELECT t.trace_id, count(s.id) FROM traces t "
-        "LEFT JOIN trace_scores s ON s.trace_pk = t.id AND s.day = t.day WHERE t.application = %s GROUP BY t.trace_id, s.name",
+        "LEFT JOIN trace_scores s ON s.trace_pk = t.id AND s.day = t.day "
+        "WHERE t.application = %s GROUP BY t.trace_id, s.name",
         application,
     )
     out: dict[str, list[int]] = {}

@@ -297,13 +297,14 @@ def run_load(env: Environment, urls: list[str], pids: list[int], **config: Any) 
     stop, peak = threading.Event(), dict(base)
     sampler = threading.Thread(target=rss_sampler, args=(pids, stop, peak), daemon=True)
     sampler.start()
+    started = time.perf_counter()
     load.stdin.write("go\n")
     load.stdin.flush()
     result: dict[str, Any] = json.loads(load.stdout.readline())
     stop.set()
     sampler.join()
     load.wait(30)
-    return {**made, **result, "rss_before": base, "rss_peak": peak}
+    return {**made, **result, "rss_before": base, "rss_peak": peak, "started": started}
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ from sqlalchemy import BigInteger, bindparam, select, text, tuple_
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.sampler.bulk_rows import insert_rows
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
 from shared.db.outcome_rows import trace_score_row
@@ -39,6 +40,7 @@ from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 from yardstick.api.trace_record import Completeness, TraceRecord
 
 Stored = Literal["stored", "merged", "duplicate"]
+TRACE_KEY = ["project_id", "trace_id", "day"]
 SPAN_KEY = ["trace_pk", "span_id", "day"]
 SCORE_KEY = ["trace_pk", "name", "day"]
 EVALUATE_AT_ONCE = 16
@@ -82,6 +84,19 @@ def _columns(record: TraceRecord) -> dict[str, object]:
         "completeness": record.completeness.value,
         "record": record,
     }
+
+
+SCORE_UPDATED = (
+    "value",
+    "comment",
+    "metadata",
+    "error",
+    "failure",
+    "evaluator_version",
+    "model",
+    "trace_at",
+)
+"""A score's columns a new score of the same trace and name replaces."""
 
 
 def _lock_key(project_id: str, trace_id: str) -> int:
@@ -205,26 +220,7 @@ def _score_rows(
 
 async def _upsert_scores(session: AsyncSession, rows: list[dict[str, object]]) -> None:
     """Scores replace the trace's earlier ones of the same name (a merged trace is scored whole)."""
-    if not rows:
-        return
-    stmt = insert(TraceScore)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=SCORE_KEY,
-        set_={
-            col: stmt.excluded[col]
-            for col in (
-                "value",
-                "comment",
-                "metadata",
-                "error",
-                "failure",
-                "evaluator_version",
-                "model",
-                "trace_at",
-            )
-        },
-    )
-    await session.execute(stmt, rows)
+    await insert_rows(session, TraceScore, rows, conflict=SCORE_KEY, update=SCORE_UPDATED)
 
 
 async def _score(
@@ -260,13 +256,12 @@ async def store_new(
         return []
     ordered = sorted(traces, key=lambda t: (t.record.project_id, t.record.trace_id))
     await lock_traces(session, [(t.record.project_id, t.record.trace_id) for t in ordered])
-    stmt = (
-        insert(Trace)
-        .on_conflict_do_nothing(index_elements=["project_id", "trace_id", "day"])
-        .returning(Trace.id, Trace.project_id, Trace.trace_id)
+    now = utcnow()
+    rows = [_new_row(t.record) | {"stored_at": now, "updated_at": now} for t in ordered]
+    written = await insert_rows(
+        session, Trace, rows, conflict=TRACE_KEY, returning=("id", "project_id", "trace_id")
     )
-    rows = [_new_row(t.record) for t in ordered]
-    pks = {(project, trace): pk for pk, project, trace in (await session.execute(stmt, rows)).all()}
+    pks = {(project, trace): pk for pk, project, trace in written}
     inserted = [(t, pks.get((t.record.project_id, t.record.trace_id))) for t in traces]
     spans = [
         row
@@ -274,8 +269,7 @@ async def store_new(
         if pk is not None
         for row in _span_rows(pk, trace_day(t.record.started_at), t.part.unique_spans())
     ]
-    if spans:
-        await session.execute(insert(TraceSpan).on_conflict_do_nothing(index_elements=SPAN_KEY), spans)
+    await insert_rows(session, TraceSpan, spans, conflict=SPAN_KEY)
     stored = [(t, pk) for t, pk in inserted if pk is not None]
     evaluating = asyncio.Semaphore(EVALUATE_AT_ONCE)
 

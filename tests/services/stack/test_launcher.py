@@ -49,7 +49,7 @@ class StackEnv:
 def _offsets() -> dict[str, int]:
     """Service label (as `stack status` shows it) -> port offset, for the current environment."""
     return {
-        (spec.name if spec.replicas == 1 else f"{spec.name}-{index}"): spec.port_offset + index
+        (spec.name if spec.replicas == 1 else f"{spec.name}-{index}"): spec.offset(index)
         for spec in service_specs()
         for index in range(spec.replicas)
     }

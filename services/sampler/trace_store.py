@@ -11,6 +11,9 @@
   its spans and scores carry it too), so no constraint keeps one row per (project, trace id) across
   days: a transaction-level advisory lock per (project, trace id), taken before a trace is looked up,
   makes the look-up and the insert one step for every sampler (locks taken in one order).
+- A look-up probes only the days a stored part can be under when the incoming part is led by its
+  root span (:func:`lookup_days`: from the root's day to today, a day of clock slack each side), and
+  every day otherwise: a trace however long is never stored under two days.
 
 The caller commits.
 """
@@ -21,10 +24,10 @@ import asyncio
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import BigInteger, bindparam, select, text, tuple_
+from sqlalchemy import BigInteger, ColumnElement, bindparam, select, text, tuple_
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -117,20 +120,53 @@ async def lock_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) ->
         await session.execute(_LOCK_EACH, {"keys": ordered})
 
 
-async def _locked(session: AsyncSession, project_id: str, trace_id: str) -> Trace | None:
+Days = tuple[date, date]
+"""The first and last day (inclusive) a stored trace is looked up under."""
+CLOCK_SLACK = timedelta(days=1)
+"""How far the clocks of a trace's services (and the sampler's) may disagree."""
+
+
+def lookup_days(part: TracePart, now: datetime) -> Days | None:
+    """The days a stored part of ``part``'s trace can be under, or None: every day.
+
+    A stored trace's day is the UTC day of the earliest start among the spans of its first stored
+    part. When ``part`` is led by its root span (the earliest start has no parent), every span of the
+    trace started at or after the root (a span starts after its parent), so the stored day is no
+    earlier than the root's; and no later than now, as those spans were exported before they were
+    stored (or the part's own latest start, for a clock ahead). Both widened by :data:`CLOCK_SLACK`.
+    Without its root leading it (a late part, a trace without root) the trace may have begun on any
+    day before: every day is probed, however long the trace.
+    """
+    spans = [span for _, span in part.spans]
+    first = min(spans, key=lambda span: span.start_unix_nano)
+    if first.parent_span_id is not None:
+        return None
+    start = datetime.fromtimestamp(first.start_unix_nano / 1e9, UTC)
+    latest = datetime.fromtimestamp(max(span.start_unix_nano for span in spans) / 1e9, UTC)
+    return trace_day(start - CLOCK_SLACK), trace_day(max(now, latest) + CLOCK_SLACK)
+
+
+def _within(days: Days | None) -> list[ColumnElement[bool]]:
+    return [] if days is None else [Trace.day.between(*days)]
+
+
+async def _locked(session: AsyncSession, project_id: str, trace_id: str, days: Days | None) -> Trace | None:
     stmt = (
         select(Trace)
-        .where(Trace.project_id == project_id, Trace.trace_id == trace_id)
+        .where(Trace.project_id == project_id, Trace.trace_id == trace_id, *_within(days))
         .with_for_update()
         .execution_options(populate_existing=True)
     )
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-async def stored_trace(session: AsyncSession, project_id: str, trace_id: str) -> Trace | None:
-    """The stored trace, locked until the transaction ends (None when it is not stored)."""
+async def stored_trace(
+    session: AsyncSession, project_id: str, trace_id: str, days: Days | None = None
+) -> Trace | None:
+    """The stored trace (looked up under ``days`` only, when given: :func:`lookup_days`), locked
+    until the transaction ends (None when it is not stored)."""
     await lock_traces(session, [(project_id, trace_id)])
-    return await _locked(session, project_id, trace_id)
+    return await _locked(session, project_id, trace_id, days)
 
 
 def _new_row(record: TraceRecord) -> dict[str, object]:
@@ -165,16 +201,19 @@ def _span_rows(trace_pk: int, day: date, spans: list[tuple[ResourceSpans, Span]]
     ]
 
 
-async def stored_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which of the (project, trace id) ``keys`` are stored (their rows locked until the transaction
-    ends, in key order)."""
+async def stored_traces(
+    session: AsyncSession, keys: Iterable[tuple[str, str]], days: Days | None = None
+) -> set[tuple[str, str]]:
+    """Which of the (project, trace id) ``keys`` are stored (looked up under ``days`` only, when
+    given), their rows locked until the transaction ends, in key order. A caller looking keys up
+    under different days in several calls locks them all first (:func:`lock_traces`), in one order."""
     wanted = sorted(set(keys))
     if not wanted:
         return set()
     await lock_traces(session, wanted)
     stmt = (
         select(Trace.project_id, Trace.trace_id)
-        .where(tuple_(Trace.project_id, Trace.trace_id).in_(wanted))
+        .where(tuple_(Trace.project_id, Trace.trace_id).in_(wanted), *_within(days))
         .order_by(Trace.project_id, Trace.trace_id)
         .with_for_update()
     )
@@ -296,15 +335,16 @@ async def store_part(
     specs: list[EvaluatorSpec],
     existing: Trace | None,
     record: TraceRecord | None = None,
+    days: Days | None = None,
 ) -> Stored:
     """Store a part of a sampled trace (``existing``: the locked row, when already stored;
-    ``record``: the part's record, when the caller has it already)."""
+    ``record``: the part's record, when the caller has it already; ``days``: where it was looked up)."""
     spans = part.unique_spans()
     if existing is None:
         record = record or part.record()
         trace_pk = await _insert_row(session, record)
         if trace_pk is None:  # another sampler stored its first part meanwhile: merge into it
-            existing = await _locked(session, part.project_id, part.trace_id)
+            existing = await _locked(session, part.project_id, part.trace_id, days)
             assert existing is not None, "a conflicting trace row is visible once its insert committed"
         else:
             day = trace_day(record.started_at)

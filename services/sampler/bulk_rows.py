@@ -10,8 +10,8 @@ Rules:
 
 - rows are dicts keyed by the ORM attribute names (as :func:`~shared.db.outcome_rows.trace_score_row`
   makes them); every row names the same attributes; columns left out take their server default;
-- a JSONB column takes a pydantic model (written with ``model_dump_json``), a plain JSON value, or
-  None (SQL NULL); an array column takes a list of strings;
+- a JSONB column takes a pydantic model (written with ``model_dump_json``), a :class:`JsonText`
+  (sent as it is), a plain JSON value, or None (SQL NULL); an array column takes a list of strings;
 - ``conflict``: the unique key's columns, with ``update`` (columns set from the incoming row) or
   nothing done; ``returning``: columns whose values come back, one tuple per row written.
 """
@@ -38,9 +38,13 @@ def _is(column: Column[Any], kind: type) -> bool:
     return isinstance(impl, kind)
 
 
+class JsonText(str):
+    """A JSON document already written (sent as it is)."""
+
+
 def _json(value: object) -> str | None:
-    if value is None:
-        return None
+    if value is None or isinstance(value, JsonText):
+        return value
     if isinstance(value, BaseModel):
         return value.model_dump_json()
     return json.dumps(value)

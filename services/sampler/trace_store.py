@@ -31,7 +31,7 @@ from sqlalchemy import BigInteger, ColumnElement, bindparam, select, text, tuple
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.sampler.bulk_rows import insert_rows
+from services.sampler.bulk_rows import JsonText, insert_rows
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
 from shared.db.outcome_rows import trace_score_row
@@ -275,6 +275,22 @@ async def _score(
     )
 
 
+class GroupJSON:
+    """A span's row document (its resource group holding just it) written as JSON text: the group's
+    fields written once per group, the span's by pydantic; read back as the same
+    :class:`ResourceSpans` as a copy of the group with ``spans=[span]`` would be."""
+
+    def __init__(self) -> None:
+        self._heads: dict[int, tuple[ResourceSpans, str]] = {}
+
+    def with_span(self, group: ResourceSpans, span: Span) -> JsonText:
+        held = self._heads.get(id(group))
+        if held is None or held[0] is not group:
+            head = group.model_dump_json(exclude={"spans"})[:-1]  # without its closing brace
+            held = self._heads[id(group)] = (group, head + ',"spans":[')
+        return JsonText(held[1] + span.model_dump_json() + "]}")
+
+
 @dataclass(frozen=True)
 class NewTrace:
     """A sampled part of a trace not stored yet, with its record and its application's evaluators."""
@@ -302,11 +318,13 @@ async def store_new(
     )
     pks = {(project, trace): pk for pk, project, trace in written}
     inserted = [(t, pks.get((t.record.project_id, t.record.trace_id))) for t in traces]
+    groups = GroupJSON()
     spans = [
-        row
+        {"trace_pk": pk, "day": day, "span_id": span.span_id, "span": groups.with_span(group, span)}
         for t, pk in inserted
         if pk is not None
-        for row in _span_rows(pk, trace_day(t.record.started_at), t.part.unique_spans())
+        for day in [trace_day(t.record.started_at)]
+        for group, span in t.part.unique_spans()
     ]
     await insert_rows(session, TraceSpan, spans, conflict=SPAN_KEY)
     stored = [(t, pk) for t, pk in inserted if pk is not None]

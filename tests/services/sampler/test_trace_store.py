@@ -12,7 +12,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.trace_store import NewTrace, TracePart, lookup_days, store_new, stored_traces
+from services.sampler.trace_store import (
+    GroupJSON,
+    NewTrace,
+    TracePart,
+    lookup_days,
+    store_new,
+    stored_traces,
+)
+from shared.contracts.span_messages import ResourceSpans
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.evaluators.loading import process_registry
 from shared.online.application_sampling import ApplicationSampling, TraceFilters
@@ -236,3 +244,12 @@ async def test_a_trace_longer_than_days_is_stored_once_whichever_part_comes_firs
         days = set((await session.execute(select(TraceSpan.day))).scalars())
     assert row.day == (date(2026, 11, 1) if root_first else date(2026, 11, 4)) and days == {row.day}
     assert row.span_count == 4 and row.started_at == root_at
+
+
+def test_a_span_document_written_as_text_reads_back_as_its_group_holding_just_it() -> None:
+    group = batch(trace_spans(1)).groups[0]
+    documents = GroupJSON()
+    for span in group.spans:
+        assert ResourceSpans.model_validate_json(documents.with_span(group, span)) == group.model_copy(
+            update={"spans": [span]}
+        )

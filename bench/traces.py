@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import subprocess
 import sys
 import threading
@@ -142,6 +143,21 @@ def profile(pids: list[int], out: Path, samplers: int) -> list[subprocess.Popen[
     ]
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds the processes used so far."""
+    return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)
+
+
+def postgres_cpu_seconds(env: Environment) -> float:
+    """CPU seconds of the PostgreSQL server's processes alive now (the samplers' backends among them)."""
+    server = psutil.Process(env.postgres_pid)
+    total = 0.0
+    for proc in [server, *server.children()]:
+        with contextlib.suppress(psutil.Error):
+            total += sum(proc.cpu_times()[:2])
+    return total
+
+
 def shares(count: int) -> list[int]:
     """Traces each sampler stored (its /healthz)."""
     return [
@@ -160,6 +176,7 @@ def run(env: Environment, args: argparse.Namespace, samplers: int) -> dict[str, 
     pids = [p.pid for p in procs]
     spies = profile(pids, args.profile, samplers) if args.profile else []
     stop, peak = threading.Event(), {pid: psutil.Process(pid).memory_info().rss for pid in pids}
+    cpu_before = cpu_seconds(pids), postgres_cpu_seconds(env)
     watcher = threading.Thread(target=rss_sampler, args=(pids, stop, peak), daemon=True)
     watcher.start()
     try:
@@ -177,6 +194,10 @@ def run(env: Environment, args: argparse.Namespace, samplers: int) -> dict[str, 
             time.sleep(0.05)
             stored = counts(env.database_url)
         done = time.perf_counter()
+        sampler_cpu, postgres_cpu = (
+            cpu_seconds(pids) - cpu_before[0],
+            postgres_cpu_seconds(env) - cpu_before[1],
+        )
         by_sampler = shares(samplers)
     finally:
         stop.set()
@@ -202,6 +223,8 @@ def run(env: Environment, args: argparse.Namespace, samplers: int) -> dict[str, 
         "listed": distinct,
         "list_s": list_s,
         "rss": max(peak.values()) / 2**20,
+        "sampler_cpu": sampler_cpu,
+        "postgres_cpu": postgres_cpu,
     }
 
 
@@ -244,6 +267,17 @@ def main() -> None:
         print(
             f"| {r['samplers']} | {r['spans']:,} | {r['accepted']:,.0f} | {r['rate']:,.0f} | {met} "
             f"| {r['rate'] / r['accepted']:.2f} | {r['stored_s']:.1f} s | {r['rss']:.0f} MiB |"
+        )
+    print(
+        "\n| samplers | sampler CPU s | PostgreSQL CPU s | spans per sampler CPU s | spans per CPU s "
+        "(sampler + PostgreSQL) |"
+    )
+    print("|---|---|---|---|---|")
+    for r in results:
+        spans, both = r["stored"][1], r["sampler_cpu"] + r["postgres_cpu"]
+        print(
+            f"| {r['samplers']} | {r['sampler_cpu']:.1f} | {r['postgres_cpu']:.1f} "
+            f"| {spans / r['sampler_cpu']:,.0f} | {spans / both:,.0f} |"
         )
     for r in results:
         traces, spans, scores, doubled = r["stored"]

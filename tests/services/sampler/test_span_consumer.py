@@ -119,6 +119,32 @@ async def until_done(consumer: SpanConsumer, nc: NatsClient, topology: Topology,
             await asyncio.wait_for(consumer.handler.wait_handled(consumer.handler.handled + 1), 1.0)
 
 
+async def sampler_process(
+    nc: NatsClient, nats_url: str, topology: Topology, sessions: Sessions, database_url: str, main: str
+) -> asyncio.subprocess.Process:
+    """The messages published (the consumer redelivering after ``ACK_WAIT_S``) and a sampler process
+    running ``main`` of this module on them, its stdout piped."""
+    await configure(sessions)
+    config = sampler_spans_consumer()
+    config.ack_wait = ACK_WAIT_S  # redelivery of the killed sampler's messages within the test
+    await nc.jetstream().add_consumer(topology.traffic_spans_stream, config)
+    await publish(nc, topology, messages())
+    return await asyncio.create_subprocess_exec(
+        *(
+            sys.executable,
+            "-c",
+            f"from {__name__} import {main}; {main}()",
+            nats_url,
+            topology.namespace,
+            database_url,
+        ),
+        cwd=REPO_ROOT,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
 async def test_spans_over_many_messages_become_whole_traces_and_every_message_is_acked(
     nats_client: NatsClient, topology: Topology, session_factory: Sessions
 ) -> None:
@@ -158,18 +184,8 @@ def crash_main() -> None:
 async def test_a_sampler_killed_mid_stream_loses_and_doubles_nothing(
     nats_client: NatsClient, nats_url: str, topology: Topology, session_factory: Sessions, database_url: str
 ) -> None:
-    await configure(session_factory)
-    config = sampler_spans_consumer()
-    config.ack_wait = ACK_WAIT_S  # redelivery of the killed sampler's messages within the test
-    await nats_client.jetstream().add_consumer(topology.traffic_spans_stream, config)
-    await publish(nats_client, topology, messages())
-    entry = f"from {__name__} import crash_main; crash_main()"
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-c", entry, nats_url, topology.namespace, database_url),
-        cwd=REPO_ROOT,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
+    process = await sampler_process(
+        nats_client, nats_url, topology, session_factory, database_url, "crash_main"
     )
     try:
         assert process.stdout is not None
@@ -225,18 +241,8 @@ async def test_two_samplers_one_killed_mid_batch_the_other_stores_everything_onc
     """Two sampler processes on the shared durable consumer; one is killed (SIGKILL) while it holds a
     batch: rows written in its open transaction, its messages unacknowledged. The other takes their
     redelivery: every trace, span and score is stored exactly once."""
-    await configure(session_factory)
-    config = sampler_spans_consumer()
-    config.ack_wait = ACK_WAIT_S  # redelivery of the killed sampler's messages within the test
-    await nats_client.jetstream().add_consumer(topology.traffic_spans_stream, config)
-    await publish(nats_client, topology, messages())
-    entry = f"from {__name__} import hanging_main; hanging_main()"
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-c", entry, nats_url, topology.namespace, database_url),
-        cwd=REPO_ROOT,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
+    process = await sampler_process(
+        nats_client, nats_url, topology, session_factory, database_url, "hanging_main"
     )
     try:
         assert process.stdout is not None

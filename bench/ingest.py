@@ -205,6 +205,14 @@ class Environment:
     ) -> subprocess.Popen[bytes]:
         """``python -m module`` on this environment's servers, once its /healthz answers (killed,
         not left behind, when it does not start within 60 s)."""
+        proc = self.spawn(module, port, log_name, settings)
+        self.wait_healthy(proc, port, module, log_name)
+        return proc
+
+    def spawn(
+        self, module: str, port: int, log_name: str, settings: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """``python -m module`` on this environment's servers, not waited for."""
         env = dict(os.environ) | {
             "NATS_URL": self.nats_url,
             "DATABASE_URL": self.database_url,
@@ -215,14 +223,18 @@ class Environment:
             **(settings or {}),
         }
         log = (STATE / f"{log_name}.log").open("ab")
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", module], env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT
         )
+
+    @staticmethod
+    def wait_healthy(proc: subprocess.Popen[bytes], port: int, module: str, log_name: str) -> None:
+        """Until its /healthz answers 200; killed when it does not within 60 s."""
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    return proc
+                    return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
@@ -285,13 +297,14 @@ def run_load(env: Environment, urls: list[str], pids: list[int], **config: Any) 
     stop, peak = threading.Event(), dict(base)
     sampler = threading.Thread(target=rss_sampler, args=(pids, stop, peak), daemon=True)
     sampler.start()
+    started = time.perf_counter()
     load.stdin.write("go\n")
     load.stdin.flush()
     result: dict[str, Any] = json.loads(load.stdout.readline())
     stop.set()
     sampler.join()
     load.wait(30)
-    return {**made, **result, "rss_before": base, "rss_peak": peak}
+    return {**made, **result, "rss_before": base, "rss_peak": peak, "started": started}
 
 
 def main() -> None:

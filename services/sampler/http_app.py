@@ -9,8 +9,10 @@ from datetime import timedelta
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from nats.js import JetStreamContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from services.sampler.backlog import spans_backlog
 from services.sampler.drift_monitor import DriftMonitor
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.retention import RetentionSweep
@@ -22,14 +24,17 @@ from shared.db.health import postgres_health
 from shared.evaluators import EvaluatorRegistry
 from shared.evaluators.loading import process_registry
 from shared.http.problem_details import install_problem_handlers
-from shared.metrics import metrics_router, nats_probe, postgres_probe
+from shared.metrics import consumer_lag_probe, metrics_router, nats_probe, postgres_probe
 from yardstick.api.nats_connection import ConnectionHealth, connect_nats
+from yardstick.api.topology import SAMPLER_SPANS_CONSUMER
 
 
 def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = None) -> FastAPI:
     """The sampler's app; ``registry`` scores the sampled traces (this process's when None)."""
     registry = registry or process_registry()
     spans_state: dict[str, SpanConsumer] = {}
+    jetstreams: dict[str, JetStreamContext] = {}
+    consumer = (settings.topology.traffic_spans_stream, SAMPLER_SPANS_CONSUMER)
     nats_health = ConnectionHealth()
     engines: dict[str, AsyncEngine] = {}
 
@@ -43,6 +48,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             health=nats_health,
             reconnect_wait_s=settings.nats_reconnect_wait_s,
         )
+        jetstreams["js"] = nc.jetstream()
         configs = ProjectConfigs(sessions, refresh_s=settings.sampler_config_refresh_s)
         spans = SpanConsumer(
             nc,
@@ -79,6 +85,7 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
             await retention.stop()
             await monitor.stop()
             await spans.stop()
+            jetstreams.clear()
             await nc.close()
             app.state.engine = None
             await engine.dispose()
@@ -86,8 +93,12 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
     app = FastAPI(title="Yardstick sampler", lifespan=lifespan)
     app.state.engine = None
     install_problem_handlers(app, "sampler")
-    app.include_router(  # consumer lag: the coordinator reports every consumer's
-        metrics_router(nats_probe(lambda: nats_health), postgres_probe(lambda: app.state.engine))
+    app.include_router(  # the spans' backlog (the coordinator reports every consumer's too)
+        metrics_router(
+            nats_probe(lambda: nats_health),
+            postgres_probe(lambda: app.state.engine),
+            consumer_lag_probe(lambda: jetstreams.get("js"), lambda: [consumer]),
+        )
     )
 
     @app.get("/healthz", tags=["health"])
@@ -96,12 +107,15 @@ def create_app(settings: SamplerSettings, registry: EvaluatorRegistry | None = N
         pg = await postgres_health(engines["db"]) if "db" in engines else None
         ok = spans is not None and spans.running and nats_health.connected and pg is not None and pg.ok
         traces = dict(spans.handler.outcomes) if spans else {}
+        js = jetstreams.get("js")
+        backlog = await spans_backlog(js, *consumer) if js is not None and nats_health.connected else None
         body = {
             "ok": ok,
             "service": "sampler",
             "capped": spans.handler.capped if spans else 0,
             "traces": traces,
             "spans_held": spans.held if spans else 0,
+            "spans_backlog": backlog.model_dump() if backlog is not None else None,
             "nats": nats_health.model_dump(mode="json"),
             "postgres": pg.model_dump(mode="json") if pg is not None else "starting",
         }

@@ -17,7 +17,13 @@ class SamplerSettings(CommonSettings):
     sampler_config_refresh_s: float = Field(
         default=2.0, gt=0, description="Re-read the sampling config from Postgres at most this often"
     )
-    sampler_fetch_batch: int = Field(default=50, ge=1, le=1000, description="Turns fetched per pull")
+    sampler_fetch_batch: int = Field(
+        default=10,
+        ge=1,
+        le=1000,
+        description="Span messages fetched per pull (each up to an export request of spans: a few leave the"
+        " rest of a burst to the other samplers)",
+    )
     sampler_fetch_timeout_s: float = Field(default=1.0, gt=0, description="Wait for the first turn")
     sampler_drift_interval_s: float = Field(
         default=30.0, gt=0, description="Run the drift check this often (seconds)"

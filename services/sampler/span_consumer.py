@@ -6,8 +6,9 @@ traces sampled, stored and scored; a message acknowledged once every span it car
   :mod:`services.sampler.message_holds`). A message that is not a ``SpanBatch`` is terminated.
 - A ticker hands on the traces the assembler says are complete and stores them in chunks of up to
   ``store_batch`` parts, each chunk one transaction of a few statements (up to ``store_concurrency``
-  chunks at once: :meth:`~services.sampler.trace_handler.TraceHandler.handle_many`), then
-  acknowledges (confirmed ACK) the messages no open part holds any more. It also tells JetStream a
+  chunks at once: :meth:`~services.sampler.trace_handler.TraceHandler.handle_many`), then, once the
+  chunk committed, acknowledges (confirmed ACKs, sent together) the messages no open part holds any
+  more. It also tells JetStream a
   held message is still being worked on (``+WPI``) before its ``ack_wait`` runs out: a trace may
   stay open for ``quiet_s``.
 - At most ``max_held`` messages are held: the pull loop fetches nothing more until some are acked.
@@ -165,8 +166,7 @@ class SpanConsumer:
         to_ack: list[Msg] = []
         for _, held in chunk:
             self._holds.release(held, lambda h: to_ack.append(self._held.pop(h).msg))
-        for msg in to_ack:
-            await settle(msg, "ack")
+        await asyncio.gather(*(settle(msg, "ack") for msg in to_ack))  # confirmed, not one by one
         if to_ack:
             self._pull.wake()
 

@@ -24,6 +24,8 @@ from services.sampler.trace_sampling import decide_trace
 from services.sampler.trace_store import (
     NewTrace,
     TracePart,
+    lock_traces,
+    lookup_days,
     store_new,
     store_part,
     stored_trace,
@@ -94,7 +96,17 @@ class TraceHandler:
         return [await self._settle(outcomes[i]) for i in range(len(parts))]
 
     async def _store(self, session: AsyncSession, known: list[_Known]) -> dict[int, str]:
-        stored = await stored_traces(session, [(k.part.project_id, k.part.trace_id) for k in known])
+        now = self._clock()
+        await lock_traces(session, [(k.part.project_id, k.part.trace_id) for k in known])  # one order
+        days = {k.index: lookup_days(k.part, now) for k in known}
+        windows = [d for d in days.values() if d is not None]
+        anywhere = [(k.part.project_id, k.part.trace_id) for k in known if days[k.index] is None]
+        stored = await stored_traces(session, anywhere)
+        if windows:  # one look-up over the chunk's days: a few partitions instead of every one
+            keys = [(k.part.project_id, k.part.trace_id) for k in known if days[k.index] is not None]
+            stored |= await stored_traces(
+                session, keys, (min(d[0] for d in windows), max(d[1] for d in windows))
+            )
         outcomes: dict[int, str] = {}
         fresh: list[_Known] = []
         later: list[_Known] = []
@@ -103,7 +115,7 @@ class TraceHandler:
             if key in stored:  # a late part of a stored trace is merged whatever the sampling says
                 later.append(k)
                 continue
-            decision = decide_trace(k.record, k.app, self.caps[(key[0], k.record.application)], self._clock())
+            decision = decide_trace(k.record, k.app, self.caps[(key[0], k.record.application)], now)
             SAMPLER_DECISIONS.labels(k.record.application, decision).inc()
             if decision != "sampled":
                 outcomes[k.index] = decision
@@ -118,9 +130,11 @@ class TraceHandler:
             else:  # another sampler inserted it meanwhile
                 later.append(k)
         for k in later:
-            existing = await stored_trace(session, k.part.project_id, k.part.trace_id)
-            outcomes[k.index] = await store_part(session, self._registry, k.part, k.specs, existing, k.record)
-            log.debug("trace %s (%s): %s", k.part.trace_id, k.record.application, outcomes[k.index])
+            part, within = k.part, days[k.index]
+            existing = await stored_trace(session, part.project_id, part.trace_id, within)
+            outcome = await store_part(session, self._registry, part, k.specs, existing, k.record, within)
+            outcomes[k.index] = outcome
+            log.debug("trace %s (%s): %s", part.trace_id, k.record.application, outcome)
         return outcomes
 
     @property

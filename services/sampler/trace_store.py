@@ -11,6 +11,9 @@
   its spans and scores carry it too), so no constraint keeps one row per (project, trace id) across
   days: a transaction-level advisory lock per (project, trace id), taken before a trace is looked up,
   makes the look-up and the insert one step for every sampler (locks taken in one order).
+- A look-up probes only the days a stored part can be under when the incoming part is led by its
+  root span (:func:`lookup_days`: from the root's day to today, a day of clock slack each side), and
+  every day otherwise: a trace however long is never stored under two days.
 
 The caller commits.
 """
@@ -21,13 +24,14 @@ import asyncio
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import BigInteger, bindparam, select, text, tuple_
+from sqlalchemy import BigInteger, ColumnElement, bindparam, select, text, tuple_
 from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from services.sampler.bulk_rows import JsonText, insert_rows
 from shared.contracts.span_messages import ResourceSpans, Span
 from shared.db.base import utcnow
 from shared.db.outcome_rows import trace_score_row
@@ -39,6 +43,7 @@ from yardstick.api.evaluation import Evaluation, EvaluatorSpec
 from yardstick.api.trace_record import Completeness, TraceRecord
 
 Stored = Literal["stored", "merged", "duplicate"]
+TRACE_KEY = ["project_id", "trace_id", "day"]
 SPAN_KEY = ["trace_pk", "span_id", "day"]
 SCORE_KEY = ["trace_pk", "name", "day"]
 EVALUATE_AT_ONCE = 16
@@ -84,6 +89,19 @@ def _columns(record: TraceRecord) -> dict[str, object]:
     }
 
 
+SCORE_UPDATED = (
+    "value",
+    "comment",
+    "metadata",
+    "error",
+    "failure",
+    "evaluator_version",
+    "model",
+    "trace_at",
+)
+"""A score's columns a new score of the same trace and name replaces."""
+
+
 def _lock_key(project_id: str, trace_id: str) -> int:
     """The advisory lock key of a trace: 64 bits of a hash of (project, trace id)."""
     digest = hashlib.blake2b(f"{project_id}/{trace_id}".encode(), digest_size=8).digest()
@@ -102,20 +120,53 @@ async def lock_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) ->
         await session.execute(_LOCK_EACH, {"keys": ordered})
 
 
-async def _locked(session: AsyncSession, project_id: str, trace_id: str) -> Trace | None:
+Days = tuple[date, date]
+"""The first and last day (inclusive) a stored trace is looked up under."""
+CLOCK_SLACK = timedelta(days=1)
+"""How far the clocks of a trace's services (and the sampler's) may disagree."""
+
+
+def lookup_days(part: TracePart, now: datetime) -> Days | None:
+    """The days a stored part of ``part``'s trace can be under, or None: every day.
+
+    A stored trace's day is the UTC day of the earliest start among the spans of its first stored
+    part. When ``part`` is led by its root span (the earliest start has no parent), every span of the
+    trace started at or after the root (a span starts after its parent), so the stored day is no
+    earlier than the root's; and no later than now, as those spans were exported before they were
+    stored (or the part's own latest start, for a clock ahead). Both widened by :data:`CLOCK_SLACK`.
+    Without its root leading it (a late part, a trace without root) the trace may have begun on any
+    day before: every day is probed, however long the trace.
+    """
+    spans = [span for _, span in part.spans]
+    first = min(spans, key=lambda span: span.start_unix_nano)
+    if first.parent_span_id is not None:
+        return None
+    start = datetime.fromtimestamp(first.start_unix_nano / 1e9, UTC)
+    latest = datetime.fromtimestamp(max(span.start_unix_nano for span in spans) / 1e9, UTC)
+    return trace_day(start - CLOCK_SLACK), trace_day(max(now, latest) + CLOCK_SLACK)
+
+
+def _within(days: Days | None) -> list[ColumnElement[bool]]:
+    return [] if days is None else [Trace.day.between(*days)]
+
+
+async def _locked(session: AsyncSession, project_id: str, trace_id: str, days: Days | None) -> Trace | None:
     stmt = (
         select(Trace)
-        .where(Trace.project_id == project_id, Trace.trace_id == trace_id)
+        .where(Trace.project_id == project_id, Trace.trace_id == trace_id, *_within(days))
         .with_for_update()
         .execution_options(populate_existing=True)
     )
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-async def stored_trace(session: AsyncSession, project_id: str, trace_id: str) -> Trace | None:
-    """The stored trace, locked until the transaction ends (None when it is not stored)."""
+async def stored_trace(
+    session: AsyncSession, project_id: str, trace_id: str, days: Days | None = None
+) -> Trace | None:
+    """The stored trace (looked up under ``days`` only, when given: :func:`lookup_days`), locked
+    until the transaction ends (None when it is not stored)."""
     await lock_traces(session, [(project_id, trace_id)])
-    return await _locked(session, project_id, trace_id)
+    return await _locked(session, project_id, trace_id, days)
 
 
 def _new_row(record: TraceRecord) -> dict[str, object]:
@@ -150,16 +201,19 @@ def _span_rows(trace_pk: int, day: date, spans: list[tuple[ResourceSpans, Span]]
     ]
 
 
-async def stored_traces(session: AsyncSession, keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which of the (project, trace id) ``keys`` are stored (their rows locked until the transaction
-    ends, in key order)."""
+async def stored_traces(
+    session: AsyncSession, keys: Iterable[tuple[str, str]], days: Days | None = None
+) -> set[tuple[str, str]]:
+    """Which of the (project, trace id) ``keys`` are stored (looked up under ``days`` only, when
+    given), their rows locked until the transaction ends, in key order. A caller looking keys up
+    under different days in several calls locks them all first (:func:`lock_traces`), in one order."""
     wanted = sorted(set(keys))
     if not wanted:
         return set()
     await lock_traces(session, wanted)
     stmt = (
         select(Trace.project_id, Trace.trace_id)
-        .where(tuple_(Trace.project_id, Trace.trace_id).in_(wanted))
+        .where(tuple_(Trace.project_id, Trace.trace_id).in_(wanted), *_within(days))
         .order_by(Trace.project_id, Trace.trace_id)
         .with_for_update()
     )
@@ -205,26 +259,7 @@ def _score_rows(
 
 async def _upsert_scores(session: AsyncSession, rows: list[dict[str, object]]) -> None:
     """Scores replace the trace's earlier ones of the same name (a merged trace is scored whole)."""
-    if not rows:
-        return
-    stmt = insert(TraceScore)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=SCORE_KEY,
-        set_={
-            col: stmt.excluded[col]
-            for col in (
-                "value",
-                "comment",
-                "metadata",
-                "error",
-                "failure",
-                "evaluator_version",
-                "model",
-                "trace_at",
-            )
-        },
-    )
-    await session.execute(stmt, rows)
+    await insert_rows(session, TraceScore, rows, conflict=SCORE_KEY, update=SCORE_UPDATED)
 
 
 async def _score(
@@ -238,6 +273,22 @@ async def _score(
     await _upsert_scores(
         session, _score_rows(trace_pk, day, record, await evaluate_trace(registry, specs, record))
     )
+
+
+class GroupJSON:
+    """A span's row document (its resource group holding just it) written as JSON text: the group's
+    fields written once per group, the span's by pydantic; read back as the same
+    :class:`ResourceSpans` as a copy of the group with ``spans=[span]`` would be."""
+
+    def __init__(self) -> None:
+        self._heads: dict[int, tuple[ResourceSpans, str]] = {}
+
+    def with_span(self, group: ResourceSpans, span: Span) -> JsonText:
+        held = self._heads.get(id(group))
+        if held is None or held[0] is not group:
+            head = group.model_dump_json(exclude={"spans"})[:-1]  # without its closing brace
+            held = self._heads[id(group)] = (group, head + ',"spans":[')
+        return JsonText(held[1] + span.model_dump_json() + "]}")
 
 
 @dataclass(frozen=True)
@@ -260,22 +311,22 @@ async def store_new(
         return []
     ordered = sorted(traces, key=lambda t: (t.record.project_id, t.record.trace_id))
     await lock_traces(session, [(t.record.project_id, t.record.trace_id) for t in ordered])
-    stmt = (
-        insert(Trace)
-        .on_conflict_do_nothing(index_elements=["project_id", "trace_id", "day"])
-        .returning(Trace.id, Trace.project_id, Trace.trace_id)
+    now = utcnow()
+    rows = [_new_row(t.record) | {"stored_at": now, "updated_at": now} for t in ordered]
+    written = await insert_rows(
+        session, Trace, rows, conflict=TRACE_KEY, returning=("id", "project_id", "trace_id")
     )
-    rows = [_new_row(t.record) for t in ordered]
-    pks = {(project, trace): pk for pk, project, trace in (await session.execute(stmt, rows)).all()}
+    pks = {(project, trace): pk for pk, project, trace in written}
     inserted = [(t, pks.get((t.record.project_id, t.record.trace_id))) for t in traces]
+    groups = GroupJSON()
     spans = [
-        row
+        {"trace_pk": pk, "day": day, "span_id": span.span_id, "span": groups.with_span(group, span)}
         for t, pk in inserted
         if pk is not None
-        for row in _span_rows(pk, trace_day(t.record.started_at), t.part.unique_spans())
+        for day in [trace_day(t.record.started_at)]
+        for group, span in t.part.unique_spans()
     ]
-    if spans:
-        await session.execute(insert(TraceSpan).on_conflict_do_nothing(index_elements=SPAN_KEY), spans)
+    await insert_rows(session, TraceSpan, spans, conflict=SPAN_KEY)
     stored = [(t, pk) for t, pk in inserted if pk is not None]
     evaluating = asyncio.Semaphore(EVALUATE_AT_ONCE)
 
@@ -302,15 +353,16 @@ async def store_part(
     specs: list[EvaluatorSpec],
     existing: Trace | None,
     record: TraceRecord | None = None,
+    days: Days | None = None,
 ) -> Stored:
     """Store a part of a sampled trace (``existing``: the locked row, when already stored;
-    ``record``: the part's record, when the caller has it already)."""
+    ``record``: the part's record, when the caller has it already; ``days``: where it was looked up)."""
     spans = part.unique_spans()
     if existing is None:
         record = record or part.record()
         trace_pk = await _insert_row(session, record)
         if trace_pk is None:  # another sampler stored its first part meanwhile: merge into it
-            existing = await _locked(session, part.project_id, part.trace_id)
+            existing = await _locked(session, part.project_id, part.trace_id, days)
             assert existing is not None, "a conflicting trace row is visible once its insert committed"
         else:
             day = trace_day(record.started_at)

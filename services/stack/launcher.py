@@ -140,7 +140,7 @@ def _spawn_service(
     extra_env: dict[str, str] | None = None,
 ) -> _Spawned:
     """Start one service process and record it in the state; does not wait for it."""
-    port = port_base() + spec.port_offset + index
+    port = port_base() + spec.offset(index)
     label = spec.name if spec.replicas == 1 else f"{spec.name}-{index}"
     if not port_is_free(port):
         raise StackError(f"port {port} for {label} is in use: free it or set YARDSTICK_PORT_BASE")

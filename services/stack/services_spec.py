@@ -15,6 +15,14 @@ class ServiceSpec:
     replicas: int = 1
     grpc_port_offset: int | None = None
     """A second port, for OTLP over gRPC (the ingest; one replica)."""
+    more_port_offset: int | None = None
+    """Where the replicas after the first are (when the ports after the first's are taken)."""
+
+    def offset(self, index: int) -> int:
+        """The port offset of replica ``index``."""
+        if index == 0 or self.more_port_offset is None:
+            return self.port_offset + index
+        return self.more_port_offset + index - 1
 
     def exists(self) -> bool:
         try:
@@ -35,6 +43,11 @@ def eval_worker_replicas() -> int:
     return int(os.environ.get("YARDSTICK_EVAL_WORKERS", "2"))
 
 
+def sampler_replicas() -> int:
+    """``YARDSTICK_SAMPLERS`` sampler processes (1): they share the spans' durable consumer."""
+    return int(os.environ.get("YARDSTICK_SAMPLERS", "1"))
+
+
 def service_specs() -> list[ServiceSpec]:
     """Start order: targets first, then the workers that call them, then the coordinator."""
     return [
@@ -42,7 +55,7 @@ def service_specs() -> list[ServiceSpec]:
         ServiceSpec("search_proxy", "services.search_proxy.main", 2),
         ServiceSpec("evaluator", "services.evaluator.main", 10, replicas=eval_worker_replicas()),
         ServiceSpec("coordinator", "services.coordinator.main", 0),
-        ServiceSpec("sampler", "services.sampler.main", 3),
+        ServiceSpec("sampler", "services.sampler.main", 3, replicas=sampler_replicas(), more_port_offset=20),
         ServiceSpec("ingest", "services.ingest.main", 4, grpc_port_offset=5),
     ]
 

@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
@@ -118,6 +119,32 @@ async def until_done(consumer: SpanConsumer, nc: NatsClient, topology: Topology,
             await asyncio.wait_for(consumer.handler.wait_handled(consumer.handler.handled + 1), 1.0)
 
 
+async def sampler_process(
+    nc: NatsClient, nats_url: str, topology: Topology, sessions: Sessions, database_url: str, main: str
+) -> asyncio.subprocess.Process:
+    """The messages published (the consumer redelivering after ``ACK_WAIT_S``) and a sampler process
+    running ``main`` of this module on them, its stdout piped."""
+    await configure(sessions)
+    config = sampler_spans_consumer()
+    config.ack_wait = ACK_WAIT_S  # redelivery of the killed sampler's messages within the test
+    await nc.jetstream().add_consumer(topology.traffic_spans_stream, config)
+    await publish(nc, topology, messages())
+    return await asyncio.create_subprocess_exec(
+        *(
+            sys.executable,
+            "-c",
+            f"from {__name__} import {main}; {main}()",
+            nats_url,
+            topology.namespace,
+            database_url,
+        ),
+        cwd=REPO_ROOT,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
 async def test_spans_over_many_messages_become_whole_traces_and_every_message_is_acked(
     nats_client: NatsClient, topology: Topology, session_factory: Sessions
 ) -> None:
@@ -157,18 +184,8 @@ def crash_main() -> None:
 async def test_a_sampler_killed_mid_stream_loses_and_doubles_nothing(
     nats_client: NatsClient, nats_url: str, topology: Topology, session_factory: Sessions, database_url: str
 ) -> None:
-    await configure(session_factory)
-    config = sampler_spans_consumer()
-    config.ack_wait = ACK_WAIT_S  # redelivery of the killed sampler's messages within the test
-    await nats_client.jetstream().add_consumer(topology.traffic_spans_stream, config)
-    await publish(nats_client, topology, messages())
-    entry = f"from {__name__} import crash_main; crash_main()"
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-c", entry, nats_url, topology.namespace, database_url),
-        cwd=REPO_ROOT,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
+    process = await sampler_process(
+        nats_client, nats_url, topology, session_factory, database_url, "crash_main"
     )
     try:
         assert process.stdout is not None
@@ -188,3 +205,66 @@ async def test_a_sampler_killed_mid_stream_loses_and_doubles_nothing(
     async with session_factory() as session:
         counts = set((await session.execute(select(Trace.span_count))).scalars())
     assert counts == {4}
+
+
+class _HangingHandler(TraceHandler):
+    """Writes its first chunk's rows, says which traces, then hangs with its transaction open."""
+
+    async def _store(self, session: AsyncSession, known: list[Any]) -> dict[int, str]:
+        outcomes = await super()._store(session, known)
+        await session.flush()
+        print(" ".join(sorted(k.part.trace_id for k in known)), flush=True)
+        await asyncio.Event().wait()  # killed here: never committed, its messages never acknowledged
+        return outcomes
+
+
+def hanging_main() -> None:
+    """Subprocess: a sampler that hangs in the middle of its first batch (see _HangingHandler)."""
+    nats_url, namespace, database_url = sys.argv[1:4]
+
+    async def run() -> None:
+        nc = await nats.connect(nats_url)
+        sessions = make_session_factory(make_engine(database_url))
+        handler = _HangingHandler(sessions, ProjectConfigs(sessions, refresh_s=0.0), process_registry())
+        consumer = SpanConsumer(
+            nc, Topology(namespace=namespace), handler, POLICY, batch=20, fetch_timeout_s=0.2, tick_s=0.05
+        )
+        await consumer.start()
+        await asyncio.Event().wait()
+
+    asyncio.run(run())
+
+
+async def test_two_samplers_one_killed_mid_batch_the_other_stores_everything_once(
+    nats_client: NatsClient, nats_url: str, topology: Topology, session_factory: Sessions, database_url: str
+) -> None:
+    """Two sampler processes on the shared durable consumer; one is killed (SIGKILL) while it holds a
+    batch: rows written in its open transaction, its messages unacknowledged. The other takes their
+    redelivery: every trace, span and score is stored exactly once."""
+    process = await sampler_process(
+        nats_client, nats_url, topology, session_factory, database_url, "hanging_main"
+    )
+    try:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(process.stdout.readline(), 60)
+        assert line, "the sampler exited before its first batch"
+        held = line.decode().split()
+        async with sampling(nats_client, topology, session_factory) as survivor:
+            info = await nats_client.jetstream().consumer_info(
+                topology.traffic_spans_stream, SAMPLER_SPANS_CONSUMER
+            )
+            assert info.num_ack_pending > 0  # the hanging sampler holds its messages
+            process.send_signal(signal.SIGKILL)
+            await process.wait()
+            await asyncio.wait_for(until_done(survivor, nats_client, topology, session_factory), 60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert held and await stored(session_factory) == (TRACES, 4 * TRACES, TRACES)
+    async with session_factory() as session:
+        rows = (await session.execute(select(Trace.trace_id, Trace.span_count))).all()
+    assert sorted(trace_id for trace_id, _ in rows) == sorted({trace_id for trace_id, _ in rows})
+    assert {count for _, count in rows} == {4}
+    assert set(held) <= {trace_id for trace_id, _ in rows}
+    assert survivor.handler.outcomes["stored"] == TRACES  # the killed one committed nothing

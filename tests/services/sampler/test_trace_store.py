@@ -4,7 +4,7 @@ late part merges into the stored trace and its record and scores are rebuilt fro
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select, text
@@ -12,7 +12,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from services.sampler.project_configs import ProjectConfigs
 from services.sampler.trace_handler import TraceHandler
-from services.sampler.trace_store import NewTrace, TracePart, store_new, stored_traces
+from services.sampler.trace_store import (
+    GroupJSON,
+    NewTrace,
+    TracePart,
+    lookup_days,
+    store_new,
+    stored_traces,
+)
+from shared.contracts.span_messages import ResourceSpans
 from shared.db.trace_models import Trace, TraceScore, TraceSpan
 from shared.evaluators.loading import process_registry
 from shared.online.application_sampling import ApplicationSampling, TraceFilters
@@ -186,3 +194,62 @@ async def test_a_sampler_looking_up_a_trace_another_is_inserting_waits_and_finds
         await inserting.commit()
         assert await asyncio.wait_for(lookup, 10) == {key}
         await looking.commit()
+
+
+def _long_trace(n: int, root_at: datetime, children_at: datetime, indexes: list[int]) -> TracePart:
+    """Trace ``n`` whose root (span 0) started ``root_at`` and its children (1-3) ``children_at``."""
+    spans = [s for i, s in enumerate(trace_spans(n, at=root_at)) if i == 0 and i in indexes]
+    spans += [s for i, s in enumerate(trace_spans(n, at=children_at)) if i > 0 and i in indexes]
+    group = batch(spans).groups[0]
+    completeness = Completeness.ROOT_ENDED if 0 in indexes else Completeness.QUIET
+    return TracePart(DEFAULT_PROJECT, spans[0].trace_id, [(group, s) for s in spans], completeness)
+
+
+def test_a_part_led_by_its_root_is_looked_up_from_the_roots_day_to_now_and_any_other_part_everywhere() -> (
+    None
+):
+    root_at, children_at = datetime(2026, 11, 1, 23, tzinfo=UTC), datetime(2026, 11, 4, 1, tzinfo=UTC)
+    now = datetime(2026, 11, 5, 12, tzinfo=UTC)
+    led = _long_trace(1, root_at, children_at, [0, 1, 2, 3])
+    assert lookup_days(led, now) == (date(2026, 10, 31), date(2026, 11, 6))
+    ahead = _long_trace(1, root_at, datetime(2026, 11, 9, tzinfo=UTC), [0, 1])  # a clock ahead of now
+    assert lookup_days(ahead, now) == (date(2026, 10, 31), date(2026, 11, 10))
+    assert lookup_days(_long_trace(1, root_at, children_at, [1, 2]), now) is None  # no root
+    child_first = _long_trace(1, root_at, root_at - timedelta(seconds=1), [0, 1])  # skewed clocks
+    assert lookup_days(child_first, now) is None
+
+
+@pytest.mark.parametrize("root_first", [True, False])
+async def test_a_trace_longer_than_days_is_stored_once_whichever_part_comes_first(
+    session_factory: Sessions, root_first: bool
+) -> None:
+    """The root part on 1 Nov, its children's part on 4 Nov: the later of the two finds the first
+    (under its day) and merges into it, never a second row under the other day."""
+    await configure(session_factory, rate=1.0)
+    root_at, children_at = datetime(2026, 11, 1, 23, tzinfo=UTC), datetime(2026, 11, 4, 1, tzinfo=UTC)
+    h = TraceHandler(
+        session_factory,
+        ProjectConfigs(session_factory, refresh_s=0.0),
+        process_registry(),
+        clock=lambda: datetime(2026, 11, 4, 2, tzinfo=UTC),
+    )
+    root = _long_trace(2, root_at, children_at, [0])
+    children = _long_trace(2, root_at, children_at, [1, 2, 3])
+    first, then = (root, children) if root_first else (children, root)
+    assert await h.handle(first) == "stored"
+    assert await h.handle(then) == "merged"
+    assert await counts(session_factory) == (1, 4, 1)
+    async with session_factory() as session:
+        row = (await session.execute(select(Trace))).scalar_one()
+        days = set((await session.execute(select(TraceSpan.day))).scalars())
+    assert row.day == (date(2026, 11, 1) if root_first else date(2026, 11, 4)) and days == {row.day}
+    assert row.span_count == 4 and row.started_at == root_at
+
+
+def test_a_span_document_written_as_text_reads_back_as_its_group_holding_just_it() -> None:
+    group = batch(trace_spans(1)).groups[0]
+    documents = GroupJSON()
+    for span in group.spans:
+        assert ResourceSpans.model_validate_json(documents.with_span(group, span)) == group.model_copy(
+            update={"spans": [span]}
+        )

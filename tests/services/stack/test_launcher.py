@@ -49,7 +49,7 @@ class StackEnv:
 def _offsets() -> dict[str, int]:
     """Service label (as `stack status` shows it) -> port offset, for the current environment."""
     return {
-        (spec.name if spec.replicas == 1 else f"{spec.name}-{index}"): spec.port_offset + index
+        (spec.name if spec.replicas == 1 else f"{spec.name}-{index}"): spec.offset(index)
         for spec in service_specs()
         for index in range(spec.replicas)
     }
@@ -200,3 +200,25 @@ def test_port_in_use_fails_and_leaves_nothing_running(stack_env: StackEnv) -> No
     started_logs = {p.stem for p in (stack_env.state_dir / "logs").glob("*.log")}
     assert started_logs == {"agent"}, "the agent should have started (and been stopped) first"
     assert all(port_is_free(stack_env.port(label)) for label in started_logs)
+
+
+@pytest.fixture
+def two_samplers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YARDSTICK_SAMPLERS", "2")  # before stack_env picks its ports
+
+
+def test_two_samplers_are_started_listed_and_share_the_spans_consumer(
+    two_samplers: None, stack_env: StackEnv
+) -> None:
+    state = launcher.up(stack_env.state_dir, stack_env.namespace)
+    samplers = sorted((p.name, p.port) for p in state.processes if p.name.startswith("sampler"))
+    base = stack_env.port_base
+    assert samplers == [("sampler-0", base + 3), ("sampler-1", base + 20)]
+    components = {c.name: c for c in stack_status(state)}
+    assert components["sampler-0"].healthy and components["sampler-1"].healthy
+    for _, port in samplers:
+        health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).json()
+        assert health["spans_backlog"] == {"pending": 0, "ack_pending": 0, "messages": 0}
+    assert sorted(launcher.down(stack_env.state_dir)) == sorted(
+        ["agent", "search_proxy", "evaluator", "coordinator", "sampler-0", "sampler-1", "ingest"]
+    )

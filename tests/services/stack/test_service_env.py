@@ -58,3 +58,21 @@ def test_a_stack_without_an_agent_key_sets_no_exporter() -> None:
     assert (
         agent.get("OTEL_EXPORTER_OTLP_HEADERS") is None or "Bearer" not in agent["OTEL_EXPORTER_OTLP_HEADERS"]
     )
+
+
+def test_several_samplers_each_get_a_port_no_other_service_has(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YARDSTICK_SAMPLERS", "3")
+    monkeypatch.setenv("YARDSTICK_EVAL_WORKERS", "2")
+    specs = service_specs()
+    ports = [spec.offset(index) for spec in specs for index in range(spec.replicas)] + [
+        spec.grpc_port_offset for spec in specs if spec.grpc_port_offset is not None
+    ]
+    sampler = {spec.name: spec for spec in specs}["sampler"]
+    assert sampler.replicas == 3
+    assert [sampler.offset(i) for i in range(3)] == [3, 20, 21]  # the first where one sampler always was
+    assert len(ports) == len(set(ports))
+
+
+def test_one_sampler_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("YARDSTICK_SAMPLERS", raising=False)
+    assert {spec.name: spec for spec in service_specs()}["sampler"].replicas == 1

@@ -14,10 +14,13 @@ from nats.js import JetStreamContext
 from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, OrderLine, TokenUsage
 from yardstick.api.eval_messages import (
     RESULT_BATCH_HEADER,
+    TASK_BATCH_HEADER,
     AgentTarget,
     EvalResult,
     EvalResultBatch,
     EvalTask,
+    EvalTaskBatch,
+    batch_message_id,
 )
 from yardstick.api.evaluation import EvaluatorSpec
 from yardstick.api.nats_interest import subscriptions_registered
@@ -112,6 +115,15 @@ def agent_task(
 async def publish_task(js: JetStreamContext, topology: Topology, task: EvalTask) -> None:
     await js.publish(
         topology.eval_task, task.model_dump_json().encode(), headers={"Nats-Msg-Id": task.task_id}
+    )
+
+
+async def publish_batch(js: JetStreamContext, topology: Topology, tasks: list[EvalTask]) -> None:
+    """Several tasks in one message, as the coordinator's dispatcher publishes them."""
+    body = EvalTaskBatch(tasks).model_dump_json().encode()
+    msg_id = batch_message_id("tasks", [t.task_id for t in tasks])
+    await js.publish(
+        topology.eval_task, body, headers={"Nats-Msg-Id": msg_id, TASK_BATCH_HEADER: str(len(tasks))}
     )
 
 

@@ -57,7 +57,13 @@ from shared.messaging import (
 )
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 from shared.metrics import TASKS_IN_FLIGHT, TASKS_RETURNED, TASKS_SETTLED
-from yardstick.api.eval_messages import PRIOR_ATTEMPTS_HEADER, TASK_BATCH_HEADER, EvalTask, EvalTaskBatch
+from yardstick.api.eval_messages import (
+    PRIOR_ATTEMPTS_HEADER,
+    TASK_BATCH_HEADER,
+    TASKS_PER_MESSAGE,
+    EvalTask,
+    EvalTaskBatch,
+)
 from yardstick.api.nats_connection import ConnectionHealth, NatsUnavailable, connect_nats
 from yardstick.api.nats_interest import subscriptions_registered
 from yardstick.api.topology import EVAL_WORKERS_CONSUMER
@@ -131,12 +137,16 @@ class EvalWorker:
         self._pull.wake()
 
     def _room(self) -> int:
-        """Tasks to fetch now: free slots, and while grants are known no more than the park limit
-        beyond what runs (a task beyond this worker's credits waits here, holding a stock unit)."""
+        """Messages to fetch now, for room for tasks: free slots, and while grants are known no more
+        than the park limit beyond what runs (a task beyond this worker's credits waits here, holding
+        a stock unit). A message may hold up to ``TASKS_PER_MESSAGE`` tasks: asking for one message
+        per free slot would let one worker take a whole wave and park what the other could run."""
         free = self.settings.eval_concurrency - len(self._in_flight) + self._ledger.parked
         if self._book is None or self._book.empty:
-            return free - self._ledger.parked
-        return min(free, self.settings.eval_park_limit - self._ledger.parked)
+            tasks = free - self._ledger.parked
+        else:
+            tasks = min(free, self.settings.eval_park_limit - self._ledger.parked)
+        return 0 if tasks <= 0 else max(1, tasks // TASKS_PER_MESSAGE)
 
     @property
     def jetstream(self) -> JetStreamContext | None:

@@ -220,6 +220,11 @@ TASK_BATCH_HEADER = "Yardstick-Tasks"
 """Set (to the number of tasks) on a task message that carries an :class:`EvalTaskBatch`; a message
 without it carries one :class:`EvalTask`."""
 
+TASKS_PER_MESSAGE = 16
+"""Tasks the coordinator publishes together at most: few enough that a refill spreads over the
+workers (a worker fetches one message per this many free slots), enough that a wave of C tasks
+costs C/16 publishes and PubAcks instead of C."""
+
 PRIOR_ATTEMPTS_HEADER = "Yardstick-Prior-Attempts"
 """On a task a worker split off a batch to retry or hand back: the deliveries it already had, added
 to the message's own delivery count (so ``max_deliver`` counts every attempt of the task)."""

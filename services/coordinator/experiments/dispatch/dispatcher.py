@@ -44,15 +44,19 @@ from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
 from shared.messaging import publish_once
 from shared.metrics import TASKS_PUBLISHED
-from yardstick.api.eval_messages import TASK_BATCH_HEADER, EvalResult, EvalTask, batch_message_id, task_key
+from yardstick.api.eval_messages import (
+    TASK_BATCH_HEADER,
+    TASKS_PER_MESSAGE,
+    EvalResult,
+    EvalTask,
+    batch_message_id,
+    task_key,
+)
 from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _NONE: Any = object()
-TASKS_PER_MESSAGE = 16
-"""Tasks published together in one message at most: few enough that a refill spreads over the
-workers, enough that a wave of C tasks costs C/16 publishes and PubAcks instead of C."""
 
 
 def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:

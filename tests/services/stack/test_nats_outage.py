@@ -127,7 +127,7 @@ def test_services_survive_an_outage_longer_than_any_reconnect_budget(
                     "SELECT t.record->'roots'->0->>'start_unix_nano', count(*), count(DISTINCT sc.name) "
                     "FROM traces t JOIN trace_scores sc ON sc.trace_pk = t.id "
                     "WHERE t.conversation_id = %s AND t.application = 'drive-thru' "
-                    "GROUP BY t.id ORDER BY t.started_at",
+                    "GROUP BY t.id, t.day ORDER BY t.started_at",
                     (conversation,),
                 ).fetchall()
             return [(n, int(c), int(d)) for n, (_, c, d) in enumerate(rows)]

@@ -24,7 +24,7 @@ from yardstick.api.eval_messages import (
 )
 from yardstick.api.evaluation import EvaluatorSpec
 from yardstick.api.nats_interest import subscriptions_registered
-from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, Topology
+from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, EVAL_WORKERS_CONSUMER, Topology
 
 Answer = Callable[[AgentInvokeRequest], Awaitable[AgentInvokeResponse | None]]
 
@@ -41,6 +41,17 @@ def ok_response(req: AgentInvokeRequest) -> AgentInvokeResponse:
 
 async def answer_at_once(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
     return ok_response(req)
+
+
+async def hang_on_request(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
+    """Never answers the utterance "hang" (the call times out), answers anything else at once."""
+    return None if req.customer_utterance == "hang" else ok_response(req)
+
+
+async def assert_all_settled(js: JetStreamContext, topology: Topology) -> None:
+    """No task left on the eval workers' consumer: every delivery was acked (or terminated)."""
+    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+    assert info.num_ack_pending == 0 and info.num_pending == 0
 
 
 @dataclass

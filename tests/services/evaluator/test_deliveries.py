@@ -15,18 +15,20 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.coordinator.experiments.store.results import store_results
 from services.evaluator.worker import EvalWorker
 from shared.db.models import Experiment, ExperimentItem
-from tests.services.coordinator.experiments.store.experiment_rows import add_experiment
+from tests.services.coordinator.experiments.store.experiment_rows import running_experiment
 from tests.services.evaluator.conftest import StartWorker
 from tests.services.evaluator.fakes import (
     FakeAgent,
     ResultReader,
     agent_task,
+    assert_all_settled,
+    hang_on_request,
     ok_response,
     publish_batch,
     redeclare_workers_consumer,
 )
 from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse
-from yardstick.api.topology import EVAL_WORKERS_CONSUMER, Topology
+from yardstick.api.topology import Topology
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -45,16 +47,12 @@ async def test_every_task_of_a_batch_gets_one_result_and_the_batch_is_acked(
     assert {(r.status, r.attempts) for r in results} == {("ok", 1)}
     assert len(agent.seen) == 5
     await worker.stop()
-    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
-    assert info.num_ack_pending == 0 and info.num_pending == 0
+    await assert_all_settled(js, topology)
 
 
 async def test_a_failing_task_of_a_batch_is_retried_alone_and_counts_every_attempt(
     nats_client: NatsClient, topology: Topology, start_worker: StartWorker
 ) -> None:
-    async def hang_on_request(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
-        return None if req.customer_utterance == "hang" else ok_response(req)
-
     js = nats_client.jetstream()
     agent = await FakeAgent(nats_client, topology.agent_invoke, answer=hang_on_request).start()
     worker = await start_worker(eval_max_deliver=3, eval_backoff_base_s=0.05)
@@ -72,8 +70,7 @@ async def test_a_failing_task_of_a_batch_is_retried_alone_and_counts_every_attem
     utterances = [s.request.customer_utterance for s in agent.seen]
     assert utterances.count("hang") == 3 and utterances.count("a coffee") == 3
     await worker.stop()
-    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
-    assert info.num_ack_pending == 0 and info.num_pending == 0
+    await assert_all_settled(js, topology)
 
 
 async def _kill(worker: EvalWorker) -> None:
@@ -94,22 +91,7 @@ async def test_a_batch_killed_mid_batch_is_redelivered_and_stores_each_result_on
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
     items = ["a", "b", "c", "d"]
-    async with session_factory() as session:
-        experiment = await add_experiment(session, "killed-batch", 4, status="running", total=4)
-        for position, item_id in enumerate(items):
-            session.add(
-                ExperimentItem(
-                    experiment_id=experiment.id,
-                    item_id=item_id,
-                    trial=0,
-                    position=position,
-                    status="dispatched",
-                    input={},
-                    item_metadata={},
-                )
-            )
-        await session.commit()
-        experiment_id = experiment.id
+    experiment_id = await running_experiment(session_factory, "killed-batch", items)
 
     holding = True
 

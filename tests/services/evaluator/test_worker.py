@@ -18,6 +18,8 @@ from tests.services.evaluator.fakes import (
     FakeAgent,
     ResultReader,
     agent_task,
+    assert_all_settled,
+    hang_on_request,
     ok_response,
     publish_task,
     redeclare_workers_consumer,
@@ -70,16 +72,12 @@ async def test_a_task_end_to_end_gives_one_scored_result(
     assert 0 <= result.latency_ms <= result.total_ms
     assert agent.seen[0].headers["Yardstick-Task-Id"] == task.task_id
     await worker.stop()  # returns once every fetched task is settled
-    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
-    assert info.num_ack_pending == 0 and info.num_pending == 0
+    await assert_all_settled(js, topology)
 
 
 async def test_always_timing_out_target_becomes_an_error_after_max_deliver_while_others_are_served(
     nats_client: NatsClient, topology: Topology, start_worker: StartWorker
 ) -> None:
-    async def hang_on_request(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
-        return None if req.customer_utterance == "hang" else ok_response(req)
-
     js = nats_client.jetstream()
     agent = await FakeAgent(nats_client, topology.agent_invoke, answer=hang_on_request).start()
     await start_worker(eval_max_deliver=3, eval_backoff_base_s=0.05, eval_concurrency=2)

@@ -3,8 +3,10 @@
 The shared :class:`~shared.messaging.PullLoop` is used instead of a FastStream ``PullSub``: the
 worker must ask for exactly the number of free slots, send in-progress acks from inside a task, and
 stop fetching while in-flight tasks finish, which FastStream's managed batch loop does not expose.
-Each task is settled by :class:`~services.evaluator.task_processor.TaskProcessor` (ack after the
-result is published, nak with backoff, term when undecodable or out of attempts).
+A message holds one task or a batch of them (``services/evaluator/deliveries.py``: how a batch is
+acked, retried and handed back task by task); it is decoded once, here, and terminated if it is no
+task. Each task is settled by :class:`~services.evaluator.task_processor.TaskProcessor` (ack after
+the result is published, retry with backoff, an error result once out of attempts).
 
 Worker-held credits: a fetched task starts only when the :class:`~services.evaluator.credit_ledger.
 CreditLedger` gives it a turn (this worker's credits for its experiment, from the grants the

@@ -15,8 +15,11 @@ Two loops share the in-memory ledger (``slots``):
 
 Postgres stays the truth (item status pending -> dispatched -> ok|error), so a restarted coordinator
 rebuilds the ledger and resumes. A task is published *before* its row is marked dispatched: a crash
-in between re-publishes it with the same ``Nats-Msg-Id`` (dropped as a duplicate inside the window,
-and harmless after it because results are written idempotently). A cancelled experiment is
+in between re-publishes it (a lone task with the same ``Nats-Msg-Id``, dropped as a duplicate inside
+the window; in a batch grouped differently, run again), harmless because results are written
+idempotently. Tasks freed together go out up to ``TASKS_PER_MESSAGE`` to a message
+(:class:`~yardstick.api.eval_messages.EvalTaskBatch`, split evenly so that the workers get similar
+shares). A cancelled experiment is
 ``forget``-ed at once: nothing more is published for it; so is one whose budget the scan finds
 spent (``dispatch/budget.py``).
 """
@@ -57,10 +60,6 @@ from yardstick.api.topology import Topology
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _NONE: Any = object()
-PUBLISH_GAP_S = 0.01
-"""A busy publisher refills at most once per this many seconds: the slots freed meanwhile go out in
-one round (fewer, fuller task messages) instead of one round per arriving result. Workers holding
-credits start their parked read-ahead meanwhile, so the gap costs no target time."""
 
 
 def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
@@ -181,20 +180,13 @@ class Dispatcher:
                 group.create_task(self._credit_keeper(self.credits), name="dispatcher-credits")
 
     async def _publisher(self) -> None:
-        loop = asyncio.get_running_loop()
         while not self._stopping:
             self._freed.clear()
-            began = loop.time()
             try:
-                published = await self.publish_free()
+                await self.publish_free()
             except Exception:
                 log.exception("publishing tasks failed; retrying on the next wake-up")
-                published = 0
             await self._freed.wait()
-            # busy: slots freed within PUBLISH_GAP_S of the last round are refilled together
-            gap = began + PUBLISH_GAP_S - loop.time()
-            if published and gap > 0 and not self._stopping:
-                await asyncio.sleep(gap)
 
     async def _bookkeeper(self) -> None:
         loop = asyncio.get_running_loop()

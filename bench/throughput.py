@@ -16,6 +16,11 @@ Uses its own stack (state in .yardstick-bench, ports 8800+/14322) so it never to
    items/s, CPU ms per item of each process (coordinator, workers, nats-server, PostgreSQL), and the
    in-process peer (Langfuse's run_experiment over aiohttp) measured in the same run.
 
+The issue-37 cases (`http100ms`, `zero`, `c2000`) print each figure beside its goal and the peer's
+figure of the same run, MET or NOT MET: 1,000 x 100 ms at C = 50 >= 1.0x the peer, 3,000 x 0 ms at
+C = 100 >= 0.8x the peer, 20,000 x 1 s at C = 2,000 >= 90 % of the ideal, and the CPU per item of
+every process summed <= 1.2 ms; and the load average when the case started (the machine is shared).
+
 `--case NAME` runs one of: offline (1-5 without 4), rss (4), c2000, zero; default: all.
 """
 

@@ -1,6 +1,6 @@
-"""Task batches against the real nats-server: every task of a batch gets its result, a task that
-fails transiently is retried on its own with its attempts counted, and a batch whose worker dies
-mid-batch is redelivered and stores each result exactly once."""
+"""Task batches against the real nats-server: every task of a batch gets its result and the batch is
+acked, and a batch whose worker dies mid-batch is redelivered and stores each result exactly once
+(a failing task of a batch: ``test_worker.py``, retried alone with every attempt counted)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from tests.services.evaluator.fakes import (
     ResultReader,
     agent_task,
     assert_all_settled,
-    hang_on_request,
     ok_response,
     publish_batch,
     redeclare_workers_consumer,
@@ -46,29 +45,6 @@ async def test_every_task_of_a_batch_gets_one_result_and_the_batch_is_acked(
     assert sorted(r.item_id for r in results) == [f"item-{i}" for i in range(5)]
     assert {(r.status, r.attempts) for r in results} == {("ok", 1)}
     assert len(agent.seen) == 5
-    await worker.stop()
-    await assert_all_settled(js, topology)
-
-
-async def test_a_failing_task_of_a_batch_is_retried_alone_and_counts_every_attempt(
-    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
-) -> None:
-    js = nats_client.jetstream()
-    agent = await FakeAgent(nats_client, topology.agent_invoke, answer=hang_on_request).start()
-    worker = await start_worker(eval_max_deliver=3, eval_backoff_base_s=0.05)
-    tasks = [agent_task("stuck", "hang", timeout_s=0.3)] + [
-        agent_task(f"fine-{i}", "a coffee") for i in range(3)
-    ]
-    await publish_batch(js, topology, tasks)
-
-    results = {r.item_id: r for r in await ResultReader(js, topology).next_results(4)}
-
-    assert {(results[f"fine-{i}"].status, results[f"fine-{i}"].attempts) for i in range(3)} == {("ok", 1)}
-    stuck = results["stuck"]
-    assert stuck.status == "error" and stuck.attempts == 3
-    assert stuck.error is not None and "gave up after 3 attempts" in stuck.error
-    utterances = [s.request.customer_utterance for s in agent.seen]
-    assert utterances.count("hang") == 3 and utterances.count("a coffee") == 3
     await worker.stop()
     await assert_all_settled(js, topology)
 

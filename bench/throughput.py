@@ -16,6 +16,11 @@ Uses its own stack (state in .yardstick-bench, ports 8800+/14322) so it never to
    items/s, CPU ms per item of each process (coordinator, workers, nats-server, PostgreSQL), and the
    in-process peer (Langfuse's run_experiment over aiohttp) measured in the same run.
 
+The issue-37 cases (`http100ms`, `zero`, `c2000`) print each figure beside its goal and the peer's
+figure of the same run, MET or NOT MET: 1,000 x 100 ms at C = 50 >= 1.0x the peer, 3,000 x 0 ms at
+C = 100 >= 0.8x the peer, 20,000 x 1 s at C = 2,000 >= 90 % of the ideal, and the CPU per item of
+every process summed <= 1.2 ms; and the load average when the case started (the machine is shared).
+
 `--case NAME` runs one of: offline (1-5 without 4), rss (4), c2000, zero; default: all.
 """
 
@@ -239,8 +244,18 @@ def rss_case(n: int) -> None:
     )
 
 
-def http_case(n: int, latency_ms: int, concurrency: int, *, peer: bool) -> None:
-    """N items against the sleep server at L, C on the default stack (two workers, defaults)."""
+CPU_GOAL_MS = 1.2
+"""Issue 37: CPU per item summed over every process of the stack."""
+
+
+def verdict(met: bool) -> str:
+    return "MET" if met else "NOT MET"
+
+
+def http_case(n: int, latency_ms: int, concurrency: int, *, peer: bool, goal: float) -> None:
+    """N items against the sleep server at L, C on the default stack (two workers, defaults); each
+    figure printed beside its goal (issue 37) and the in-process peer measured in the same run:
+    ``goal`` is the Yardstick/peer ratio to reach with a peer, else the share of the ideal N·L/C."""
     server, port = latency.start_server()
     try:
         client, state = start_stack(2)
@@ -254,6 +269,7 @@ def http_case(n: int, latency_ms: int, concurrency: int, *, peer: bool) -> None:
         }
         for sampler in samplers.values():
             sampler.start()
+        load = os.getloadavg()[0]
         before = latency.cpu_snapshot(groups)
         wall = latency.yardstick_run(client, dataset, port, latency_ms, concurrency)
         after = latency.cpu_snapshot(groups)
@@ -261,25 +277,31 @@ def http_case(n: int, latency_ms: int, concurrency: int, *, peer: bool) -> None:
             sampler.stop.set()
             sampler.join()
         rss = ", ".join(f"{name} {sampler.peak_mib():.0f} MiB" for name, sampler in samplers.items())
-        head = f"{n:,} x {latency_ms} ms, C = {concurrency:,}: wall {wall:.1f} s"
-        if latency_ms:
-            ideal = n * latency_ms / 1000 / concurrency
-            print(f"{head}, ideal {ideal:.1f} s ({ideal / wall:.0%} of ideal); peak RSS: {rss}")
-        else:
-            print(f"{head}, {n / wall:,.0f} items/s; peak RSS: {rss}")
-        cpu = {name: (after[name] - before[name]) * 1000 / n for name in before}
-        print(
-            "  CPU ms/item: "
-            + ", ".join(f"{name} {ms:.2f}" for name, ms in sorted(cpu.items()))
-            + f"; total {sum(cpu.values()):.2f}"
+        head = f"{n:,} x {latency_ms:,} ms, C={concurrency:,}:"
+        ideal = n * latency_ms / 1000 / concurrency
+        mine = (
+            f"{ideal / wall:.0%} of the ideal {ideal:.1f} s ({wall:.1f} s)"
+            if latency_ms
+            else f"{n / wall:,.0f} items/s"
         )
         if peer:
             peer_s = latency.peer_run(n, port, latency_ms, concurrency)
-            rate = f"{n / peer_s:,.0f} items/s" if not latency_ms else f"{peer_s:.1f} s"
+            theirs = f"{ideal / peer_s:.0%} ({peer_s:.1f} s)" if latency_ms else f"{n / peer_s:,.0f} items/s"
+            ratio = peer_s / wall
             print(
-                f"  in-process peer (Langfuse run_experiment, aiohttp): {rate}; "
-                f"Yardstick/peer {peer_s / wall:.2f}x"
+                f"{head} {mine}, peer {theirs}, {ratio:.2f}x (goal >= {goal:.1f}x) {verdict(ratio >= goal)}"
             )
+        else:
+            share = ideal / wall
+            print(f"{head} {mine}, peer - (goal >= {goal:.0%} of the ideal) {verdict(share >= goal)}")
+        cpu = {name: (after[name] - before[name]) * 1000 / n for name in before}
+        total = sum(cpu.values())
+        print(
+            "  CPU ms/item: "
+            + ", ".join(f"{name} {ms:.2f}" for name, ms in sorted(cpu.items()))
+            + f"; total {total:.2f} (goal <= {CPU_GOAL_MS} ms) {verdict(total <= CPU_GOAL_MS)}"
+        )
+        print(f"  peak RSS: {rss}; load average at the start {load:.1f}")
     finally:
         server.terminate()
 
@@ -307,13 +329,13 @@ def main() -> None:
             elif case == "latency":
                 latency_case(args.items)
             elif case == "http100ms":
-                http_case(1000, 100, 50, peer=True)
+                http_case(1000, 100, 50, peer=True, goal=1.0)
             elif case == "http1s":
-                http_case(2000, 1000, 200, peer=True)
+                http_case(2000, 1000, 200, peer=True, goal=1.0)
             elif case == "c2000":
-                http_case(20_000, 1000, 2000, peer=False)
+                http_case(20_000, 1000, 2000, peer=False, goal=0.9)
             else:
-                http_case(3000, 0, 100, peer=True)
+                http_case(3000, 0, 100, peer=True, goal=0.8)
     finally:
         launcher.down(STATE)
 

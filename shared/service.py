@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import socket
@@ -92,6 +93,21 @@ async def serve(
     return EXIT_OK if process.failure is None else EXIT_FAILED
 
 
+GC_GEN0_THRESHOLD = 50_000
+"""Container allocations between two young-generation collections (CPython's default is 700): a
+service allocates a few hundred short-lived objects per message and frees them by reference count;
+collecting every 700 allocations cost several per cent of the hot path's CPU."""
+
+
+def tune_garbage_collector() -> None:
+    """Freeze what start-up built (modules, the app: never garbage, never scanned again) and collect
+    the young generation less often."""
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_GEN0_THRESHOLD, older, oldest)
+
+
 def run_service(
     name: str,
     settings: Callable[[], S],
@@ -106,6 +122,7 @@ def run_service(
     process = ServiceProcess()
     app = build(config, process)
     sock = bind(config.http_host, config.http_port)
+    tune_garbage_collector()
     sys.exit(asyncio.run(serve(app, sock, process, access_log=access_log)))
 
 

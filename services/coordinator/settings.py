@@ -24,7 +24,7 @@ class CoordinatorSettings(CommonSettings):
     )
     result_batch_size: int = Field(default=200, ge=1, description="Results written per transaction, at most")
     write_gap_s: float = Field(
-        default=0.02,
+        default=0.05,
         ge=0,
         le=1,
         description="A busy coordinator writes results, and marks and reads ahead tasks, at most once per "

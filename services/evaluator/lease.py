@@ -31,11 +31,18 @@ class Lease:
         self._sending: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> None:
-        self._timer = asyncio.get_running_loop().call_later(self._interval_s, self._beat)
+        self.start()
 
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Beat every ``interval_s`` from now (for a lease that outlives one block: a task batch)."""
+        self._timer = asyncio.get_running_loop().call_later(self._interval_s, self._beat)
+
+    def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -22,8 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from nats.aio.msg import Msg
-
+from services.evaluator.deliveries import TaskDelivery
 from services.evaluator.errors import (
     ResultPublishError,
     TargetError,
@@ -31,7 +30,6 @@ from services.evaluator.errors import (
     TargetTimeout,
     TransientTargetError,
 )
-from services.evaluator.lease import keep_lease
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import backoff_delay, is_last_delivery
 from services.evaluator.targets.base import CallContext, Target, TargetOutput
@@ -39,7 +37,6 @@ from services.evaluator.throttling import TargetGate, ThrottleTally
 from shared.evaluators import EvaluatorRegistry, run_item_evaluators
 from shared.evaluators.judge_cache import JudgeVerdictStore, judge_cache_in_use
 from shared.llm.provider_gate import provider_gate_in_use
-from shared.messaging import decode_or_terminate, settle
 from shared.metrics import TARGET_ERRORS
 from yardstick.api.agent_messages import TokenUsage
 from yardstick.api.eval_messages import EvalResult, EvalTask
@@ -47,7 +44,7 @@ from yardstick.api.item_failure import ItemFailure
 
 log = logging.getLogger(__name__)
 
-Outcome = Literal["ok", "error", "retry", "terminated"]
+Outcome = Literal["ok", "error", "retry"]
 JudgeCacheFor = Callable[[str], JudgeVerdictStore]
 """The judge cache of a project (by id)."""
 
@@ -93,19 +90,18 @@ class TaskProcessor:
         self._publisher = publisher
         self.policy = policy
 
-    async def handle(self, msg: Msg, fetched_at: float, scored: Callable[[], None] = lambda: None) -> Outcome:
-        """Settle ``msg`` exactly once: ack after the result is durable, nack to retry, term if malformed.
+    async def handle(
+        self, delivery: TaskDelivery, fetched_at: float, scored: Callable[[], None] = lambda: None
+    ) -> Outcome:
+        """Settle ``delivery`` exactly once: ack after the result is durable, else retry with backoff.
 
         ``scored`` is called once the target has answered and the evaluators have run (or the attempt
         failed), before the result is published and the task acknowledged: the worker gives the
         experiment's credit back then, so the next task starts while this one's two round trips to
         NATS are still on their way (C bounds the calls and the scoring, not the bookkeeping)."""
-        task = await decode_or_terminate(msg, EvalTask)
-        if task is None:
-            return "terminated"
-        attempt = msg.metadata.num_delivered
+        task, attempt = delivery.task, delivery.attempt
         fields = {"task_id": task.task_id, "attempt": attempt, "worker_id": self.worker_id}
-        async with keep_lease(msg, self.policy.lease_interval_s):
+        async with delivery.lease():
             outcome = await self._run(task, attempt)
             scored()
             if isinstance(outcome, _Retry):
@@ -113,7 +109,7 @@ class TaskProcessor:
                 log.warning(
                     "transient failure, retrying in %.2fs: %s", delay, _describe(outcome.reason), extra=fields
                 )
-                await msg.nak(delay=delay)
+                await delivery.retry(delay)
                 return "retry"
             result = outcome.model_copy(update={"total_ms": _elapsed_ms(fetched_at)})
             try:
@@ -121,18 +117,19 @@ class TaskProcessor:
             except ResultPublishError as exc:
                 delay = backoff_delay(attempt, self.policy.backoff_base_s, self.policy.backoff_max_s)
                 log.error("%s; task nacked", exc, extra=fields)
-                await msg.nak(delay=delay)
+                await delivery.retry(delay)
                 return "retry"
-        await settle(msg, "ack")  # confirmed: once stop() returns, nothing is left pending
-        log.info(
-            "task done",
-            extra={
-                **fields,
-                "status": result.status,
-                "duplicate": bool(puback.duplicate),
-                "error": result.error,
-            },
-        )
+        await delivery.ack()  # confirmed: once stop() returns, nothing is left pending
+        if log.isEnabledFor(logging.INFO):
+            log.info(
+                "task done",
+                extra={
+                    **fields,
+                    "status": result.status,
+                    "duplicate": bool(puback.duplicate),
+                    "error": result.error,
+                },
+            )
         return result.status
 
     async def _run(self, task: EvalTask, attempt: int) -> EvalResult | _Retry:

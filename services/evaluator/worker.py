@@ -3,8 +3,10 @@
 The shared :class:`~shared.messaging.PullLoop` is used instead of a FastStream ``PullSub``: the
 worker must ask for exactly the number of free slots, send in-progress acks from inside a task, and
 stop fetching while in-flight tasks finish, which FastStream's managed batch loop does not expose.
-Each task is settled by :class:`~services.evaluator.task_processor.TaskProcessor` (ack after the
-result is published, nak with backoff, term when undecodable or out of attempts).
+A message holds one task or a batch of them (``services/evaluator/deliveries.py``: how a batch is
+acked, retried and handed back task by task); it is decoded once, here, and terminated if it is no
+task. Each task is settled by :class:`~services.evaluator.task_processor.TaskProcessor` (ack after
+the result is published, retry with backoff, an error result once out of attempts).
 
 Worker-held credits: a fetched task starts only when the :class:`~services.evaluator.credit_ledger.
 CreditLedger` gives it a turn (this worker's credits for its experiment, from the grants the
@@ -33,7 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from services.evaluator.catalog_responder import CatalogResponder
 from services.evaluator.credit_book import CreditBook
 from services.evaluator.credit_ledger import CreditLedger
-from services.evaluator.lease import keep_lease
+from services.evaluator.deliveries import BatchPart, SingleDelivery, TaskBatch, TaskDelivery
 from services.evaluator.result_publisher import ResultPublisher
 from services.evaluator.retry_policy import effective_max_deliver
 from services.evaluator.settings import WorkerSettings
@@ -47,10 +49,23 @@ from shared.db import make_engine, make_session_factory
 from shared.db.judge_verdicts import ProjectVerdicts, configured_max_age
 from shared.evaluators.loading import process_registry
 from shared.evaluators.registry import EvaluatorRegistry
-from shared.messaging import ConsumerNotDeclared, PullLoop, bind_durable
+from shared.messaging import (
+    AckPipeline,
+    ConsumerNotDeclared,
+    PullLoop,
+    bind_durable,
+    decode_or_terminate,
+    publish_once,
+)
 from shared.messaging.streams import EVAL_TASK_ACK_WAIT_S
 from shared.metrics import TASKS_IN_FLIGHT, TASKS_RETURNED, TASKS_SETTLED
-from yardstick.api.eval_messages import TaskRouting
+from yardstick.api.eval_messages import (
+    PRIOR_ATTEMPTS_HEADER,
+    TASK_BATCH_HEADER,
+    TASKS_PER_MESSAGE,
+    EvalTask,
+    EvalTaskBatch,
+)
 from yardstick.api.nats_connection import ConnectionHealth, NatsUnavailable, connect_nats
 from yardstick.api.nats_interest import subscriptions_registered
 from yardstick.api.topology import EVAL_WORKERS_CONSUMER
@@ -96,6 +111,7 @@ class EvalWorker:
             settings.worker_id, settings.eval_concurrency, self._grant_of, on_change=self._wake_pull
         )
         self._lease_interval_s = EVAL_TASK_ACK_WAIT_S / 3.0
+        self._acks = AckPipeline()
         self._pull = PullLoop(
             "eval worker",
             batch=settings.eval_concurrency,
@@ -123,12 +139,16 @@ class EvalWorker:
         self._pull.wake()
 
     def _room(self) -> int:
-        """Tasks to fetch now: free slots, and while grants are known no more than the park limit
-        beyond what runs (a task beyond this worker's credits waits here, holding a stock unit)."""
+        """Messages to fetch now, for room for tasks: free slots, and while grants are known no more
+        than the park limit beyond what runs (a task beyond this worker's credits waits here, holding
+        a stock unit). A message may hold up to ``TASKS_PER_MESSAGE`` tasks: asking for one message
+        per free slot would let one worker take a whole wave and park what the other could run."""
         free = self.settings.eval_concurrency - len(self._in_flight) + self._ledger.parked
         if self._book is None or self._book.empty:
-            return free - self._ledger.parked
-        return min(free, self.settings.eval_park_limit - self._ledger.parked)
+            tasks = free - self._ledger.parked
+        else:
+            tasks = min(free, self.settings.eval_park_limit - self._ledger.parked)
+        return 0 if tasks <= 0 else max(1, tasks // TASKS_PER_MESSAGE)
 
     @property
     def jetstream(self) -> JetStreamContext | None:
@@ -264,53 +284,91 @@ class EvalWorker:
             raise
 
     async def _spawn_all(self, msgs: list[Msg]) -> None:
-        """One task per message, each settling its own delivery (the loop fetched only free slots)."""
+        """One task per task of the messages, each settling its own delivery (a malformed message is
+        terminated here)."""
         fetched_at = time.perf_counter()
         for msg in msgs:
-            task = asyncio.create_task(self._settle(msg, fetched_at))
-            self._in_flight.add(task)
-            TASKS_IN_FLIGHT.inc()
-            task.add_done_callback(self._finished)
+            for delivery in await self._deliveries(msg):
+                task = asyncio.create_task(self._settle(delivery, fetched_at))
+                self._in_flight.add(task)
+                TASKS_IN_FLIGHT.inc()
+                task.add_done_callback(self._finished)
+
+    async def _deliveries(self, msg: Msg) -> list[TaskDelivery]:
+        """The tasks ``msg`` holds: one task, or the coordinator's batch of them (decoded once)."""
+        if msg.headers and TASK_BATCH_HEADER in msg.headers:
+            batch = await decode_or_terminate(msg, EvalTaskBatch)
+            if batch is None or not batch.root:
+                self._terminated()
+                return []
+            held = TaskBatch(msg, len(batch.root), self._acks, self._lease_interval_s, self._republish)
+            return list(held.parts(batch.root))
+        task = await decode_or_terminate(msg, EvalTask)
+        if task is None:
+            self._terminated()
+            return []
+        return [SingleDelivery(msg, task, self._acks, self._lease_interval_s)]
+
+    def _terminated(self) -> None:
+        self._outcomes["terminated"] += 1
+        TASKS_SETTLED.labels("terminated").inc()
+
+    async def _republish(self, task: EvalTask, msg_id: str, prior_attempts: int) -> None:
+        """A task of a batch, out again on its own (to retry after its backoff, or handed back)."""
+        assert self._nc is not None
+        topology = self.settings.topology
+        await publish_once(
+            self._nc.jetstream(),
+            topology.eval_task,
+            task.model_dump_json().encode(),
+            msg_id=msg_id,
+            stream=topology.eval_tasks_stream,
+            budget_s=self.settings.eval_publish_budget_s,
+            headers={PRIOR_ATTEMPTS_HEADER: str(prior_attempts)},
+        )
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._in_flight.discard(task)
         TASKS_IN_FLIGHT.dec()
         self._pull.wake()
 
-    async def _settle(self, msg: Msg, fetched_at: float) -> None:
+    async def _settle(self, delivery: TaskDelivery, fetched_at: float) -> None:
         assert self._processor is not None
-        experiment_id = TaskRouting.experiment_of(msg.data)
+        experiment_id = delivery.task.experiment_id
         released = False
 
         def release() -> None:  # the credit goes back once, when scored (or when handling ended)
             nonlocal released
-            if not released and experiment_id is not None:
+            if not released:
                 released = True
                 self._ledger.finished(experiment_id)
 
+        outcome: str
         try:
-            if experiment_id is not None and not await self._wait_turn(msg, experiment_id):
+            if not await self._wait_turn(delivery, experiment_id):
                 outcome = "returned"
             else:
                 try:
-                    outcome = await self._processor.handle(msg, fetched_at, release)
+                    outcome = await self._processor.handle(delivery, fetched_at, release)
                 finally:
                     release()
         except Exception:
             outcome = "failed_to_settle"
+            if isinstance(delivery, BatchPart):
+                delivery.batch.failed()
             log.exception("could not settle a task; JetStream redelivers it after ack_wait")
         self._outcomes[outcome] += 1
         TASKS_SETTLED.labels(outcome).inc()
 
-    async def _wait_turn(self, msg: Msg, experiment_id: str) -> bool:
+    async def _wait_turn(self, delivery: TaskDelivery, experiment_id: str) -> bool:
         """True once the task may run (lease kept while parked); False after handing it back."""
         turn = self._ledger.turn(experiment_id)
         if not turn.done():
-            async with keep_lease(msg, self._lease_interval_s):
+            async with delivery.lease():
                 await turn
         if turn.result():
             return True
-        await msg.nak()  # no delay: another worker with credits runs it now
+        await delivery.give_back()  # another worker with credits runs it now
         TASKS_RETURNED.inc()
         return False
 

@@ -7,7 +7,7 @@ The connection itself is the SDK's (a task worker connects the same way):
 Here:
 
 - ``decoding``: decode a message into its contract or terminate it;
-- ``acks``: ACK and TERM confirmed by the server;
+- ``acks``: ACK and TERM confirmed by the server; ``ack_pipeline``: many ACKs, one confirmation;
 - ``pull``: the one JetStream pull loop (bind, fetch, pause on errors, stop cleanly);
 - ``kv_view``: a KV bucket followed in memory through a watch;
 - ``election``: JetStream publishes and calls that ride out a stream leader election;
@@ -16,6 +16,7 @@ Here:
   from its module: FastStream is heavy, and the CLI imports this package).
 """
 
+from shared.messaging.ack_pipeline import AckPipeline
 from shared.messaging.acks import settle
 from shared.messaging.decoding import decode_or_terminate
 from shared.messaging.election import ELECTION_BUDGET_S, publish_once, through_election
@@ -31,6 +32,7 @@ from shared.messaging.pull import (
 __all__ = [
     "ELECTION_BUDGET_S",
     "FETCH_ERROR_PAUSE_S",
+    "AckPipeline",
     "ConsumerNotDeclared",
     "PullLoop",
     "bind_durable",

@@ -36,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.coordinator.experiments.events import publish_event
 from services.coordinator.experiments.store.results import Progressed, store_results
 from services.coordinator.settings import CoordinatorSettings
-from shared.messaging import PullLoop, decode_or_terminate, settle
+from shared.messaging import AckPipeline, PullLoop, decode_or_terminate
 from shared.messaging.streams import coordinator_results_consumer
 from shared.metrics import RESULT_WRITE_FAILURES, RESULTS_STORED
 from yardstick.api.eval_messages import RESULT_BATCH_HEADER, EvalResult, EvalResultBatch
@@ -79,6 +79,7 @@ class Collector:
         self._queued = asyncio.Event()
         """Set when a batch is queued: the writer, gathering during its gap, takes it at once."""
         self._stopping = False
+        self._acks = AckPipeline()
 
     def stop(self) -> None:
         self._stopping = True
@@ -167,7 +168,7 @@ class Collector:
             RESULTS_STORED.labels(result.status).inc()
         if progressed:  # committed: completed experiments go to the finalizer
             self.on_progress(progressed)
-        await asyncio.gather(*(settle(msg, "ack") for msg in batch.msgs))
+        await self._acks.ack_all(batch.msgs)  # one confirmation for the batch, after the commit
         for p in progressed:
             await publish_event(
                 self.nc, self.topology, p.experiment_id, "progress", ExperimentStatus.RUNNING, p

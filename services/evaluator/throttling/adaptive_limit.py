@@ -26,6 +26,7 @@ class AdaptiveLimit:
     limit: float = 0.0
     in_use: int = 0
     _last_decrease: float = float("-inf")
+    _waiting: int = 0
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     def __post_init__(self) -> None:
@@ -38,14 +39,22 @@ class AdaptiveLimit:
         return max(1, min(self.ceiling, math.floor(self.limit)))
 
     async def acquire(self) -> None:
-        async with self._changed:
-            await self._changed.wait_for(lambda: self.in_use < self.current)
+        if self.in_use < self.current:  # a free slot: taken without the condition (one event loop)
             self.in_use += 1
+            return
+        self._waiting += 1
+        try:
+            async with self._changed:
+                await self._changed.wait_for(lambda: self.in_use < self.current)
+                self.in_use += 1
+        finally:
+            self._waiting -= 1
 
     async def release(self) -> None:
-        async with self._changed:
-            self.in_use -= 1
-            self._changed.notify(max(0, self.current - self.in_use))
+        self.in_use -= 1
+        if self._waiting:  # nobody waits: nobody to wake
+            async with self._changed:
+                self._changed.notify(max(0, self.current - self.in_use))
 
     async def succeeded(self) -> None:
         before = self.current

@@ -14,14 +14,17 @@ from nats.js import JetStreamContext
 from yardstick.api.agent_messages import AgentInvokeRequest, AgentInvokeResponse, OrderLine, TokenUsage
 from yardstick.api.eval_messages import (
     RESULT_BATCH_HEADER,
+    TASK_BATCH_HEADER,
     AgentTarget,
     EvalResult,
     EvalResultBatch,
     EvalTask,
+    EvalTaskBatch,
+    batch_message_id,
 )
 from yardstick.api.evaluation import EvaluatorSpec
 from yardstick.api.nats_interest import subscriptions_registered
-from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, Topology
+from yardstick.api.topology import COORDINATOR_RESULTS_CONSUMER, EVAL_WORKERS_CONSUMER, Topology
 
 Answer = Callable[[AgentInvokeRequest], Awaitable[AgentInvokeResponse | None]]
 
@@ -38,6 +41,17 @@ def ok_response(req: AgentInvokeRequest) -> AgentInvokeResponse:
 
 async def answer_at_once(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
     return ok_response(req)
+
+
+async def hang_on_request(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
+    """Never answers the utterance "hang" (the call times out), answers anything else at once."""
+    return None if req.customer_utterance == "hang" else ok_response(req)
+
+
+async def assert_all_settled(js: JetStreamContext, topology: Topology) -> None:
+    """No task left on the eval workers' consumer: every delivery was acked (or terminated)."""
+    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
+    assert info.num_ack_pending == 0 and info.num_pending == 0
 
 
 @dataclass
@@ -112,6 +126,15 @@ def agent_task(
 async def publish_task(js: JetStreamContext, topology: Topology, task: EvalTask) -> None:
     await js.publish(
         topology.eval_task, task.model_dump_json().encode(), headers={"Nats-Msg-Id": task.task_id}
+    )
+
+
+async def publish_batch(js: JetStreamContext, topology: Topology, tasks: list[EvalTask]) -> None:
+    """Several tasks in one message, as the coordinator's dispatcher publishes them."""
+    body = EvalTaskBatch(tasks).model_dump_json().encode()
+    msg_id = batch_message_id("tasks", [t.task_id for t in tasks])
+    await js.publish(
+        topology.eval_task, body, headers={"Nats-Msg-Id": msg_id, TASK_BATCH_HEADER: str(len(tasks))}
     )
 
 

@@ -18,7 +18,10 @@ from tests.services.evaluator.fakes import (
     FakeAgent,
     ResultReader,
     agent_task,
+    assert_all_settled,
+    hang_on_request,
     ok_response,
+    publish_batch,
     publish_task,
     redeclare_workers_consumer,
 )
@@ -70,31 +73,34 @@ async def test_a_task_end_to_end_gives_one_scored_result(
     assert 0 <= result.latency_ms <= result.total_ms
     assert agent.seen[0].headers["Yardstick-Task-Id"] == task.task_id
     await worker.stop()  # returns once every fetched task is settled
-    info = await js.consumer_info(topology.eval_tasks_stream, EVAL_WORKERS_CONSUMER)
-    assert info.num_ack_pending == 0 and info.num_pending == 0
+    await assert_all_settled(js, topology)
 
 
+@pytest.mark.parametrize("batched", [False, True], ids=["one-task-a-message", "one-batch"])
 async def test_always_timing_out_target_becomes_an_error_after_max_deliver_while_others_are_served(
-    nats_client: NatsClient, topology: Topology, start_worker: StartWorker
+    nats_client: NatsClient, topology: Topology, start_worker: StartWorker, batched: bool
 ) -> None:
-    async def hang_on_request(req: AgentInvokeRequest) -> AgentInvokeResponse | None:
-        return None if req.customer_utterance == "hang" else ok_response(req)
-
+    """In a batch, the failing task is retried on its own with its attempts counted across both."""
     js = nats_client.jetstream()
     agent = await FakeAgent(nats_client, topology.agent_invoke, answer=hang_on_request).start()
     await start_worker(eval_max_deliver=3, eval_backoff_base_s=0.05, eval_concurrency=2)
-    await publish_task(js, topology, agent_task("stuck", "hang", timeout_s=0.3))
-    for i in range(3):
-        await publish_task(js, topology, agent_task(f"fine-{i}", "a coffee"))
+    tasks = [agent_task("stuck", "hang", timeout_s=0.3)] + [
+        agent_task(f"fine-{i}", "a coffee") for i in range(3)
+    ]
+    if batched:
+        await publish_batch(js, topology, tasks)
+    for task in [] if batched else tasks:
+        await publish_task(js, topology, task)
 
     results = {r.item_id: r for r in await ResultReader(js, topology).next_results(4)}
 
-    assert {results[f"fine-{i}"].status for i in range(3)} == {"ok"}
+    assert {(results[f"fine-{i}"].status, results[f"fine-{i}"].attempts) for i in range(3)} == {("ok", 1)}
     stuck = results["stuck"]
     assert stuck.status == "error" and stuck.attempts == 3 and stuck.output is None
     assert stuck.error is not None
     assert stuck.error.startswith("TargetTimeout:") and "gave up after 3 attempts" in stuck.error
-    assert [s.request.customer_utterance for s in agent.seen].count("hang") == 3
+    utterances = [s.request.customer_utterance for s in agent.seen]
+    assert utterances.count("hang") == 3 and utterances.count("a coffee") == 3
 
 
 async def test_agent_error_answer_is_an_error_result_and_not_retried(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, RootModel, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, RootModel, field_validator, model_validator
 
 from yardstick.api.agent_messages import ModelConfig, TokenUsage
 from yardstick.api.answer_messages import Answerer
@@ -164,6 +165,13 @@ def task_key(experiment_id: str, item_id: str, trial: int) -> str:
     return f"{experiment_id}:{item_id}:{trial}"
 
 
+def batch_message_id(kind: str, task_ids: list[str]) -> str:
+    """``Nats-Msg-Id`` of a message carrying several tasks or results: unique to that set of tasks,
+    so only a retry of the same message is dropped as a duplicate."""
+    digest = hashlib.blake2b("\n".join(sorted(task_ids)).encode(), digest_size=16).hexdigest()
+    return f"{kind}:{digest}"
+
+
 class RecordedOutput(BaseModel, frozen=True):
     """An output the target already produced (a re-scored experiment's source, or the output cache):
     a task carrying one is scored without calling the target."""
@@ -208,18 +216,22 @@ class EvalTask(BaseModel):
         return task_key(self.experiment_id, self.item_id, self.trial)
 
 
-class TaskRouting(BaseModel):
-    """The part of an :class:`EvalTask` a worker reads before running it: whose credits it needs."""
+TASK_BATCH_HEADER = "Yardstick-Tasks"
+"""Set (to the number of tasks) on a task message that carries an :class:`EvalTaskBatch`; a message
+without it carries one :class:`EvalTask`."""
 
-    experiment_id: str
+TASKS_PER_MESSAGE = 16
+"""Tasks the coordinator publishes together at most: few enough that a refill spreads over the
+workers (a worker fetches one message per this many free slots), enough that a wave of C tasks
+costs C/16 publishes and PubAcks instead of C."""
 
-    @classmethod
-    def experiment_of(cls, data: bytes) -> str | None:
-        """The task's experiment, or None when ``data`` is no task (the processor terminates it)."""
-        try:
-            return cls.model_validate_json(data).experiment_id
-        except ValidationError:
-            return None
+PRIOR_ATTEMPTS_HEADER = "Yardstick-Prior-Attempts"
+"""On a task a worker split off a batch to retry or hand back: the deliveries it already had, added
+to the message's own delivery count (so ``max_deliver`` counts every attempt of the task)."""
+
+
+class EvalTaskBatch(RootModel[list[EvalTask]]):
+    """Tasks the coordinator published together, in one message (a JSON array of :class:`EvalTask`)."""
 
 
 class EvalResult(ItemOutcome):

@@ -15,8 +15,11 @@ Two loops share the in-memory ledger (``slots``):
 
 Postgres stays the truth (item status pending -> dispatched -> ok|error), so a restarted coordinator
 rebuilds the ledger and resumes. A task is published *before* its row is marked dispatched: a crash
-in between re-publishes it with the same ``Nats-Msg-Id`` (dropped as a duplicate inside the window,
-and harmless after it because results are written idempotently). A cancelled experiment is
+in between re-publishes it (a lone task with the same ``Nats-Msg-Id``, dropped as a duplicate inside
+the window; in a batch grouped differently, run again), harmless because results are written
+idempotently. Tasks freed together go out up to ``TASKS_PER_MESSAGE`` to a message
+(:class:`~yardstick.api.eval_messages.EvalTaskBatch`, split evenly so that the workers get similar
+shares). A cancelled experiment is
 ``forget``-ed at once: nothing more is published for it; so is one whose budget the scan finds
 spent (``dispatch/budget.py``).
 """
@@ -44,7 +47,14 @@ from shared.db.base import utcnow
 from shared.db.models import Experiment, ExperimentItem
 from shared.messaging import publish_once
 from shared.metrics import TASKS_PUBLISHED
-from yardstick.api.eval_messages import EvalResult, EvalTask, task_key
+from yardstick.api.eval_messages import (
+    TASK_BATCH_HEADER,
+    TASKS_PER_MESSAGE,
+    EvalResult,
+    EvalTask,
+    batch_message_id,
+    task_key,
+)
 from yardstick.api.topology import Topology
 
 log = logging.getLogger(__name__)
@@ -69,6 +79,19 @@ def task_for(experiment: Experiment, row: ExperimentItem) -> EvalTask:
         concurrency=config.concurrency,
         judge_cache=config.judge_cache,
     )
+
+
+def split_evenly(items: list[T], at_most: int) -> list[list[T]]:
+    """``items`` in consecutive groups of at most ``at_most``, as even in size as can be (so that the
+    workers fetching them get similar shares): 20 at most 16 -> 10 + 10."""
+    count = -(-len(items) // at_most)
+    size, extra = divmod(len(items), count) if count else (0, 0)
+    groups, start = [], 0
+    for i in range(count):
+        end = start + size + (1 if i < extra else 0)
+        groups.append(items[start:end])
+        start = end
+    return groups
 
 
 def in_turn(batches: list[list[T]]) -> list[T]:
@@ -220,19 +243,21 @@ class Dispatcher:
             return 0
         publishing = {row.id for _, row in taken}
         self._publishing |= publishing
+        groups = split_evenly(taken, TASKS_PER_MESSAGE)
         try:
             outcomes = await asyncio.gather(
-                *(self._publish(task_for(slots.experiment, row)) for slots, row in taken),
+                *(self._publish_group([task_for(slots.experiment, row) for slots, row in g]) for g in groups),
                 return_exceptions=True,
             )
         finally:
             self._publishing -= publishing
         failed: dict[int, list[ExperimentItem]] = {}
-        for (slots, row), outcome in zip(taken, outcomes, strict=True):
-            if isinstance(outcome, BaseException):
-                failed.setdefault(id(slots), []).append(row)
-            else:
-                self._to_mark.append(row.id)
+        for group, outcome in zip(groups, outcomes, strict=True):
+            for slots, row in group:
+                if isinstance(outcome, BaseException):
+                    failed.setdefault(id(slots), []).append(row)
+                else:
+                    self._to_mark.append(row.id)
         for slots in {id(s): s for s, _ in taken}.values():
             if id(slots) in failed:
                 slots.give_back(failed[id(slots)])
@@ -240,6 +265,23 @@ class Dispatcher:
             log.warning("%d task publishes failed; they are retried", sum(map(len, failed.values())))
         self.wake.set()  # mark them dispatched
         return len(taken) - sum(map(len, failed.values()))
+
+    async def _publish_group(self, tasks: list[EvalTask]) -> None:
+        """One task as an :class:`EvalTask` (``Nats-Msg-Id`` = its task id), several as one
+        :class:`EvalTaskBatch` message (the id is a digest of their task ids)."""
+        if len(tasks) == 1:
+            await self._publish(tasks[0])
+            return
+        body = b"[" + b",".join(task.model_dump_json().encode() for task in tasks) + b"]"
+        ack = await publish_once(
+            self.js,
+            self.topology.eval_task,
+            body,
+            msg_id=batch_message_id("tasks", [task.task_id for task in tasks]),
+            stream=self.topology.eval_tasks_stream,
+            headers={TASK_BATCH_HEADER: str(len(tasks))},
+        )
+        TASKS_PUBLISHED.labels("duplicate" if ack.duplicate else "new").inc(len(tasks))
 
     async def _publish(self, task: EvalTask) -> None:
         ack = await publish_once(

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from services.coordinator.experiments.store.results import store_results
 from shared.db.models import Experiment, ExperimentItem, Score
 from shared.evaluators.judge_cache import HIT
-from tests.services.coordinator.experiments.store.experiment_rows import add_experiment
+from tests.services.coordinator.experiments.store.experiment_rows import running_experiment
 from yardstick.api.eval_messages import EvalResult
 from yardstick.api.evaluation import Evaluation
 from yardstick.api.item_failure import ItemFailure
@@ -18,25 +18,6 @@ from yardstick.api.item_failure import ItemFailure
 pytestmark = pytest.mark.integration
 
 ITEMS = ["a", "b", "c"]
-
-
-async def _experiment(sessions: async_sessionmaker[AsyncSession]) -> str:
-    async with sessions() as session:
-        experiment = await add_experiment(session, "writer", len(ITEMS), status="running", total=len(ITEMS))
-        for position, item_id in enumerate(ITEMS):
-            session.add(
-                ExperimentItem(
-                    experiment_id=experiment.id,
-                    item_id=item_id,
-                    trial=0,
-                    position=position,
-                    status="dispatched",
-                    input={},
-                    item_metadata={},
-                )
-            )
-        await session.commit()
-        return experiment.id
 
 
 def _result(
@@ -79,7 +60,7 @@ async def _state(sessions: async_sessionmaker[AsyncSession], experiment_id: str)
 async def test_a_redelivered_batch_writes_nothing_twice(
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    experiment_id = await _experiment(session_factory)
+    experiment_id = await running_experiment(session_factory, "writer", ITEMS)
     batch = [_result(experiment_id, "a", concurrency=7), _result(experiment_id, "b", ok=False)]
     assert await _store(session_factory, batch) == [experiment_id]
     # done, errors, judge cache hits (1 per ok item), throttled (1 per item), concurrency, scores
@@ -104,7 +85,7 @@ async def test_a_redelivered_batch_writes_nothing_twice(
 
 
 async def test_an_empty_batch_writes_nothing(session_factory: async_sessionmaker[AsyncSession]) -> None:
-    experiment_id = await _experiment(session_factory)
+    experiment_id = await running_experiment(session_factory, "writer", ITEMS)
     assert await _store(session_factory, []) == []
     assert await _state(session_factory, experiment_id) == (0, 0, 0, 0, None, 0)
 
@@ -112,7 +93,7 @@ async def test_an_empty_batch_writes_nothing(session_factory: async_sessionmaker
 async def test_failures_are_stored_typed_and_a_long_metric_name_is_cut_to_its_column(
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    experiment_id = await _experiment(session_factory)
+    experiment_id = await running_experiment(session_factory, "writer", ITEMS)
     try:
         raise ValueError("no verdict")
     except ValueError as exc:

@@ -1,7 +1,8 @@
 """A benchmark's database kept between runs: filled on the first run of a size, measured again after.
 
 The PostgreSQL server lives under the benchmark's state folder and stops when the script ends; the
-database is created, migrated and given the default project only when it does not exist yet.
+database is created and given the default project only when it does not exist yet, and migrated to
+the newest schema on every run (a database kept from an older checkout).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ def kept_database(state: Path, database: str) -> tuple[str, bool]:
         if exists is None:
             conn.execute(f"CREATE DATABASE {database}")
     url = postgres_uri_for(uri, database)
+    upgrade_to_head(url)  # a database kept from an older checkout gets the newer migrations
     if exists is None:
-        upgrade_to_head(url)
         with psycopg.connect(plain_url(url)) as conn:
             conn.execute(
                 "INSERT INTO projects (id, description, created_at) VALUES ('default', '', now())"

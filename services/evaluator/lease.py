@@ -10,6 +10,7 @@ import asyncio
 import logging
 from types import TracebackType
 
+import nats.errors
 from nats.aio.msg import Msg
 
 log = logging.getLogger(__name__)
@@ -58,5 +59,10 @@ class Lease:
     async def _send(self) -> None:
         try:
             await self._msg.in_progress()
+        except nats.errors.ConnectionClosedError:
+            # The worker closed its connection (stopping, or killed in a test) with this delivery
+            # unsettled: no later beat can be sent, and JetStream redelivers it after its ack wait.
+            self.stop()
+            log.info("lease ends: the connection is closed; the delivery will be redelivered")
         except Exception as exc:  # a lost heartbeat only risks a redelivery, which is idempotent
             log.warning("in-progress ack failed: %s", exc)

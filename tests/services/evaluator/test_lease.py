@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import cast
 
+import nats.errors
 import pytest
 from nats.aio.msg import Msg
 
@@ -54,3 +56,21 @@ async def test_a_short_block_sends_no_beat() -> None:
     async with keep_lease(cast(Msg, msg), 60):
         pass
     assert msg.beats == 0
+
+
+async def test_a_closed_connection_ends_the_lease_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    class Closed(BeatCounter):
+        async def in_progress(self) -> None:
+            await super().in_progress()
+            raise nats.errors.ConnectionClosedError
+
+    msg = Closed(wanted=1)
+    lease = keep_lease(cast(Msg, msg), 0.01)
+    lease.start()  # a batch's lease: started, and left running as a worker that closed would leave it
+    await asyncio.wait_for(msg.enough.wait(), 5)
+    done = asyncio.Event()
+    asyncio.get_running_loop().call_later(0.05, done.set)  # five intervals later: no beat came
+    await done.wait()
+    assert msg.beats == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    lease.stop()
